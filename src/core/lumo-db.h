@@ -1,0 +1,60 @@
+/* lumo-db.h — opening SQLite databases safely, and versioned migrations
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every database of Lumo Access is opened through lumo_db_open(): WAL mode,
+ * foreign keys, trusted_schema=OFF, defensive mode, a busy timeout, and a
+ * quick_check before anything is written. Migrations are applied in one
+ * transaction each; a database whose user_version is newer than the newest
+ * migration is refused (LUMO_ERROR_DB_TOO_NEW) and left untouched, and a file
+ * that is not a database, or fails quick_check, is refused
+ * (LUMO_ERROR_DB_CORRUPT) and never overwritten.
+ */
+#pragma once
+
+#include <glib.h>
+#include <sqlite3.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  LUMO_DB_FLAGS_NONE         = 0,
+  LUMO_DB_FLAGS_READ_ONLY    = 1 << 0,  /* no create, no migrations */
+  LUMO_DB_FLAGS_SYNC_FULL    = 1 << 1,  /* synchronous=FULL (audit); else NORMAL */
+  LUMO_DB_FLAGS_NO_CHECK     = 1 << 2,  /* skip quick_check (extra connections of one process) */
+} LumoDbFlags;
+
+typedef struct
+{
+  int         version;   /* user_version after this step, 1, 2, 3, … */
+  const char *sql;       /* may hold several statements */
+} LumoMigration;
+
+sqlite3  *lumo_db_open          (const char          *path,
+                                 LumoDbFlags          flags,
+                                 const LumoMigration *migrations,
+                                 guint                n_migrations,
+                                 GError             **error);
+void      lumo_db_close         (sqlite3             *db);
+gboolean  lumo_db_exec          (sqlite3             *db,
+                                 const char          *sql,
+                                 GError             **error);
+sqlite3_stmt *lumo_db_prepare   (sqlite3             *db,
+                                 const char          *sql,
+                                 GError             **error);
+gboolean  lumo_db_begin         (sqlite3             *db,
+                                 GError             **error);
+gboolean  lumo_db_commit        (sqlite3             *db,
+                                 GError             **error);
+void      lumo_db_rollback      (sqlite3             *db);
+gint64    lumo_db_data_version  (sqlite3             *db);
+void      lumo_db_set_error     (GError             **error,
+                                 sqlite3             *db,
+                                 int                  rc,
+                                 const char          *what);
+int       lumo_db_error_code    (int                  rc);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3_stmt, sqlite3_finalize)
+
+G_END_DECLS

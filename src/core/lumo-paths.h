@@ -1,0 +1,26 @@
+/* lumo-paths.h — where Lumo Access keeps its files
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Everything lives in one directory, $XDG_DATA_HOME/lumo-access (so a test
+ * points XDG_DATA_HOME at a temporary directory and gets a fresh install):
+ *
+ *   policy.db    providers, callers, switches, policy history (SQLite, WAL)
+ *   audit.db     the append-only audit log (SQLite, WAL, synchronous=FULL)
+ *   audit.key    the per-install HMAC secret, mode 0600, outside the database
+ *   audit.head   the hash-chain head checkpoint, outside the database
+ *
+ * LUMO_ACCESS_DATA_DIR overrides the directory (the CLI's --data-dir sets it).
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+const char *lumo_paths_get_data_dir    (void);
+void        lumo_paths_set_data_dir    (const char *dir);
+char       *lumo_paths_build           (const char *file_name);
+gboolean    lumo_paths_ensure_data_dir (GError    **error);
+
+G_END_DECLS
