@@ -1,0 +1,121 @@
+/* lumo-frame.h — Chrome native-messaging framing
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A frame is a 32-bit native-endian length followed by that many bytes of
+ * UTF-8 JSON, which must be one object. LumoFrameReader owns the reading
+ * side of one stream (asynchronous, never blocks); LumoFrameWriter owns the
+ * writing side: a bounded queue drained in order by a single asynchronous
+ * write loop, with a congestion flag so the session can stop reading while
+ * the peer is slow. lumo_frame_decode() is the pure decoder that the reader
+ * and the fuzzer share.
+ *
+ * Errors say whether the stream is still in sync. Out of sync (the caller
+ * must close): LUMO_ERROR_FRAME_TOO_LARGE, LUMO_ERROR_FRAME_TRUNCATED, I/O
+ * errors. In sync (the caller may answer with an error and read on):
+ * LUMO_ERROR_FRAME_INVALID_UTF8, LUMO_ERROR_FRAME_INVALID_JSON (also for a
+ * zero length), LUMO_ERROR_FRAME_NOT_OBJECT.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "lumo-types.h"
+
+G_BEGIN_DECLS
+
+#define LUMO_FRAME_HEADER_SIZE          4
+/* Chrome → app: our own cap, far above any bridge message. */
+#define LUMO_FRAME_MAX_IN               (1024 * 1024)
+/* App → Chrome: Chrome's own limit for messages to the extension. */
+#define LUMO_FRAME_MAX_OUT              (1024 * 1024)
+/* Nesting deeper than this is refused before json-glib parses it
+ * (LUMO_ERROR_FRAME_INVALID_JSON), so a frame of "[[[[…" cannot exhaust
+ * the stack. */
+#define LUMO_FRAME_MAX_DEPTH            64
+#define LUMO_FRAME_WRITER_MAX_QUEUED    (8 * 1024 * 1024)
+#define LUMO_FRAME_WRITER_HIGH_WATER    (2 * 1024 * 1024)
+#define LUMO_FRAME_WRITER_LOW_WATER     (512 * 1024)
+
+/* TRUE for the error codes after which the stream is still in sync. */
+gboolean     lumo_frame_error_is_in_sync (const GError  *error);
+
+/* Decodes one frame from the start of @buf.
+ * - a whole valid frame: returns TRUE, sets @out and @consumed;
+ * - not enough bytes yet: returns FALSE without error, @consumed = 0;
+ * - a bad frame: returns FALSE with @error; if *@in_sync, @consumed is the
+ *   size of the bad frame, so the caller can skip it and go on. */
+gboolean     lumo_frame_decode          (const guint8   *buf,
+                                         gsize           len,
+                                         gsize          *consumed,
+                                         JsonObject    **out,
+                                         gboolean       *in_sync,
+                                         GError        **error);
+/* Parses a frame body (the bytes after the length). */
+JsonObject  *lumo_frame_parse_body      (const guint8   *body,
+                                         gsize           len,
+                                         GError        **error);
+/* Serialises @object into a whole frame (length + body);
+ * LUMO_ERROR_LIMIT_EXCEEDED if the body is over @max_body bytes. */
+GBytes      *lumo_frame_encode          (JsonObject     *object,
+                                         gsize           max_body,
+                                         GError        **error);
+
+/* ---- LumoFrameReader ---------------------------------------------------- */
+
+#define LUMO_TYPE_FRAME_READER (lumo_frame_reader_get_type ())
+G_DECLARE_FINAL_TYPE (LumoFrameReader, lumo_frame_reader, LUMO, FRAME_READER, GObject)
+
+LumoFrameReader *lumo_frame_reader_new         (GInputStream         *stream);
+GInputStream    *lumo_frame_reader_get_stream  (LumoFrameReader      *self);
+/* One read at a time (G_IO_ERROR_PENDING otherwise). */
+void             lumo_frame_reader_read_async  (LumoFrameReader      *self,
+                                                GCancellable         *cancellable,
+                                                GAsyncReadyCallback   callback,
+                                                gpointer              user_data);
+/* Returns the next object; NULL without error on a clean end of stream
+ * between frames; NULL with an error otherwise, and @in_sync says whether
+ * the caller may read on. */
+JsonObject      *lumo_frame_reader_read_finish (LumoFrameReader      *self,
+                                                GAsyncResult         *result,
+                                                gboolean             *in_sync,
+                                                GError              **error);
+
+/* ---- LumoFrameWriter ---------------------------------------------------- */
+
+#define LUMO_TYPE_FRAME_WRITER (lumo_frame_writer_get_type ())
+G_DECLARE_FINAL_TYPE (LumoFrameWriter, lumo_frame_writer, LUMO, FRAME_WRITER, GObject)
+
+LumoFrameWriter *lumo_frame_writer_new              (GOutputStream     *stream);
+GOutputStream   *lumo_frame_writer_get_stream       (LumoFrameWriter   *self);
+/* Queues @object. Refuses (LUMO_ERROR_LIMIT_EXCEEDED) a body over
+ * LUMO_FRAME_MAX_OUT or a queue that would pass
+ * LUMO_FRAME_WRITER_MAX_QUEUED, and (LUMO_ERROR_UNAVAILABLE) a writer that
+ * is closed. Nothing is queued when it fails. */
+gboolean         lumo_frame_writer_send             (LumoFrameWriter   *self,
+                                                     JsonObject        *object,
+                                                     GError           **error);
+gsize            lumo_frame_writer_get_queued_bytes (LumoFrameWriter   *self);
+/* TRUE from when the queue passes the high-water mark until it drains
+ * below the low-water mark; notifies "congested". */
+gboolean         lumo_frame_writer_get_congested    (LumoFrameWriter   *self);
+gboolean         lumo_frame_writer_is_closed        (LumoFrameWriter   *self);
+/* Completes once everything queued before the call has been written (or
+ * with the write error). */
+void             lumo_frame_writer_flush_async      (LumoFrameWriter   *self,
+                                                     GCancellable      *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer           user_data);
+gboolean         lumo_frame_writer_flush_finish     (LumoFrameWriter   *self,
+                                                     GAsyncResult      *result,
+                                                     GError           **error);
+/* Drops the queue and stops writing; does not close the stream. Emits
+ * ::closed (with a NULL error) if it was not closed yet. */
+void             lumo_frame_writer_close            (LumoFrameWriter   *self);
+
+/* Signals: ::closed (const GError *error) — emitted once, when a write
+ * fails (the peer is gone: error set) or on lumo_frame_writer_close()
+ * (error NULL). */
+
+G_END_DECLS
