@@ -1,0 +1,341 @@
+/* lumo-policy.h — who may use which provider's tools, and how that changed
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoPolicy owns policy.db (SQLite, WAL): the providers with their three
+ * switches, the callers of each provider with their approval state, and the
+ * policy history from which any human change can be undone. It also owns the
+ * per-caller write rate limiter. Every decision of the backend (an L0 probe
+ * answer, the authorization at the start of every tool call) is made here.
+ *
+ * Defaults for a new provider — secure but usable:
+ *   enabled = on    agents may use the provider at all
+ *   writes  = on    write tools may be called …
+ *   review  = on    … but each write waits for a person's approval
+ * and every caller starts as `pending`: nothing is allowed until a person
+ * approves the caller (or adds it by ID).
+ *
+ * authorize() checks, in this order, and the first failing check wins:
+ *   provider unknown or disabled → DISABLED
+ *   caller pending               → PENDING
+ *   caller not allowed           → NOT_AUTHORIZED (unknown, or denied)
+ *   read tool                    → allow
+ *   writes off                   → WRITES_OFF
+ *   rate limit (30 / 60 s)       → RATE_LIMITED with retry-after
+ *   review on                    → REVIEW_REQUIRED
+ *   otherwise                    → allow
+ * A rate-limit slot is consumed only when every check before it passed.
+ *
+ * Every change (switch, caller state, provider added/removed) is one
+ * transaction together with its history row; a failed change changes
+ * nothing. Another process (lumo-access-ctl while the app runs) may change
+ * the same file: decisions always read the database, and a GFileMonitor on
+ * the WAL file makes this instance diff its cached state against the file
+ * and emit the same signals a local change would (lumo_policy_refresh()
+ * forces that check).
+ *
+ * Signals (emitted in the thread that created the policy, after the change
+ * is committed):
+ *   ::provider-changed (provider_id)          added, removed or any field
+ *   ::caller-changed   (provider_id, caller_id) added, removed or any field
+ *   ::caller-pending   (provider_id, caller_id) a new caller waits for approval
+ *   ::revoked          (provider_id, caller_id) the caller could use L1 (allowed
+ *                      on an enabled provider) and no longer can: denied,
+ *                      forgotten, provider disabled or removed. Close its ports.
+ *   ::history-changed  ()                       new history rows
+ *
+ * Not thread-safe: use one LumoPolicy from one thread.
+ */
+#pragma once
+
+#include <glib-object.h>
+
+#include "lumo-types.h"
+#include "lumo-rate-limiter.h"
+
+G_BEGIN_DECLS
+
+/* Where a change came from; recorded in the history. */
+typedef enum
+{
+  LUMO_POLICY_ORIGIN_UI = 1,
+  LUMO_POLICY_ORIGIN_CLI,
+  LUMO_POLICY_ORIGIN_IMPORT,
+  LUMO_POLICY_ORIGIN_BRIDGE,   /* automatic: hello, a probe by a new caller */
+} LumoPolicyOrigin;
+
+typedef enum
+{
+  LUMO_CALLER_STATE_ANY = 0,   /* only as a filter of lumo_policy_list_callers() */
+  LUMO_CALLER_STATE_PENDING,
+  LUMO_CALLER_STATE_ALLOWED,
+  LUMO_CALLER_STATE_DENIED,
+} LumoCallerState;
+
+typedef enum
+{
+  LUMO_POLICY_SWITCH_ENABLED = 1,
+  LUMO_POLICY_SWITCH_WRITES,
+  LUMO_POLICY_SWITCH_REVIEW,
+} LumoPolicySwitch;
+
+/* The wire names (lumo_deny_reason_to_string()) are part of the bridge
+ * protocol: disabled, not_authorized, pending, writes_off, rate_limited,
+ * review_required, review_rejected, review_timeout, audit_failed. The
+ * policy itself returns only the first six; the backend adds the rest. */
+typedef enum
+{
+  LUMO_DENY_REASON_NONE = 0,   /* allowed */
+  LUMO_DENY_REASON_DISABLED,
+  LUMO_DENY_REASON_NOT_AUTHORIZED,
+  LUMO_DENY_REASON_PENDING,
+  LUMO_DENY_REASON_WRITES_OFF,
+  LUMO_DENY_REASON_RATE_LIMITED,
+  LUMO_DENY_REASON_REVIEW_REQUIRED,
+  LUMO_DENY_REASON_REVIEW_REJECTED,
+  LUMO_DENY_REASON_REVIEW_TIMEOUT,
+  LUMO_DENY_REASON_AUDIT_FAILED,
+} LumoDenyReason;
+
+/* The answer of lumo_policy_authorize(). REVIEW_REQUIRED means the write
+ * passed every other check (and consumed a rate-limit slot); the backend
+ * asks a person and then allows, or answers review_rejected/_timeout. */
+typedef struct
+{
+  gboolean        allowed;
+  LumoDenyReason  reason;           /* NONE when allowed */
+  gint64          retry_after_us;   /* RATE_LIMITED only, else 0 */
+} LumoPolicyDecision;
+
+/* The `status` of an L0 probe answer. `ready` is TRUE for every known
+ * provider: readiness is a capability (the backend ANDs in its own, e.g. a
+ * connected session), never a permission. */
+typedef struct
+{
+  gboolean enabled;
+  gboolean authorized;
+  gboolean ready;
+  gboolean pending_approval;
+} LumoPolicyStatus;
+
+/* Times are wall-clock microseconds since the Unix epoch; 0 = never. */
+typedef struct
+{
+  char     *id;
+  char     *namespace_;      /* from hello; NULL until the provider said hello */
+  char     *display_name;    /* from hello; display only */
+  char     *version;
+  gboolean  enabled;
+  gboolean  writes;
+  gboolean  review;
+  gboolean  watched;         /* added by hand (UI/CLI), not by a hello */
+  gint64    created;
+  gint64    first_seen;      /* first hello, 0 if none yet */
+  gint64    last_seen;       /* latest hello */
+} LumoProviderInfo;
+
+typedef struct
+{
+  char            *provider_id;
+  char            *id;
+  char            *display_name;  /* the client name it gave; display only */
+  LumoCallerState  state;
+  gint64           first_seen;
+  gint64           last_seen;     /* latest probe or admitted write */
+  guint64          probe_count;
+  guint64          write_count;   /* writes that passed the policy (allowed or sent to review) */
+} LumoCallerInfo;
+
+/* One history row. @field is "provider" (values "watched"/"registered"),
+ * "enabled", "writes", "review" (values "on"/"off") or "caller" (values
+ * "pending"/"allowed"/"denied"); NULL old_value means the thing did not
+ * exist, NULL new_value means it was removed. */
+typedef struct
+{
+  gint64            id;
+  gint64            time;
+  LumoPolicyOrigin  origin;
+  char             *provider_id;
+  char             *caller_id;     /* NULL unless field is "caller" */
+  char             *field;
+  char             *old_value;
+  char             *new_value;
+  gint64            undoes;        /* the entry this one undid, 0 if none */
+  gint64            undone_by;     /* the undo entry that reverted this one, 0 if none */
+} LumoHistoryEntry;
+
+#define LUMO_TYPE_PROVIDER_INFO  (lumo_provider_info_get_type ())
+#define LUMO_TYPE_CALLER_INFO    (lumo_caller_info_get_type ())
+#define LUMO_TYPE_HISTORY_ENTRY  (lumo_history_entry_get_type ())
+
+GType              lumo_provider_info_get_type  (void) G_GNUC_CONST;
+LumoProviderInfo  *lumo_provider_info_copy      (const LumoProviderInfo *info);
+void               lumo_provider_info_free      (LumoProviderInfo       *info);
+GType              lumo_caller_info_get_type    (void) G_GNUC_CONST;
+LumoCallerInfo    *lumo_caller_info_copy        (const LumoCallerInfo   *info);
+void               lumo_caller_info_free        (LumoCallerInfo         *info);
+GType              lumo_history_entry_get_type  (void) G_GNUC_CONST;
+LumoHistoryEntry  *lumo_history_entry_copy      (const LumoHistoryEntry *entry);
+void               lumo_history_entry_free      (LumoHistoryEntry       *entry);
+
+const char *lumo_deny_reason_to_string     (LumoDenyReason    reason);
+const char *lumo_policy_origin_to_string   (LumoPolicyOrigin  origin);
+const char *lumo_caller_state_to_string    (LumoCallerState   state);
+/* FALSE for anything but "pending", "allowed", "denied". */
+gboolean    lumo_caller_state_from_string  (const char       *str,
+                                            LumoCallerState  *state);
+/* "enabled", "writes", "review". */
+const char *lumo_policy_switch_to_string   (LumoPolicySwitch  sw);
+gboolean    lumo_policy_switch_from_string (const char       *str,
+                                            LumoPolicySwitch *sw);
+
+#define LUMO_TYPE_POLICY (lumo_policy_get_type ())
+G_DECLARE_FINAL_TYPE (LumoPolicy, lumo_policy, LUMO, POLICY, GObject)
+
+/* @path NULL: lumo_paths_build("policy.db"), creating the data directory.
+ * LUMO_ERROR_DB_TOO_NEW / _DB_CORRUPT leave the file untouched. */
+LumoPolicy        *lumo_policy_new               (const char        *path,
+                                                  GError           **error);
+const char        *lumo_policy_get_path          (LumoPolicy        *self);
+/* The limiter behind RATE_LIMITED (owned by the policy): for the live
+ * meters, and for tests to inject a clock. */
+LumoRateLimiter   *lumo_policy_get_rate_limiter  (LumoPolicy        *self);
+
+/* ---- decisions ---------------------------------------------------------- */
+
+/* The L0 status for @caller_id. An unknown (valid) caller of a known
+ * provider becomes `pending` (::caller-pending); every probe counts and
+ * refreshes the display name. An unknown provider answers all-FALSE and
+ * records nothing. */
+gboolean  lumo_policy_probe      (LumoPolicy          *self,
+                                  const char          *provider_id,
+                                  const char          *caller_id,
+                                  const char          *display_name,
+                                  LumoPolicyStatus    *status,
+                                  GError             **error);
+/* Decides one tool call (see the order above). FALSE only on bad input
+ * (LUMO_ERROR_INVALID_ID / _INVALID_ARGUMENT) or a database error; a denial
+ * is TRUE with decision->allowed FALSE. @target and @params_hash may be
+ * NULL; they are not part of the decision today. */
+gboolean  lumo_policy_authorize  (LumoPolicy          *self,
+                                  const char          *provider_id,
+                                  const char          *caller_id,
+                                  const char          *tool,
+                                  gboolean             is_write,
+                                  const char          *target,
+                                  const char          *params_hash,
+                                  LumoPolicyDecision  *decision,
+                                  GError             **error);
+
+/* ---- providers ---------------------------------------------------------- */
+
+/* A hello: creates the provider with the defaults if it is new (history:
+ * origin bridge), else refreshes namespace, name, version and last_seen.
+ * Switches are never touched. */
+gboolean  lumo_policy_register_provider  (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          const char        *namespace_,
+                                          const char        *display_name,
+                                          const char        *version,
+                                          GError           **error);
+/* Watch a provider by hand before it said hello; LUMO_ERROR_DUPLICATE if
+ * it is already known. */
+gboolean  lumo_policy_add_provider       (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+/* Removes the provider and its callers (undo restores both). */
+gboolean  lumo_policy_remove_provider    (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+/* Setting a switch to its current value succeeds and records nothing. */
+gboolean  lumo_policy_set_switch         (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          LumoPolicySwitch   sw,
+                                          gboolean           on,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+/* LUMO_ERROR_NOT_FOUND for an unknown (valid) provider. */
+LumoProviderInfo *lumo_policy_get_provider   (LumoPolicy  *self,
+                                              const char  *provider_id,
+                                              GError     **error);
+/* LumoProviderInfo, ordered by display name then ID. */
+GPtrArray        *lumo_policy_list_providers (LumoPolicy  *self,
+                                              GError     **error);
+
+/* ---- callers ------------------------------------------------------------ */
+
+/* Allow or deny; a caller that was never seen is created in that state
+ * (so a person can pre-approve or block an ID). Same state: no-op. */
+gboolean  lumo_policy_set_caller_state   (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          const char        *caller_id,
+                                          LumoCallerState    state,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+gboolean  lumo_policy_allow_caller       (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          const char        *caller_id,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+gboolean  lumo_policy_deny_caller        (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          const char        *caller_id,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+/* "Add caller by ID" of the UI: allowed, with an optional display name.
+ * LUMO_ERROR_DUPLICATE if the caller is already allowed. */
+gboolean  lumo_policy_add_caller         (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          const char        *caller_id,
+                                          const char        *display_name,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+/* Removes the caller; its next probe makes it pending again.
+ * LUMO_ERROR_NOT_FOUND if it is not known. */
+gboolean  lumo_policy_forget_caller      (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          const char        *caller_id,
+                                          LumoPolicyOrigin   origin,
+                                          GError           **error);
+LumoCallerInfo *lumo_policy_get_caller   (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          const char        *caller_id,
+                                          GError           **error);
+/* LumoCallerInfo; @provider_id NULL = all providers, @state ANY = all
+ * states. Newest first_seen first. */
+GPtrArray *lumo_policy_list_callers      (LumoPolicy        *self,
+                                          const char        *provider_id,
+                                          LumoCallerState    state,
+                                          GError           **error);
+
+/* ---- history ------------------------------------------------------------ */
+
+/* LumoHistoryEntry, newest first; @limit 0 = all. */
+GPtrArray *lumo_policy_list_history      (LumoPolicy        *self,
+                                          guint              limit,
+                                          GError           **error);
+/* Reverts the newest change that came from a person (origin ui, cli or
+ * import; never an automatic bridge entry), is not itself an undo and was
+ * not undone yet — so repeated undos walk back through the history. The
+ * undo is recorded as an entry of @origin. @undone (optional) receives the
+ * entry that was reverted. LUMO_ERROR_NOT_FOUND when there is nothing to
+ * undo. */
+gboolean   lumo_policy_undo_last         (LumoPolicy        *self,
+                                          LumoPolicyOrigin   origin,
+                                          LumoHistoryEntry **undone,
+                                          GError           **error);
+
+/* ---- other processes ---------------------------------------------------- */
+
+/* Checks PRAGMA data_version now and, if another connection committed,
+ * diffs and emits the signals. The file monitor calls this by itself. */
+gboolean   lumo_policy_refresh           (LumoPolicy        *self,
+                                          GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoProviderInfo, lumo_provider_info_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCallerInfo, lumo_caller_info_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoHistoryEntry, lumo_history_entry_free)
+
+G_END_DECLS
