@@ -38,6 +38,7 @@ typedef enum
   LUMO_ERROR_CHAIN_BROKEN,         /* the audit hash chain does not verify */
   LUMO_ERROR_SECRET,               /* the per-install secret is missing or unreadable */
   LUMO_ERROR_UNAVAILABLE,          /* the app or a peer cannot be reached */
+  LUMO_ERROR_IO,                   /* a file outside the databases cannot be read or written */
 } LumoError;
 
 GQuark lumo_error_quark (void);
