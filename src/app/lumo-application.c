@@ -1,0 +1,259 @@
+/* lumo-application.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-application"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "lumo-application.h"
+#include "lumo-dbus-service.h"
+#include "lumo-error.h"
+#include "lumo-paths.h"
+#if __has_include ("lumo-backend.h")
+# include "lumo-backend.h"
+# define HAVE_LUMO_BACKEND 1
+#else
+# define HAVE_LUMO_BACKEND 0
+#endif
+
+/* How long a service-mode app (started by the bus for the helper) lingers
+ * after its last session: long enough that a provider whose service worker
+ * reconnects at once does not pay for a fresh start. */
+#define SERVICE_INACTIVITY_TIMEOUT_MS 5000
+
+struct _LumoApplication
+{
+  AdwApplication   parent_instance;
+
+  LumoBackend     *backend;
+  GError          *startup_error;
+  LumoDBusService *dbus_service;
+};
+
+G_DEFINE_FINAL_TYPE (LumoApplication, lumo_application, ADW_TYPE_APPLICATION)
+
+static LumoBackend *
+get_backend_cb (gpointer   user_data,
+                GError   **error)
+{
+  LumoApplication *self = user_data;
+
+  if (self->backend != NULL)
+    return self->backend;
+
+  if (self->startup_error != NULL)
+    g_set_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                 _("Lumo Access could not open its data store: %s"),
+                 self->startup_error->message);
+  else
+    g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                         _("Lumo Access is still starting"));
+  return NULL;
+}
+
+static void
+on_dbus_service_session_started_cb (LumoDBusService *service,
+                                    const char      *provider_id,
+                                    LumoApplication *self)
+{
+  g_application_hold (G_APPLICATION (self));
+}
+
+static void
+on_dbus_service_session_ended_cb (LumoDBusService *service,
+                                  const char      *provider_id,
+                                  LumoApplication *self)
+{
+  g_application_release (G_APPLICATION (self));
+}
+
+/* The one place where the main window comes into being. */
+static GtkWindow *
+lumo_application_create_window (LumoApplication *self)
+{
+  GtkWidget *window;
+  GtkWidget *toolbar;
+  GtkWidget *status;
+
+  /* A placeholder until LumoWindow lands: a status page in a window. */
+  window = adw_application_window_new (GTK_APPLICATION (self));
+  gtk_window_set_title (GTK_WINDOW (window), _("Lumo Access"));
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 640);
+
+  toolbar = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_box_append (GTK_BOX (toolbar), adw_header_bar_new ());
+  status = adw_status_page_new ();
+  adw_status_page_set_icon_name (ADW_STATUS_PAGE (status), "security-high-symbolic");
+  adw_status_page_set_title (ADW_STATUS_PAGE (status), _("Lumo Access"));
+  adw_status_page_set_description (ADW_STATUS_PAGE (status),
+                                   self->startup_error != NULL
+                                   ? self->startup_error->message
+                                   : _("Agent access to your browser extensions is managed here."));
+  gtk_widget_set_vexpand (status, TRUE);
+  gtk_box_append (GTK_BOX (toolbar), status);
+  adw_application_window_set_content (ADW_APPLICATION_WINDOW (window), toolbar);
+
+  return GTK_WINDOW (window);
+}
+
+static void
+lumo_application_activate (GApplication *app)
+{
+  LumoApplication *self = LUMO_APPLICATION (app);
+  GtkWindow *window;
+
+  if (!(window = gtk_application_get_active_window (GTK_APPLICATION (self))))
+    window = lumo_application_create_window (self);
+
+  gtk_window_present (window);
+}
+
+static void
+lumo_application_startup (GApplication *app)
+{
+  LumoApplication *self = LUMO_APPLICATION (app);
+
+  G_APPLICATION_CLASS (lumo_application_parent_class)->startup (app);
+
+  g_application_set_inactivity_timeout (app, SERVICE_INACTIVITY_TIMEOUT_MS);
+
+#if HAVE_LUMO_BACKEND
+  {
+    g_autoptr(GError) error = NULL;
+
+    /* A damaged store must not take the app down: the window says what is
+     * wrong, and every bridge session is told it is unavailable. */
+    if (!(self->backend = lumo_backend_new_for_data_dir (lumo_paths_get_data_dir (), &error)))
+      {
+        g_warning ("Cannot open the data store in %s: %s",
+                   lumo_paths_get_data_dir (), error->message);
+        self->startup_error = g_steal_pointer (&error);
+      }
+  }
+#else
+  g_set_error_literal (&self->startup_error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                       "This build has no bridge backend");
+#endif
+}
+
+static void
+lumo_application_shutdown (GApplication *app)
+{
+  LumoApplication *self = LUMO_APPLICATION (app);
+
+  /* Before GApplication flushes the bus connection, so the helpers get
+   * their answers. */
+  lumo_dbus_service_end_all (self->dbus_service, "error: Lumo Access is quitting");
+
+  G_APPLICATION_CLASS (lumo_application_parent_class)->shutdown (app);
+}
+
+static gboolean
+lumo_application_dbus_register (GApplication     *app,
+                                GDBusConnection  *connection,
+                                const char       *object_path,
+                                GError          **error)
+{
+  LumoApplication *self = LUMO_APPLICATION (app);
+
+  if (!G_APPLICATION_CLASS (lumo_application_parent_class)->dbus_register (app, connection,
+                                                                           object_path, error))
+    return FALSE;
+
+  /* Exported here, before the name is requested, so that the Attach call
+   * that made the bus start us is delivered to an object that exists. */
+  return lumo_dbus_service_export (self->dbus_service, connection, object_path, error);
+}
+
+static void
+lumo_application_dbus_unregister (GApplication    *app,
+                                  GDBusConnection *connection,
+                                  const char      *object_path)
+{
+  LumoApplication *self = LUMO_APPLICATION (app);
+
+  /* GApplication unregisters from finalize, after our dispose. */
+  if (self->dbus_service != NULL)
+    lumo_dbus_service_unexport (self->dbus_service);
+
+  G_APPLICATION_CLASS (lumo_application_parent_class)->dbus_unregister (app, connection,
+                                                                        object_path);
+}
+
+static void
+lumo_application_dispose (GObject *object)
+{
+  LumoApplication *self = (LumoApplication *)object;
+
+  if (self->dbus_service != NULL)
+    g_signal_handlers_disconnect_by_data (self->dbus_service, self);
+  g_clear_object (&self->dbus_service);
+  g_clear_object (&self->backend);
+
+  G_OBJECT_CLASS (lumo_application_parent_class)->dispose (object);
+}
+
+static void
+lumo_application_finalize (GObject *object)
+{
+  LumoApplication *self = (LumoApplication *)object;
+
+  g_clear_error (&self->startup_error);
+
+  G_OBJECT_CLASS (lumo_application_parent_class)->finalize (object);
+}
+
+static void
+lumo_application_class_init (LumoApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->dispose = lumo_application_dispose;
+  object_class->finalize = lumo_application_finalize;
+
+  app_class->activate = lumo_application_activate;
+  app_class->startup = lumo_application_startup;
+  app_class->shutdown = lumo_application_shutdown;
+  app_class->dbus_register = lumo_application_dbus_register;
+  app_class->dbus_unregister = lumo_application_dbus_unregister;
+}
+
+static void
+lumo_application_init (LumoApplication *self)
+{
+  self->dbus_service = lumo_dbus_service_new (get_backend_cb, self);
+  g_signal_connect_object (self->dbus_service, "session-started",
+                           G_CALLBACK (on_dbus_service_session_started_cb), self, 0);
+  g_signal_connect_object (self->dbus_service, "session-ended",
+                           G_CALLBACK (on_dbus_service_session_ended_cb), self, 0);
+}
+
+LumoApplication *
+lumo_application_new (void)
+{
+  return g_object_new (LUMO_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_DEFAULT_FLAGS,
+                       "resource-base-path", "/dev/lumo/Access",
+                       NULL);
+}
+
+LumoBackend *
+lumo_application_get_backend (LumoApplication *self)
+{
+  g_return_val_if_fail (LUMO_IS_APPLICATION (self), NULL);
+
+  return self->backend;
+}
+
+const GError *
+lumo_application_get_startup_error (LumoApplication *self)
+{
+  g_return_val_if_fail (LUMO_IS_APPLICATION (self), NULL);
+
+  return self->startup_error;
+}

@@ -1,0 +1,520 @@
+/* lumo-dbus-service.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-dbus-service"
+
+#include "config.h"
+
+#include <gio/gunixfdlist.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "lumo-dbus-generated.h"
+#include "lumo-dbus-service.h"
+#include "lumo-error.h"
+#include "lumo-frame.h"
+#include "lumo-protocol.h"
+#include "lumo-review-queue.h"
+#if __has_include ("lumo-backend.h")
+# include "lumo-backend.h"
+# define HAVE_LUMO_BACKEND 1
+#else
+# define HAVE_LUMO_BACKEND 0
+#endif
+
+/* One Attach call in flight: the invocation is answered when the session
+ * ends. Reference-counted (GRcBox): the service's array holds one reference
+ * and the pending backend operation another, so a session that ends after
+ * the service is gone finds its call detached (self NULL) instead of freed. */
+typedef struct
+{
+  LumoDBusService       *self;      /* unowned; the service outlives its calls */
+  GDBusMethodInvocation *invocation;
+  char                  *provider_id;
+  GCancellable          *cancellable;
+} AttachCall;
+
+struct _LumoDBusService
+{
+  GObject              parent_instance;
+
+  LumoBackendGetter    getter;
+  gpointer             getter_data;
+
+  LumoDBusBridge      *skeleton;
+  GPtrArray           *calls;        /* AttachCall, one reference each */
+};
+
+G_DEFINE_FINAL_TYPE (LumoDBusService, lumo_dbus_service, G_TYPE_OBJECT)
+
+enum {
+  SESSION_STARTED,
+  SESSION_ENDED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static const GDBusErrorEntry lumo_dbus_error_entries[] = {
+  { LUMO_ERROR_INVALID_ID, "dev.lumo.Access.Error.InvalidId" },
+  { LUMO_ERROR_INVALID_ARGUMENT, "dev.lumo.Access.Error.InvalidArgument" },
+  { LUMO_ERROR_NOT_FOUND, "dev.lumo.Access.Error.NotFound" },
+  { LUMO_ERROR_UNAVAILABLE, "dev.lumo.Access.Error.Unavailable" },
+  { LUMO_ERROR_PROTOCOL, "dev.lumo.Access.Error.Protocol" },
+};
+
+static void
+register_dbus_errors (void)
+{
+  static gsize registered;
+
+  /* g_dbus_error_register_error_domain() would mint a quark of its own;
+   * registering code by code keeps LUMO_ERROR the domain on both ends. */
+  if (g_once_init_enter (&registered))
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (lumo_dbus_error_entries); i++)
+        g_dbus_error_register_error (LUMO_ERROR,
+                                     lumo_dbus_error_entries[i].error_code,
+                                     lumo_dbus_error_entries[i].dbus_error_name);
+      g_once_init_leave (&registered, 1);
+    }
+}
+
+static void
+attach_call_clear (AttachCall *call)
+{
+  g_clear_object (&call->invocation);
+  g_clear_object (&call->cancellable);
+  g_clear_pointer (&call->provider_id, g_free);
+}
+
+static void
+attach_call_unref (AttachCall *call)
+{
+  g_rc_box_release_full (call, (GDestroyNotify) attach_call_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (AttachCall, attach_call_unref)
+
+/* Removes @call from the service (the array's reference goes) and answers
+ * the helper, unless that was done already. */
+static void
+detach_call (AttachCall *call,
+             const char *reason)
+{
+  if (call->invocation != NULL)
+    g_dbus_method_invocation_return_value (g_steal_pointer (&call->invocation),
+                                           g_variant_new ("(s)", reason));
+  g_cancellable_cancel (call->cancellable);
+  call->self = NULL;
+}
+
+static void
+update_sessions_property (LumoDBusService *self)
+{
+  lumo_dbus_bridge_set_sessions (self->skeleton, self->calls->len);
+}
+
+static void
+end_call (AttachCall *call,
+          const char *reason)
+{
+  LumoDBusService *self = call->self;
+  g_autoptr(AttachCall) owned = NULL;
+  g_autofree char *provider_id = NULL;
+  guint index;
+
+  /* The service went away first and answered already. */
+  if (self == NULL)
+    return;
+
+  g_debug ("Session of %s ended: %s", call->provider_id, reason);
+
+  provider_id = g_strdup (call->provider_id);
+  detach_call (call, reason);
+  if (!g_ptr_array_find (self->calls, call, &index))
+    g_assert_not_reached ();
+  owned = g_ptr_array_steal_index (self->calls, index);
+  update_sessions_property (self);
+  g_signal_emit (self, signals[SESSION_ENDED], 0, provider_id);
+}
+
+/* Chrome reads one error frame and shows it to the provider, which is more
+ * use than a pipe that just closes. Best effort: the pipe is fresh, so the
+ * small frame fits even though the descriptor is non-blocking. */
+static void
+send_error_frame (GOutputStream *output,
+                  const char    *message)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(GBytes) frame = NULL;
+
+  json_object_set_string_member (object, "type", "error");
+  json_object_set_string_member (object, "code", "unavailable");
+  json_object_set_string_member (object, "message", message);
+
+  if ((frame = lumo_frame_encode (object, LUMO_FRAME_MAX_OUT, NULL)) != NULL)
+    g_output_stream_write_all (output,
+                               g_bytes_get_data (frame, NULL),
+                               g_bytes_get_size (frame),
+                               NULL, NULL, NULL);
+}
+
+#if HAVE_LUMO_BACKEND
+static void
+on_backend_attach_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  AttachCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+
+  g_autoptr(AttachCall) owned = call;
+
+  reason = lumo_backend_attach_finish (LUMO_BACKEND (object), result, &error);
+  if (reason == NULL)
+    reason = g_strdup_printf ("error: %s", error->message);
+
+  end_call (call, reason);
+}
+#endif
+
+static gboolean
+take_fd (GUnixFDList  *fd_list,
+         GVariant     *handle,
+         const char   *what,
+         int          *out_fd,
+         GError      **error)
+{
+  gint32 index = g_variant_get_handle (handle);
+  int fd;
+
+  if (fd_list == NULL || index < 0 || index >= g_unix_fd_list_get_length (fd_list))
+    {
+      g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                   "The %s handle %d does not refer to a passed file descriptor",
+                   what, index);
+      return FALSE;
+    }
+
+  if ((fd = g_unix_fd_list_get (fd_list, index, error)) < 0)
+    return FALSE;
+
+  /* The session runs on the main loop: a blocking read or write would
+   * stall every other session and the UI. */
+  if (!g_unix_set_fd_nonblocking (fd, TRUE, error))
+    {
+      g_close (fd, NULL);
+      return FALSE;
+    }
+
+  *out_fd = fd;
+  return TRUE;
+}
+
+static gboolean
+on_handle_attach_cb (LumoDBusBridge        *skeleton,
+                     GDBusMethodInvocation *invocation,
+                     GUnixFDList           *fd_list,
+                     GVariant              *stdin_handle,
+                     GVariant              *stdout_handle,
+                     const char            *origin,
+                     LumoDBusService       *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *provider_id = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  AttachCall *call;
+  LumoBackend *backend;
+  int in_fd = -1;
+  int out_fd = -1;
+
+  if (!(provider_id = lumo_extension_id_from_origin (origin, &error)))
+    {
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                             "%s", error->message);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  if (!take_fd (fd_list, stdin_handle, "stdin", &in_fd, &error) ||
+      !take_fd (fd_list, stdout_handle, "stdout", &out_fd, &error))
+    {
+      if (in_fd >= 0)
+        g_close (in_fd, NULL);
+      if (error->domain == G_DBUS_ERROR)
+        g_dbus_method_invocation_return_gerror (invocation, error);
+      else
+        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                               "%s", error->message);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  input = g_unix_input_stream_new (in_fd, TRUE);
+  output = g_unix_output_stream_new (out_fd, TRUE);
+
+  call = g_rc_box_new0 (AttachCall);
+  call->self = self;
+  call->invocation = g_object_ref (invocation);
+  call->provider_id = g_steal_pointer (&provider_id);
+  call->cancellable = g_cancellable_new ();
+  g_ptr_array_add (self->calls, call);
+  update_sessions_property (self);
+  g_signal_emit (self, signals[SESSION_STARTED], 0, call->provider_id);
+
+  g_debug ("Session of %s started", call->provider_id);
+
+  backend = self->getter (self->getter_data, &error);
+  if (backend == NULL)
+    {
+      g_autofree char *reason = g_strdup_printf ("error: %s", error->message);
+
+      send_error_frame (output, error->message);
+      end_call (call, reason);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+#if HAVE_LUMO_BACKEND
+  lumo_backend_attach_async (backend, call->provider_id, input, output,
+                             call->cancellable, on_backend_attach_cb,
+                             g_rc_box_acquire (call));
+#else
+  send_error_frame (output, "This build of Lumo Access has no bridge backend");
+  end_call (call, "error: no bridge backend");
+#endif
+
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gint64
+monotonic_to_unix (gint64 monotonic_us,
+                   gint64 monotonic_now)
+{
+  if (monotonic_us <= 0)
+    return 0;
+
+  return g_get_real_time () - (monotonic_now - monotonic_us);
+}
+
+static LumoReviewQueue *
+get_review_queue (LumoDBusService  *self,
+                  GError          **error)
+{
+#if HAVE_LUMO_BACKEND
+  LumoBackend *backend = self->getter (self->getter_data, error);
+
+  return backend != NULL ? lumo_backend_get_review_queue (backend) : NULL;
+#else
+  g_set_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+               "This build of Lumo Access has no bridge backend");
+  return NULL;
+#endif
+}
+
+static gboolean
+on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
+                           GDBusMethodInvocation *invocation,
+                           LumoDBusService       *self)
+{
+  g_autoptr(GError) error = NULL;
+  GVariantBuilder builder;
+  LumoReviewQueue *queue;
+  gint64 now;
+  guint n;
+
+  if (!(queue = get_review_queue (self, &error)))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  now = lumo_review_queue_now (queue);
+  n = g_list_model_get_n_items (G_LIST_MODEL (queue));
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sssssssxx)"));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(LumoReviewRequest) request = g_list_model_get_item (G_LIST_MODEL (queue), i);
+
+#define S(x) ((x) != NULL ? (x) : "")
+      g_variant_builder_add (&builder, "(sssssssxx)",
+                             S (lumo_review_request_get_id (request)),
+                             S (lumo_review_request_get_provider_id (request)),
+                             S (lumo_review_request_get_caller_id (request)),
+                             S (lumo_review_request_get_caller_name (request)),
+                             S (lumo_review_request_get_tool (request)),
+                             S (lumo_review_request_get_target (request)),
+                             S (lumo_review_request_get_preview (request)),
+                             monotonic_to_unix (lumo_review_request_get_submitted (request), now),
+                             monotonic_to_unix (lumo_review_request_get_deadline (request), now));
+#undef S
+    }
+
+  lumo_dbus_bridge_complete_list_reviews (skeleton, invocation,
+                                          g_variant_builder_end (&builder));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+on_handle_decide_review_cb (LumoDBusBridge        *skeleton,
+                            GDBusMethodInvocation *invocation,
+                            const char            *id,
+                            gboolean               approve,
+                            LumoDBusService       *self)
+{
+  g_autoptr(GError) error = NULL;
+  LumoReviewQueue *queue;
+
+  if (!(queue = get_review_queue (self, &error)) ||
+      !lumo_review_queue_decide (queue, id, approve, &error))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  lumo_dbus_bridge_complete_decide_review (skeleton, invocation);
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static void
+lumo_dbus_service_dispose (GObject *object)
+{
+  LumoDBusService *self = (LumoDBusService *)object;
+
+  lumo_dbus_service_unexport (self);
+  if (self->calls != NULL)
+    lumo_dbus_service_end_all (self, "error: Lumo Access is quitting");
+
+  G_OBJECT_CLASS (lumo_dbus_service_parent_class)->dispose (object);
+}
+
+static void
+lumo_dbus_service_finalize (GObject *object)
+{
+  LumoDBusService *self = (LumoDBusService *)object;
+
+  g_clear_pointer (&self->calls, g_ptr_array_unref);
+  g_clear_object (&self->skeleton);
+
+  G_OBJECT_CLASS (lumo_dbus_service_parent_class)->finalize (object);
+}
+
+static void
+lumo_dbus_service_class_init (LumoDBusServiceClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = lumo_dbus_service_dispose;
+  object_class->finalize = lumo_dbus_service_finalize;
+
+  /**
+   * LumoDBusService::session-started:
+   * @provider_id: the provider extension whose helper attached
+   */
+  signals[SESSION_STARTED] =
+    g_signal_new ("session-started", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * LumoDBusService::session-ended:
+   * @provider_id: the provider extension whose session ended
+   */
+  signals[SESSION_ENDED] =
+    g_signal_new ("session-ended", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  register_dbus_errors ();
+}
+
+static void
+lumo_dbus_service_init (LumoDBusService *self)
+{
+  self->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) attach_call_unref);
+  self->skeleton = lumo_dbus_bridge_skeleton_new ();
+
+  g_signal_connect (self->skeleton, "handle-attach",
+                    G_CALLBACK (on_handle_attach_cb), self);
+  g_signal_connect (self->skeleton, "handle-list-reviews",
+                    G_CALLBACK (on_handle_list_reviews_cb), self);
+  g_signal_connect (self->skeleton, "handle-decide-review",
+                    G_CALLBACK (on_handle_decide_review_cb), self);
+}
+
+LumoDBusService *
+lumo_dbus_service_new (LumoBackendGetter getter,
+                       gpointer          user_data)
+{
+  LumoDBusService *self;
+
+  g_return_val_if_fail (getter != NULL, NULL);
+
+  self = g_object_new (LUMO_TYPE_DBUS_SERVICE, NULL);
+  self->getter = getter;
+  self->getter_data = user_data;
+
+  return self;
+}
+
+gboolean
+lumo_dbus_service_export (LumoDBusService  *self,
+                          GDBusConnection  *connection,
+                          const char       *object_path,
+                          GError          **error)
+{
+  g_return_val_if_fail (LUMO_IS_DBUS_SERVICE (self), FALSE);
+  g_return_val_if_fail (G_IS_DBUS_CONNECTION (connection), FALSE);
+  g_return_val_if_fail (g_variant_is_object_path (object_path), FALSE);
+
+  return g_dbus_interface_skeleton_export (G_DBUS_INTERFACE_SKELETON (self->skeleton),
+                                           connection, object_path, error);
+}
+
+void
+lumo_dbus_service_unexport (LumoDBusService *self)
+{
+  g_return_if_fail (LUMO_IS_DBUS_SERVICE (self));
+
+  if (self->skeleton != NULL &&
+      g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->skeleton)) != NULL)
+    g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+}
+
+guint
+lumo_dbus_service_get_n_sessions (LumoDBusService *self)
+{
+  g_return_val_if_fail (LUMO_IS_DBUS_SERVICE (self), 0);
+
+  return self->calls->len;
+}
+
+void
+lumo_dbus_service_end_all (LumoDBusService *self,
+                           const char      *reason)
+{
+  g_autoptr(GPtrArray) calls = NULL;
+
+  g_return_if_fail (LUMO_IS_DBUS_SERVICE (self));
+  g_return_if_fail (reason != NULL);
+
+  /* Answer the helpers rather than leave them waiting for ever; the
+   * backend operations still running find their calls detached. */
+  calls = g_steal_pointer (&self->calls);
+  self->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) attach_call_unref);
+
+  for (guint i = 0; i < calls->len; i++)
+    {
+      AttachCall *call = g_ptr_array_index (calls, i);
+      g_autofree char *provider_id = g_strdup (call->provider_id);
+
+      detach_call (call, reason);
+      g_signal_emit (self, signals[SESSION_ENDED], 0, provider_id);
+    }
+
+  if (calls->len > 0)
+    update_sessions_property (self);
+}
