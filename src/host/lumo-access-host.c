@@ -1,0 +1,257 @@
+/* lumo-access-host.c — the native-messaging helper Chrome starts
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Chrome starts this binary for the native host dev.lumo.access with the
+ * provider's origin as argv[1]. It owns nothing but the hand-over: it checks
+ * the origin, passes its own stdin and stdout to the running Lumo Access app
+ * over the session bus (Attach on dev.lumo.Access.Bridge; the bus starts the
+ * app if needed) and waits, without a timeout, until the app answers that
+ * the session ended. It never reads or writes the pipes itself, with one
+ * exception: when the app cannot be reached at all it writes a single
+ * native-messaging error frame, so the provider can tell the person why.
+ *
+ * Exit status: 0 when the session ended normally, 1 otherwise.
+ */
+#define G_LOG_DOMAIN "lumo-access-host"
+
+#include "config.h"
+
+#include <errno.h>
+#include <gio/gio.h>
+#include <gio/gunixfdlist.h>
+#include <json-glib/json-glib.h>
+#include <locale.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "lumo-protocol.h"
+
+#define BRIDGE_INTERFACE "dev.lumo.Access.Bridge"
+
+static void
+write_all (int          fd,
+           const void  *data,
+           gsize        len)
+{
+  const guint8 *p = data;
+
+  while (len > 0)
+    {
+      gssize n = write (fd, p, len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return;
+      p += n;
+      len -= n;
+    }
+}
+
+/* The one frame this process ever writes: Chrome hands it to the provider,
+ * which shows the message to the person. */
+static void
+write_unavailable_frame (const char *message)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *body = NULL;
+  gsize body_len = 0;
+  guint32 len;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "error");
+  json_builder_set_member_name (builder, "code");
+  json_builder_add_string_value (builder, "unavailable");
+  json_builder_set_member_name (builder, "message");
+  json_builder_add_string_value (builder, message);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  body = json_generator_to_data (generator, &body_len);
+
+  /* Chrome's framing: a 32-bit length in native byte order. */
+  len = (guint32) body_len;
+  write_all (STDOUT_FILENO, &len, sizeof len);
+  write_all (STDOUT_FILENO, body, body_len);
+}
+
+/* The errors that mean nothing of the app ever ran for this session, so
+ * stdout is still ours to write on. */
+static gboolean
+is_unreachable_error (const GError *error)
+{
+  if (error->domain != G_DBUS_ERROR)
+    return FALSE;
+
+  switch (error->code)
+    {
+    case G_DBUS_ERROR_SERVICE_UNKNOWN:
+    case G_DBUS_ERROR_NAME_HAS_NO_OWNER:
+    case G_DBUS_ERROR_SPAWN_EXEC_FAILED:
+    case G_DBUS_ERROR_SPAWN_FORK_FAILED:
+    case G_DBUS_ERROR_SPAWN_CHILD_EXITED:
+    case G_DBUS_ERROR_SPAWN_CHILD_SIGNALED:
+    case G_DBUS_ERROR_SPAWN_FAILED:
+    case G_DBUS_ERROR_SPAWN_SETUP_FAILED:
+    case G_DBUS_ERROR_SPAWN_CONFIG_INVALID:
+    case G_DBUS_ERROR_SPAWN_SERVICE_INVALID:
+    case G_DBUS_ERROR_SPAWN_SERVICE_NOT_FOUND:
+    case G_DBUS_ERROR_SPAWN_PERMISSIONS_INVALID:
+    case G_DBUS_ERROR_SPAWN_FILE_INVALID:
+    case G_DBUS_ERROR_SPAWN_NO_MEMORY:
+    case G_DBUS_ERROR_UNKNOWN_METHOD:
+    case G_DBUS_ERROR_UNKNOWN_OBJECT:
+    case G_DBUS_ERROR_UNKNOWN_INTERFACE:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+static int
+unavailable (const char   *message,
+             const GError *error)
+{
+  g_printerr ("lumo-access-host: %s (%s)\n", message, error->message);
+  write_unavailable_frame (message);
+  return 1;
+}
+
+/* Like g_bus_get_sync (G_BUS_TYPE_SESSION), but never autolaunches a bus
+ * with dbus-launch: an app started on a private bus of our own would be
+ * cut off from the desktop, and the bus would outlive us. */
+static GDBusConnection *
+session_bus_get (GError **error)
+{
+  const char *address = g_getenv ("DBUS_SESSION_BUS_ADDRESS");
+  g_autofree char *user_bus = NULL;
+  g_autofree char *user_address = NULL;
+  g_autofree char *escaped = NULL;
+
+  if (address == NULL || *address == '\0')
+    {
+      user_bus = g_build_filename (g_get_user_runtime_dir (), "bus", NULL);
+      if (!g_file_test (user_bus, G_FILE_TEST_EXISTS))
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
+                               "DBUS_SESSION_BUS_ADDRESS is not set and there is no "
+                               "user bus socket");
+          return NULL;
+        }
+      escaped = g_dbus_address_escape_value (user_bus);
+      user_address = g_strdup_printf ("unix:path=%s", escaped);
+      address = user_address;
+    }
+
+  return g_dbus_connection_new_for_address_sync (address,
+                                                 G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                 G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                 NULL, NULL, error);
+}
+
+static char *
+object_path_for_app_id (const char *app_id)
+{
+  g_autofree char *path = g_strconcat ("/", app_id, NULL);
+
+  g_strdelimit (path, ".", '/');
+  g_strdelimit (path, "-", '_');
+  return g_steal_pointer (&path);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GUnixFDList) fd_list = NULL;
+  g_autoptr(GVariant) reply = NULL;
+  g_autofree char *provider_id = NULL;
+  g_autofree char *object_path = NULL;
+  const char *reason = NULL;
+  int stdin_index;
+  int stdout_index;
+
+  setlocale (LC_ALL, "");
+
+  /* Only the unavailable frame writes to stdout; if Chrome is gone by
+   * then, that write must fail quietly. */
+  signal (SIGPIPE, SIG_IGN);
+
+  /* Chrome passes the origin first; on some platforms it adds
+   * --parent-window=… after it, which we ignore. */
+  if (argc < 2)
+    {
+      g_printerr ("lumo-access-host: started without a caller origin; this program "
+                  "is started by the browser for the native host dev.lumo.access\n");
+      return 1;
+    }
+
+  if (!(provider_id = lumo_extension_id_from_origin (argv[1], &error)))
+    {
+      g_printerr ("lumo-access-host: refusing to start: %s\n", error->message);
+      return 1;
+    }
+
+  if (!(bus = session_bus_get (&error)))
+    return unavailable ("Lumo Access cannot be reached: there is no desktop session bus. "
+                        "Start Lumo Access from your desktop session and reconnect the extension.",
+                        error);
+
+  fd_list = g_unix_fd_list_new ();
+  if ((stdin_index = g_unix_fd_list_append (fd_list, STDIN_FILENO, &error)) < 0 ||
+      (stdout_index = g_unix_fd_list_append (fd_list, STDOUT_FILENO, &error)) < 0)
+    {
+      g_printerr ("lumo-access-host: cannot pass the browser pipes on: %s\n", error->message);
+      return 1;
+    }
+
+  object_path = object_path_for_app_id (APP_ID);
+
+  /* No timeout: the answer comes when the session ends, which may be days
+   * later. Auto-start lets the bus start the app in service mode. */
+  reply = g_dbus_connection_call_with_unix_fd_list_sync (bus,
+                                                         APP_ID,
+                                                         object_path,
+                                                         BRIDGE_INTERFACE,
+                                                         "Attach",
+                                                         g_variant_new ("(hhs)",
+                                                                        stdin_index,
+                                                                        stdout_index,
+                                                                        argv[1]),
+                                                         G_VARIANT_TYPE ("(s)"),
+                                                         G_DBUS_CALL_FLAGS_NONE,
+                                                         G_MAXINT,
+                                                         fd_list,
+                                                         NULL,
+                                                         NULL,
+                                                         &error);
+  if (reply == NULL)
+    {
+      if (is_unreachable_error (error))
+        return unavailable ("Lumo Access could not be started. Check that it is installed, "
+                            "then reconnect the extension.",
+                            error);
+
+      /* The app had the pipes (it died or refused mid-session): whatever it
+       * wrote is on stdout already, and a frame from us could land in the
+       * middle of one of its frames. */
+      g_printerr ("lumo-access-host: the session ended abnormally: %s\n", error->message);
+      return 1;
+    }
+
+  g_variant_get (reply, "(&s)", &reason);
+  if (g_strcmp0 (reason, "closed") != 0)
+    {
+      g_printerr ("lumo-access-host: the session ended: %s\n", reason);
+      return 1;
+    }
+
+  return 0;
+}
