@@ -1,0 +1,75 @@
+/* lumo-audit-row.h — one row of the audit log, as read back
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoAuditRow is an immutable snapshot of one audit row: the decision
+ * fields that the hash chain covers, and the result that was filled in
+ * later (if any). It is a GObject so that a GListModel of the Audit page can
+ * hold rows directly and a GtkColumnView can bind to its properties. Rows
+ * come from LumoAuditStore (lumo_audit_store_fetch_page() and friends);
+ * there is no public constructor.
+ */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+/* Stored as text: "allow", "deny", "pending-review". */
+typedef enum
+{
+  LUMO_AUDIT_DECISION_ALLOW,
+  LUMO_AUDIT_DECISION_DENY,
+  LUMO_AUDIT_DECISION_PENDING_REVIEW,
+} LumoAuditDecision;
+
+/* Stored as text: NULL (not yet known), "ok", "error". */
+typedef enum
+{
+  LUMO_AUDIT_RESULT_NONE,
+  LUMO_AUDIT_RESULT_OK,
+  LUMO_AUDIT_RESULT_ERROR,
+} LumoAuditResult;
+
+#define LUMO_TYPE_AUDIT_DECISION (lumo_audit_decision_get_type ())
+#define LUMO_TYPE_AUDIT_RESULT   (lumo_audit_result_get_type ())
+GType        lumo_audit_decision_get_type     (void) G_GNUC_CONST;
+GType        lumo_audit_result_get_type       (void) G_GNUC_CONST;
+
+const char  *lumo_audit_decision_to_string    (LumoAuditDecision  decision);
+/* Accepts exactly the stored spellings; FALSE for anything else. */
+gboolean     lumo_audit_decision_from_string  (const char        *s,
+                                               LumoAuditDecision *decision);
+/* NULL for LUMO_AUDIT_RESULT_NONE. */
+const char  *lumo_audit_result_to_string      (LumoAuditResult    result);
+
+#define LUMO_TYPE_AUDIT_ROW (lumo_audit_row_get_type ())
+G_DECLARE_FINAL_TYPE (LumoAuditRow, lumo_audit_row, LUMO, AUDIT_ROW, GObject)
+
+gint64             lumo_audit_row_get_id              (LumoAuditRow *self);
+/* Wall clock, microseconds since the Unix epoch (UTC). */
+gint64             lumo_audit_row_get_time_us         (LumoAuditRow *self);
+const char        *lumo_audit_row_get_provider_id     (LumoAuditRow *self);
+const char        *lumo_audit_row_get_caller_id       (LumoAuditRow *self);
+/* The caller's display name when the row was written ("" if none). */
+const char        *lumo_audit_row_get_caller_name     (LumoAuditRow *self);
+const char        *lumo_audit_row_get_tool            (LumoAuditRow *self);
+gboolean           lumo_audit_row_get_write           (LumoAuditRow *self);
+/* A lowercase UUID, or "" when the call had no target. */
+const char        *lumo_audit_row_get_target          (LumoAuditRow *self);
+/* HMAC-SHA256 of the provider's params SHA-256 under the install secret,
+ * 64 lowercase hex digits (see lumo_audit_store_key_params_hash()). */
+const char        *lumo_audit_row_get_params_hmac     (LumoAuditRow *self);
+LumoAuditDecision  lumo_audit_row_get_decision        (LumoAuditRow *self);
+/* A reason code such as "rate_limited", or "" for none. */
+const char        *lumo_audit_row_get_reason          (LumoAuditRow *self);
+LumoAuditResult    lumo_audit_row_get_result          (LumoAuditRow *self);
+/* The (possibly truncated) error text; NULL unless the result is an error
+ * that came with a text. */
+const char        *lumo_audit_row_get_result_text     (LumoAuditRow *self);
+/* When the result was recorded, 0 while there is none. */
+gint64             lumo_audit_row_get_result_time_us  (LumoAuditRow *self);
+/* The row's chain hash, 64 lowercase hex digits. */
+const char        *lumo_audit_row_get_hash            (LumoAuditRow *self);
+
+G_END_DECLS

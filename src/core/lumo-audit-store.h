@@ -1,0 +1,247 @@
+/* lumo-audit-store.h — the append-only audit log of every write attempt
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoAuditStore owns audit.db (SQLite, WAL, synchronous=FULL, STRICT
+ * tables, trusted_schema=OFF, defensive mode, quick_check at open; opened
+ * through lumo_db_open()), the per-install secret (audit.key, see
+ * lumo-audit-secret.h), the head checkpoint (audit.head, see
+ * lumo-audit-chain.h), one writer thread, and a small pool of reader
+ * connections.
+ *
+ * DURABILITY BEFORE DECISION. lumo_audit_store_append() returns an id only
+ * after the row is committed and fsync'd. If the row cannot be written (disk
+ * full: LUMO_ERROR_DB_FULL; I/O error: LUMO_ERROR_DB_IO; or any other
+ * LUMO_ERROR_DB*), it returns 0 and an error, and nothing of the row
+ * remains. The caller (the backend) must then deny the write with reason
+ * "audit_failed": a write is never allowed unaudited.
+ *
+ * GROUP COMMIT. Appends and results from any thread go into one queue. The
+ * writer thread takes everything queued, commits it in one transaction (one
+ * fsync), then wakes every waiter. The sync calls block the calling thread
+ * (never call them on the main thread of a UI); the _async calls never block
+ * the thread they are called from and complete on its thread-default main
+ * context. Other processes may write the same file at once; the chain stays
+ * one chain because each transaction reads the tail under the write lock.
+ *
+ * APPEND-ONLY. Triggers refuse every UPDATE except filling in the result
+ * columns of a row whose result is still NULL, and every DELETE except the
+ * one lumo_audit_store_apply_retention() runs (it writes a cutoff row in the
+ * same transaction, which the trigger checks, and removes it before commit).
+ * The chain covers the decision fields; the result carries its own MAC bound
+ * to the row hash, so filling it in later keeps the chain valid.
+ *
+ * The FTS5 trigram index (audit_fts, external content) is kept in sync by
+ * the store in the same transactions rather than by triggers:
+ * trusted_schema=OFF forbids virtual tables in triggers, and SQLite 3.40's
+ * FTS5 is not marked innocuous.
+ *
+ * NO SCRIPT SOURCE. There is no column, argument or code path through which
+ * tool arguments or script source reach the store: append takes the
+ * provider's SHA-256 of the canonical arguments (stored keyed, see
+ * lumo_audit_store_key_params_hash()) and a target that must be a UUID.
+ * Free text is limited to the caller's display name and the result's error
+ * text, which is cut to LUMO_AUDIT_RESULT_TEXT_MAX bytes.
+ *
+ * ::row-added (gint64 id) is emitted on the main context that was the
+ * thread-default when the store was created, for rows this store appended.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "lumo-types.h"
+#include "lumo-audit-chain.h"
+#include "lumo-audit-query.h"
+#include "lumo-audit-row.h"
+
+G_BEGIN_DECLS
+
+/* Result texts longer than this many bytes are cut at a UTF-8 character
+ * boundary and end with LUMO_AUDIT_TRUNCATION_MARKER; the stored text
+ * (marker included) is never longer than the cap. */
+#define LUMO_AUDIT_RESULT_TEXT_MAX    4096
+#define LUMO_AUDIT_TRUNCATION_MARKER  "… [truncated]"
+/* Display names longer than this are cut the same way. */
+#define LUMO_AUDIT_CALLER_NAME_MAX    256
+
+/* Reason codes as the bridge protocol spells them. The store accepts any
+ * code of 1–32 characters [a-z0-9_], or "" for none. */
+#define LUMO_AUDIT_REASON_DISABLED         "disabled"
+#define LUMO_AUDIT_REASON_NOT_AUTHORIZED   "not_authorized"
+#define LUMO_AUDIT_REASON_PENDING          "pending"
+#define LUMO_AUDIT_REASON_WRITES_OFF       "writes_off"
+#define LUMO_AUDIT_REASON_RATE_LIMITED     "rate_limited"
+#define LUMO_AUDIT_REASON_REVIEW_REQUIRED  "review_required"
+#define LUMO_AUDIT_REASON_REVIEW_REJECTED  "review_rejected"
+#define LUMO_AUDIT_REASON_REVIEW_TIMEOUT   "review_timeout"
+#define LUMO_AUDIT_REASON_AUDIT_FAILED     "audit_failed"
+
+/* One call to record. Only the validated fields below exist: no arguments,
+ * no preview, no source. */
+typedef struct
+{
+  gint64             time_us;        /* wall clock µs since the epoch; 0 = now */
+  const char        *provider_id;    /* lumo_is_extension_id() */
+  const char        *caller_id;      /* lumo_is_extension_id() */
+  const char        *caller_name;    /* display name now; NULL or "" if none */
+  const char        *tool;           /* 1–57 of [A-Za-z0-9_.-] */
+  gboolean           write;
+  const char        *target;         /* a UUID, or NULL / "" for none */
+  const char        *params_sha256;  /* 64 lowercase hex digits */
+  LumoAuditDecision  decision;
+  const char        *reason;         /* NULL or "" for none */
+} LumoAuditRecord;
+
+/* A row to restore (lumo_audit_store_import()), e.g. from an export. The
+ * rows are chained anew with new ids. */
+typedef struct
+{
+  LumoAuditRecord  record;
+  /* Already keyed (64 hex, as exported); when set, record.params_sha256 is
+   * ignored. An export of another install stays keyed with that install's
+   * secret. */
+  const char      *params_hmac;
+  LumoAuditResult  result;
+  const char      *result_text;
+  gint64           result_time_us;   /* 0 = record.time_us */
+} LumoAuditImportRecord;
+
+typedef enum
+{
+  LUMO_AUDIT_EXPORT_CSV,    /* RFC 4180: CRLF, a header line, quoted when needed */
+  LUMO_AUDIT_EXPORT_JSONL,  /* one JSON object per line */
+} LumoAuditExportFormat;
+
+#define LUMO_TYPE_AUDIT_STORE (lumo_audit_store_get_type ())
+G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObject)
+
+/* @path NULL: lumo_paths_build ("audit.db"). audit.key and audit.head live
+ * beside the database. Refuses a newer schema (LUMO_ERROR_DB_TOO_NEW) and a
+ * damaged file (LUMO_ERROR_DB_CORRUPT), leaving either untouched. */
+LumoAuditStore *lumo_audit_store_new              (const char             *path,
+                                                   GError                **error);
+const char     *lumo_audit_store_get_path         (LumoAuditStore         *self);
+
+/* Returns the new row's id (> 0) once it is durable, 0 on error (see the
+ * contract above). Bad input: LUMO_ERROR_INVALID_ID (provider or caller),
+ * LUMO_ERROR_INVALID_ARGUMENT (anything else), naming the field. */
+gint64          lumo_audit_store_append           (LumoAuditStore         *self,
+                                                   const LumoAuditRecord  *record,
+                                                   GError                **error);
+/* The record is copied before this returns. */
+void            lumo_audit_store_append_async     (LumoAuditStore         *self,
+                                                   const LumoAuditRecord  *record,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+gint64          lumo_audit_store_append_finish    (LumoAuditStore         *self,
+                                                   GAsyncResult           *result,
+                                                   GError                **error);
+
+/* Fills in the result of row @id once: LUMO_ERROR_NOT_FOUND if there is no
+ * such row, LUMO_ERROR_INVALID_ARGUMENT if its result is already set or the
+ * row was denied. @error_text (may be NULL) is cut to
+ * LUMO_AUDIT_RESULT_TEXT_MAX. Durable when it returns TRUE. */
+gboolean        lumo_audit_store_set_result       (LumoAuditStore         *self,
+                                                   gint64                  id,
+                                                   gboolean                ok,
+                                                   const char             *error_text,
+                                                   GError                **error);
+void            lumo_audit_store_set_result_async (LumoAuditStore         *self,
+                                                   gint64                  id,
+                                                   gboolean                ok,
+                                                   const char             *error_text,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+gboolean        lumo_audit_store_set_result_finish (LumoAuditStore        *self,
+                                                    GAsyncResult          *result,
+                                                    GError               **error);
+
+/* SHA-256 hex (64 lowercase digits, what the provider sends) → the keyed
+ * value stored in the row (HMAC-SHA256 under this install's secret, 64
+ * lowercase hex). Use it in a "params:" filter to find the rows of a known
+ * argument set. */
+char           *lumo_audit_store_key_params_hash  (LumoAuditStore         *self,
+                                                   const char             *sha256_hex,
+                                                   GError                **error);
+
+/* LUMO_ERROR_NOT_FOUND when there is no such row. */
+LumoAuditRow   *lumo_audit_store_get_row          (LumoAuditStore         *self,
+                                                   gint64                  id,
+                                                   GError                **error);
+/* Keyset paging, newest first: rows matching @query (NULL = all) with
+ * id < @before_id (0 = start at the newest), at most @limit (1–10000). The
+ * next page starts before the last row's id. Returns LumoAuditRow items. */
+GPtrArray      *lumo_audit_store_fetch_page       (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   gint64                  before_id,
+                                                   guint                   limit,
+                                                   GCancellable           *cancellable,
+                                                   GError                **error);
+void            lumo_audit_store_fetch_page_async (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   gint64                  before_id,
+                                                   guint                   limit,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+GPtrArray      *lumo_audit_store_fetch_page_finish (LumoAuditStore        *self,
+                                                    GAsyncResult          *result,
+                                                    GError               **error);
+/* The number of rows matching @query (NULL = all); -1 on error. Runs on
+ * its own reader connection, so it can run beside a page fetch. */
+gint64          lumo_audit_store_count            (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   GCancellable           *cancellable,
+                                                   GError                **error);
+void            lumo_audit_store_count_async      (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+gint64          lumo_audit_store_count_finish     (LumoAuditStore         *self,
+                                                   GAsyncResult           *result,
+                                                   GError                **error);
+
+/* Walks the whole log (blocking: run it in a thread; @progress is called on
+ * that thread). Fails with LUMO_ERROR_CHAIN_BROKEN naming the first row that
+ * was edited, deleted, reordered or inserted, or the cut-off tail; see
+ * lumo-audit-chain.h. @report (may be NULL) is filled either way. */
+gboolean        lumo_audit_store_verify           (LumoAuditStore         *self,
+                                                   LumoAuditProgressFunc   progress,
+                                                   gpointer                user_data,
+                                                   GCancellable           *cancellable,
+                                                   LumoAuditVerifyReport  *report,
+                                                   GError                **error);
+
+/* Deletes rows older than @days (≥ 1) days and keeps a MAC'd anchor so the
+ * remainder still verifies. Returns the number of rows deleted, -1 on
+ * error. */
+gint64          lumo_audit_store_apply_retention  (LumoAuditStore         *self,
+                                                   guint                   days,
+                                                   GError                **error);
+
+/* Streams the rows matching @query (NULL = all), newest first, by keyset
+ * pages. Columns: id, time (ISO 8601 UTC), provider, caller, caller_name,
+ * tool, write, target, params_hmac, decision, reason, result, result_text,
+ * result_time, hash. */
+gboolean        lumo_audit_store_export           (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   LumoAuditExportFormat   format,
+                                                   GOutputStream          *out,
+                                                   GCancellable           *cancellable,
+                                                   LumoAuditProgressFunc   progress,
+                                                   gpointer                user_data,
+                                                   GError                **error);
+
+/* Appends @n_records rows in one durable transaction (all or nothing),
+ * validated like append. For restoring exports and for benchmarks; rows
+ * imported do not emit ::row-added. */
+gboolean        lumo_audit_store_import           (LumoAuditStore              *self,
+                                                   const LumoAuditImportRecord *records,
+                                                   gsize                        n_records,
+                                                   GError                     **error);
+
+G_END_DECLS
