@@ -263,6 +263,17 @@ lumo_db_open (const char           *path,
               guint                 n_migrations,
               GError              **error)
 {
+  return lumo_db_open_with_vfs (path, NULL, flags, migrations, n_migrations, error);
+}
+
+sqlite3 *
+lumo_db_open_with_vfs (const char           *path,
+                       const char           *vfs,
+                       LumoDbFlags           flags,
+                       const LumoMigration  *migrations,
+                       guint                 n_migrations,
+                       GError              **error)
+{
   gboolean read_only = (flags & LUMO_DB_FLAGS_READ_ONLY) != 0;
   sqlite3 *db = NULL;
   int open_flags;
@@ -275,7 +286,7 @@ lumo_db_open (const char           *path,
                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   open_flags |= SQLITE_OPEN_FULLMUTEX;
 
-  rc = sqlite3_open_v2 (path, &db, open_flags, NULL);
+  rc = sqlite3_open_v2 (path, &db, open_flags, vfs);
   if (rc != SQLITE_OK)
     {
       g_set_error (error, LUMO_ERROR, lumo_db_error_code (rc),

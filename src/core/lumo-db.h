@@ -36,6 +36,14 @@ sqlite3  *lumo_db_open          (const char          *path,
                                  const LumoMigration *migrations,
                                  guint                n_migrations,
                                  GError             **error);
+/* Like lumo_db_open(), on the SQLite VFS named @vfs (NULL: the default);
+ * the audit store's fault-injection tests use it. */
+sqlite3  *lumo_db_open_with_vfs (const char          *path,
+                                 const char          *vfs,
+                                 LumoDbFlags          flags,
+                                 const LumoMigration *migrations,
+                                 guint                n_migrations,
+                                 GError             **error);
 void      lumo_db_close         (sqlite3             *db);
 gboolean  lumo_db_exec          (sqlite3             *db,
                                  const char          *sql,
