@@ -1,0 +1,129 @@
+/* lumo-policy-private.h — the SQL side of LumoPolicy, shared by its files
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * lumo-policy-store.c owns the schema and every statement on policy.db:
+ * reading rows into the boxed types, history rows, the JSON snapshots that
+ * make a removal undoable, and applying an undo. It knows nothing of
+ * signals or caches; lumo-policy.c wraps each call in a transaction and
+ * then diffs the state to emit signals.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <sqlite3.h>
+
+#include "lumo-db.h"
+#include "lumo-policy.h"
+
+G_BEGIN_DECLS
+
+/* Shared by lumo-policy.c (object, change notification), -decide.c (probe,
+ * authorize) and -changes.c (mutations, reads). */
+struct _LumoPolicy
+{
+  GObject           parent_instance;
+
+  /* owned */
+  char             *path;
+  sqlite3          *db;
+  LumoRateLimiter  *limiter;
+  GFileMonitor     *wal_monitor;
+  GFileMonitor     *db_monitor;
+
+  /* the state last announced by signals */
+  GHashTable       *providers;      /* id → LumoProviderInfo */
+  GHashTable       *callers;        /* "provider/caller" → LumoCallerInfo */
+  gint64            last_history_id;
+  gint64            data_version;
+};
+
+/* After our own commit: emits the signals for what changed. The change is
+ * made already, so a failure here is only logged; the next change or
+ * refresh announces it. */
+void lumo_policy_announce (LumoPolicy *self);
+
+extern const LumoMigration lumo_policy_migrations[];
+extern const guint lumo_policy_n_migrations;
+
+/* Bounds on what a provider or caller may tell us about itself: the names
+ * are shown in the UI and never trusted. */
+#define LUMO_POLICY_MAX_DISPLAY_LEN 128
+
+char             *lumo_policy_store_clean_text      (const char        *text);
+/* Steps a statement that returns no rows; @what starts the error message. */
+gboolean          lumo_policy_store_step_done       (sqlite3           *db,
+                                                     sqlite3_stmt      *stmt,
+                                                     const char        *what,
+                                                     GError           **error);
+
+LumoProviderInfo *lumo_policy_store_get_provider    (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     GError           **error);
+GPtrArray        *lumo_policy_store_list_providers  (sqlite3           *db,
+                                                     GError           **error);
+LumoCallerInfo   *lumo_policy_store_get_caller      (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     const char        *caller_id,
+                                                     GError           **error);
+GPtrArray        *lumo_policy_store_list_callers    (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     LumoCallerState    state,
+                                                     GError           **error);
+GPtrArray        *lumo_policy_store_list_history    (sqlite3           *db,
+                                                     guint              limit,
+                                                     GError           **error);
+gint64            lumo_policy_store_last_history_id (sqlite3           *db,
+                                                     GError           **error);
+
+gboolean          lumo_policy_store_add_history     (sqlite3           *db,
+                                                     LumoPolicyOrigin   origin,
+                                                     const char        *provider_id,
+                                                     const char        *caller_id,
+                                                     const char        *field,
+                                                     const char        *old_value,
+                                                     const char        *new_value,
+                                                     const char        *snapshot,
+                                                     gint64             undoes,
+                                                     GError           **error);
+
+gboolean          lumo_policy_store_insert_provider (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     gboolean           watched,
+                                                     GError           **error);
+gboolean          lumo_policy_store_set_switch      (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     LumoPolicySwitch   sw,
+                                                     gboolean           on,
+                                                     GError           **error);
+/* Inserts the caller in @state, or changes the state of an existing one. */
+gboolean          lumo_policy_store_put_caller      (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     const char        *caller_id,
+                                                     LumoCallerState    state,
+                                                     const char        *display_name,
+                                                     GError           **error);
+
+/* Deletes and returns a JSON snapshot from which restore() rebuilds the
+ * rows exactly (free with g_free). */
+char             *lumo_policy_store_remove_provider (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     GError           **error);
+char             *lumo_policy_store_remove_caller   (sqlite3           *db,
+                                                     const char        *provider_id,
+                                                     const char        *caller_id,
+                                                     GError           **error);
+gboolean          lumo_policy_store_restore_provider (sqlite3          *db,
+                                                      const char       *snapshot,
+                                                      GError          **error);
+gboolean          lumo_policy_store_restore_caller  (sqlite3           *db,
+                                                     const char        *snapshot,
+                                                     GError           **error);
+
+/* Inside a transaction: reverts the newest undoable entry and records the
+ * undo. Returns the reverted entry. */
+LumoHistoryEntry *lumo_policy_store_undo_last       (sqlite3           *db,
+                                                     LumoPolicyOrigin   origin,
+                                                     GError           **error);
+
+G_END_DECLS

@@ -1,0 +1,284 @@
+/* lumo-policy-snapshot.c — what makes a removal undoable
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Removing a provider or forgetting a caller deletes rows (a provider's
+ * callers go with it), so the history row keeps a JSON snapshot of
+ * everything deleted, and undo rebuilds the rows from it. The snapshot is
+ * ours, but it is read back from a file a person could edit, so it is
+ * checked as it is read and the schema's CHECKs guard the IDs.
+ */
+#define G_LOG_DOMAIN "lumo-policy"
+
+#include "config.h"
+
+#include <json-glib/json-glib.h>
+
+#include "lumo-error.h"
+#include "lumo-policy-private.h"
+
+static void
+bind_time (sqlite3_stmt *stmt,
+           int           col,
+           gint64        t)
+{
+  if (t == 0)
+    sqlite3_bind_null (stmt, col);
+  else
+    sqlite3_bind_int64 (stmt, col, t);
+}
+
+static void
+add_optional_string (JsonBuilder *builder,
+                     const char  *name,
+                     const char  *value)
+{
+  json_builder_set_member_name (builder, name);
+  if (value != NULL)
+    json_builder_add_string_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
+}
+
+static void
+build_caller (JsonBuilder          *builder,
+              const LumoCallerInfo *caller)
+{
+  json_builder_begin_object (builder);
+  add_optional_string (builder, "provider_id", caller->provider_id);
+  add_optional_string (builder, "id", caller->id);
+  add_optional_string (builder, "display_name", caller->display_name);
+  add_optional_string (builder, "state", lumo_caller_state_to_string (caller->state));
+  json_builder_set_member_name (builder, "first_seen");
+  json_builder_add_int_value (builder, caller->first_seen);
+  json_builder_set_member_name (builder, "last_seen");
+  json_builder_add_int_value (builder, caller->last_seen);
+  json_builder_set_member_name (builder, "probe_count");
+  json_builder_add_int_value (builder, (gint64) caller->probe_count);
+  json_builder_set_member_name (builder, "write_count");
+  json_builder_add_int_value (builder, (gint64) caller->write_count);
+  json_builder_end_object (builder);
+}
+
+static char *
+builder_to_string (JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) root = json_builder_get_root (builder);
+
+  return json_to_string (root, FALSE);
+}
+
+static gboolean
+delete_caller (sqlite3     *db,
+               const char  *provider_id,
+               const char  *caller_id,
+               GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  if (!(stmt = lumo_db_prepare (db, "DELETE FROM callers WHERE provider_id = ? AND id = ?", error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, caller_id, -1, SQLITE_TRANSIENT);
+
+  return lumo_policy_store_step_done (db, stmt, "Cannot remove the caller", error);
+}
+
+char *
+lumo_policy_store_remove_caller (sqlite3     *db,
+                                 const char  *provider_id,
+                                 const char  *caller_id,
+                                 GError     **error)
+{
+  g_autoptr(LumoCallerInfo) caller = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  if (!(caller = lumo_policy_store_get_caller (db, provider_id, caller_id, error)))
+    return NULL;
+
+  build_caller (builder, caller);
+  if (!delete_caller (db, provider_id, caller_id, error))
+    return NULL;
+
+  return builder_to_string (builder);
+}
+
+char *
+lumo_policy_store_remove_provider (sqlite3     *db,
+                                   const char  *provider_id,
+                                   GError     **error)
+{
+  g_autoptr(LumoProviderInfo) provider = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  if (!(provider = lumo_policy_store_get_provider (db, provider_id, error)) ||
+      !(callers = lumo_policy_store_list_callers (db, provider_id, LUMO_CALLER_STATE_ANY, error)))
+    return NULL;
+
+  json_builder_begin_object (builder);
+  add_optional_string (builder, "id", provider->id);
+  add_optional_string (builder, "namespace", provider->namespace_);
+  add_optional_string (builder, "display_name", provider->display_name);
+  add_optional_string (builder, "version", provider->version);
+  json_builder_set_member_name (builder, "enabled");
+  json_builder_add_boolean_value (builder, provider->enabled);
+  json_builder_set_member_name (builder, "writes");
+  json_builder_add_boolean_value (builder, provider->writes);
+  json_builder_set_member_name (builder, "review");
+  json_builder_add_boolean_value (builder, provider->review);
+  json_builder_set_member_name (builder, "watched");
+  json_builder_add_boolean_value (builder, provider->watched);
+  json_builder_set_member_name (builder, "created");
+  json_builder_add_int_value (builder, provider->created);
+  json_builder_set_member_name (builder, "first_seen");
+  json_builder_add_int_value (builder, provider->first_seen);
+  json_builder_set_member_name (builder, "last_seen");
+  json_builder_add_int_value (builder, provider->last_seen);
+  json_builder_set_member_name (builder, "callers");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < callers->len; i++)
+    build_caller (builder, g_ptr_array_index (callers, i));
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  /* ON DELETE CASCADE removes the callers with it. */
+  if (!(stmt = lumo_db_prepare (db, "DELETE FROM providers WHERE id = ?", error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+  if (!lumo_policy_store_step_done (db, stmt, "Cannot remove the provider", error))
+    return NULL;
+
+  return builder_to_string (builder);
+}
+
+static JsonObject *
+parse_snapshot (const char  *snapshot,
+                GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+
+  if (snapshot == NULL ||
+      !json_parser_load_from_data (parser, snapshot, -1, NULL) ||
+      !(root = json_parser_get_root (parser)) ||
+      !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                   "The history entry has no usable snapshot, so it cannot be undone");
+      return NULL;
+    }
+
+  return json_object_ref (json_node_get_object (root));
+}
+
+static gboolean
+restore_caller_object (sqlite3     *db,
+                       JsonObject  *o,
+                       GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  /* An upsert, not REPLACE: a caller that came back (probed again) since
+   * it was forgotten gets its old state and counters back. */
+  if (!(stmt = lumo_db_prepare (db,
+                                "INSERT INTO callers (provider_id, id, display_name, state, "
+                                "  first_seen, last_seen, probe_count, write_count) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                                "ON CONFLICT (provider_id, id) DO UPDATE SET "
+                                "  display_name = excluded.display_name, state = excluded.state, "
+                                "  first_seen = min (first_seen, excluded.first_seen), "
+                                "  last_seen = max (last_seen, excluded.last_seen), "
+                                "  probe_count = max (probe_count, excluded.probe_count), "
+                                "  write_count = max (write_count, excluded.write_count)",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, json_object_get_string_member_with_default (o, "provider_id", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, json_object_get_string_member_with_default (o, "id", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 3, json_object_get_string_member_with_default (o, "display_name", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 4, json_object_get_string_member_with_default (o, "state", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (stmt, 5, json_object_get_int_member_with_default (o, "first_seen", 0));
+  sqlite3_bind_int64 (stmt, 6, json_object_get_int_member_with_default (o, "last_seen", 0));
+  sqlite3_bind_int64 (stmt, 7, json_object_get_int_member_with_default (o, "probe_count", 0));
+  sqlite3_bind_int64 (stmt, 8, json_object_get_int_member_with_default (o, "write_count", 0));
+
+  return lumo_policy_store_step_done (db, stmt, "Cannot restore the caller", error);
+}
+
+gboolean
+lumo_policy_store_restore_caller (sqlite3     *db,
+                                  const char  *snapshot,
+                                  GError     **error)
+{
+  g_autoptr(JsonObject) o = NULL;
+
+  if (!(o = parse_snapshot (snapshot, error)))
+    return FALSE;
+
+  return restore_caller_object (db, o, error);
+}
+
+gboolean
+lumo_policy_store_restore_provider (sqlite3     *db,
+                                    const char  *snapshot,
+                                    GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autoptr(JsonObject) o = NULL;
+  JsonNode *callers_node;
+  JsonArray *callers;
+
+  if (!(o = parse_snapshot (snapshot, error)))
+    return FALSE;
+
+  /* If the provider said hello again since it was removed, keep what the
+   * hello told us and bring back the person's switches. */
+  if (!(stmt = lumo_db_prepare (db,
+                                "INSERT INTO providers (id, namespace, display_name, version, "
+                                "  enabled, writes, review, watched, created, first_seen, last_seen) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                "ON CONFLICT (id) DO UPDATE SET "
+                                "  enabled = excluded.enabled, writes = excluded.writes, "
+                                "  review = excluded.review, watched = excluded.watched, "
+                                "  created = min (created, excluded.created), "
+                                "  namespace = coalesce (namespace, excluded.namespace), "
+                                "  display_name = coalesce (display_name, excluded.display_name), "
+                                "  version = coalesce (version, excluded.version), "
+                                "  first_seen = coalesce (min (first_seen, excluded.first_seen), "
+                                "                         first_seen, excluded.first_seen)",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, json_object_get_string_member_with_default (o, "id", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, json_object_get_string_member_with_default (o, "namespace", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 3, json_object_get_string_member_with_default (o, "display_name", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 4, json_object_get_string_member_with_default (o, "version", NULL), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (stmt, 5, json_object_get_boolean_member_with_default (o, "enabled", TRUE));
+  sqlite3_bind_int (stmt, 6, json_object_get_boolean_member_with_default (o, "writes", TRUE));
+  sqlite3_bind_int (stmt, 7, json_object_get_boolean_member_with_default (o, "review", TRUE));
+  sqlite3_bind_int (stmt, 8, json_object_get_boolean_member_with_default (o, "watched", FALSE));
+  sqlite3_bind_int64 (stmt, 9, json_object_get_int_member_with_default (o, "created", g_get_real_time ()));
+  bind_time (stmt, 10, json_object_get_int_member_with_default (o, "first_seen", 0));
+  bind_time (stmt, 11, json_object_get_int_member_with_default (o, "last_seen", 0));
+  if (!lumo_policy_store_step_done (db, stmt, "Cannot restore the provider", error))
+    return FALSE;
+
+  callers_node = json_object_get_member (o, "callers");
+  callers = callers_node != NULL && JSON_NODE_HOLDS_ARRAY (callers_node)
+            ? json_node_get_array (callers_node) : NULL;
+  for (guint i = 0; callers != NULL && i < json_array_get_length (callers); i++)
+    {
+      JsonNode *caller = json_array_get_element (callers, i);
+
+      if (!JSON_NODE_HOLDS_OBJECT (caller))
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                       "Caller %u of the snapshot is not an object", i);
+          return FALSE;
+        }
+      if (!restore_caller_object (db, json_node_get_object (caller), error))
+        return FALSE;
+    }
+
+  return TRUE;
+}

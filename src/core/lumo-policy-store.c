@@ -1,0 +1,465 @@
+/* lumo-policy-store.c — the schema and statements of policy.db
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Callers of these functions own the transaction; nothing here begins or
+ * commits one, so a change and its history row always land together.
+ */
+#define G_LOG_DOMAIN "lumo-policy"
+
+#include "config.h"
+
+#include "lumo-error.h"
+#include "lumo-policy-private.h"
+
+/* The CHECKs repeat the protocol's rules so that a hand-edited or damaged
+ * database can never hold an ID that lumo_is_extension_id() refuses. */
+#define ID_CHECK(col) "CHECK (length (" col ") = 32 AND " col " NOT GLOB '*[^a-p]*')"
+
+static const char migration_1[] =
+  "CREATE TABLE providers ("
+  "  id           TEXT PRIMARY KEY NOT NULL " ID_CHECK ("id") ","
+  "  namespace    TEXT,"
+  "  display_name TEXT,"
+  "  version      TEXT,"
+  "  enabled      INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),"
+  "  writes       INTEGER NOT NULL DEFAULT 1 CHECK (writes IN (0, 1)),"
+  "  review       INTEGER NOT NULL DEFAULT 1 CHECK (review IN (0, 1)),"
+  "  watched      INTEGER NOT NULL DEFAULT 0 CHECK (watched IN (0, 1)),"
+  "  created      INTEGER NOT NULL,"
+  "  first_seen   INTEGER,"
+  "  last_seen    INTEGER"
+  ") STRICT;"
+  "CREATE TABLE callers ("
+  "  provider_id  TEXT NOT NULL REFERENCES providers (id) ON DELETE CASCADE,"
+  "  id           TEXT NOT NULL " ID_CHECK ("id") ","
+  "  state        TEXT NOT NULL CHECK (state IN ('pending', 'allowed', 'denied')),"
+  "  display_name TEXT,"
+  "  first_seen   INTEGER NOT NULL,"
+  "  last_seen    INTEGER NOT NULL,"
+  "  probe_count  INTEGER NOT NULL DEFAULT 0 CHECK (probe_count >= 0),"
+  "  write_count  INTEGER NOT NULL DEFAULT 0 CHECK (write_count >= 0),"
+  "  PRIMARY KEY (provider_id, id)"
+  ") STRICT;"
+  "CREATE INDEX callers_by_state ON callers (state, provider_id);"
+  /* No foreign key to providers: the history outlives what it describes. */
+  "CREATE TABLE history ("
+  "  id           INTEGER PRIMARY KEY AUTOINCREMENT,"
+  "  time         INTEGER NOT NULL,"
+  "  origin       TEXT NOT NULL CHECK (origin IN ('ui', 'cli', 'import', 'bridge')),"
+  "  provider_id  TEXT NOT NULL,"
+  "  caller_id    TEXT,"
+  "  field        TEXT NOT NULL"
+  "               CHECK (field IN ('provider', 'enabled', 'writes', 'review', 'caller')),"
+  "  old_value    TEXT,"
+  "  new_value    TEXT,"
+  "  snapshot     TEXT,"
+  "  undoes       INTEGER UNIQUE REFERENCES history (id)"
+  ") STRICT;";
+
+const LumoMigration lumo_policy_migrations[] = {
+  { 1, migration_1 },
+};
+const guint lumo_policy_n_migrations = G_N_ELEMENTS (lumo_policy_migrations);
+
+#define PROVIDER_COLUMNS \
+  "id, namespace, display_name, version, enabled, writes, review, watched, " \
+  "created, first_seen, last_seen"
+#define CALLER_COLUMNS \
+  "provider_id, id, display_name, state, first_seen, last_seen, probe_count, write_count"
+#define HISTORY_COLUMNS \
+  "h.id, h.time, h.origin, h.provider_id, h.caller_id, h.field, h.old_value, " \
+  "h.new_value, coalesce (h.undoes, 0), " \
+  "coalesce ((SELECT u.id FROM history u WHERE u.undoes = h.id), 0)"
+
+char *
+lumo_policy_store_clean_text (const char *text)
+{
+  g_autofree char *valid = NULL;
+  GString *out;
+  guint n = 0;
+
+  if (text == NULL)
+    return NULL;
+
+  /* Names come from other extensions: keep them printable and short so a
+   * crafted name cannot break a table or hide another line in the UI. */
+  valid = g_utf8_make_valid (text, -1);
+  out = g_string_new (NULL);
+  for (const char *p = valid; *p != '\0' && n < LUMO_POLICY_MAX_DISPLAY_LEN;
+       p = g_utf8_next_char (p), n++)
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_iscntrl (c) || c == 0x2028 || c == 0x2029)
+        c = ' ';
+      g_string_append_unichar (out, c);
+    }
+
+  g_strstrip (out->str);
+  out->len = strlen (out->str);
+  if (out->len == 0)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static char *
+column_strdup (sqlite3_stmt *stmt,
+               int           col)
+{
+  return g_strdup ((const char *) sqlite3_column_text (stmt, col));
+}
+
+gboolean
+lumo_policy_store_step_done (sqlite3       *db,
+           sqlite3_stmt  *stmt,
+           const char    *what,
+           GError       **error)
+{
+  int rc = sqlite3_step (stmt);
+
+  if (rc != SQLITE_DONE)
+    {
+      lumo_db_set_error (error, db, rc, what);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static LumoProviderInfo *
+provider_from_row (sqlite3_stmt *stmt)
+{
+  LumoProviderInfo *info = g_new0 (LumoProviderInfo, 1);
+
+  info->id = column_strdup (stmt, 0);
+  info->namespace_ = column_strdup (stmt, 1);
+  info->display_name = column_strdup (stmt, 2);
+  info->version = column_strdup (stmt, 3);
+  info->enabled = sqlite3_column_int (stmt, 4) != 0;
+  info->writes = sqlite3_column_int (stmt, 5) != 0;
+  info->review = sqlite3_column_int (stmt, 6) != 0;
+  info->watched = sqlite3_column_int (stmt, 7) != 0;
+  info->created = sqlite3_column_int64 (stmt, 8);
+  info->first_seen = sqlite3_column_int64 (stmt, 9);
+  info->last_seen = sqlite3_column_int64 (stmt, 10);
+
+  return info;
+}
+
+static LumoCallerInfo *
+caller_from_row (sqlite3_stmt *stmt)
+{
+  LumoCallerInfo *info = g_new0 (LumoCallerInfo, 1);
+
+  info->provider_id = column_strdup (stmt, 0);
+  info->id = column_strdup (stmt, 1);
+  info->display_name = column_strdup (stmt, 2);
+  if (!lumo_caller_state_from_string ((const char *) sqlite3_column_text (stmt, 3), &info->state))
+    g_assert_not_reached ();  /* the CHECK constraint allows nothing else */
+  info->first_seen = sqlite3_column_int64 (stmt, 4);
+  info->last_seen = sqlite3_column_int64 (stmt, 5);
+  info->probe_count = sqlite3_column_int64 (stmt, 6);
+  info->write_count = sqlite3_column_int64 (stmt, 7);
+
+  return info;
+}
+
+static LumoPolicyOrigin
+origin_from_string (const char *str)
+{
+  for (LumoPolicyOrigin o = LUMO_POLICY_ORIGIN_UI; o <= LUMO_POLICY_ORIGIN_BRIDGE; o++)
+    if (g_strcmp0 (str, lumo_policy_origin_to_string (o)) == 0)
+      return o;
+
+  g_assert_not_reached ();
+}
+
+static LumoHistoryEntry *
+history_from_row (sqlite3_stmt *stmt)
+{
+  LumoHistoryEntry *entry = g_new0 (LumoHistoryEntry, 1);
+
+  entry->id = sqlite3_column_int64 (stmt, 0);
+  entry->time = sqlite3_column_int64 (stmt, 1);
+  entry->origin = origin_from_string ((const char *) sqlite3_column_text (stmt, 2));
+  entry->provider_id = column_strdup (stmt, 3);
+  entry->caller_id = column_strdup (stmt, 4);
+  entry->field = column_strdup (stmt, 5);
+  entry->old_value = column_strdup (stmt, 6);
+  entry->new_value = column_strdup (stmt, 7);
+  entry->undoes = sqlite3_column_int64 (stmt, 8);
+  entry->undone_by = sqlite3_column_int64 (stmt, 9);
+
+  return entry;
+}
+
+LumoProviderInfo *
+lumo_policy_store_get_provider (sqlite3     *db,
+                                const char  *provider_id,
+                                GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db, "SELECT " PROVIDER_COLUMNS " FROM providers WHERE id = ?", error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    return provider_from_row (stmt);
+  if (rc == SQLITE_DONE)
+    g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
+                 "No provider with the ID “%s” is known", provider_id);
+  else
+    lumo_db_set_error (error, db, rc, "Cannot read the provider");
+
+  return NULL;
+}
+
+GPtrArray *
+lumo_policy_store_list_providers (sqlite3  *db,
+                                  GError  **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db,
+                                "SELECT " PROVIDER_COLUMNS " FROM providers "
+                                "ORDER BY coalesce (display_name, id) COLLATE NOCASE, id",
+                                error)))
+    return NULL;
+
+  list = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_provider_info_free);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (list, provider_from_row (stmt));
+  if (rc != SQLITE_DONE)
+    {
+      lumo_db_set_error (error, db, rc, "Cannot list the providers");
+      return NULL;
+    }
+
+  return g_steal_pointer (&list);
+}
+
+LumoCallerInfo *
+lumo_policy_store_get_caller (sqlite3     *db,
+                              const char  *provider_id,
+                              const char  *caller_id,
+                              GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db,
+                                "SELECT " CALLER_COLUMNS " FROM callers "
+                                "WHERE provider_id = ? AND id = ?",
+                                error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, caller_id, -1, SQLITE_TRANSIENT);
+
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_ROW)
+    return caller_from_row (stmt);
+  if (rc == SQLITE_DONE)
+    g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
+                 "The caller “%s” is not known to the provider “%s”",
+                 caller_id, provider_id);
+  else
+    lumo_db_set_error (error, db, rc, "Cannot read the caller");
+
+  return NULL;
+}
+
+GPtrArray *
+lumo_policy_store_list_callers (sqlite3          *db,
+                                const char       *provider_id,
+                                LumoCallerState   state,
+                                GError          **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db,
+                                "SELECT " CALLER_COLUMNS " FROM callers "
+                                "WHERE (?1 IS NULL OR provider_id = ?1) "
+                                "  AND (?2 IS NULL OR state = ?2) "
+                                "ORDER BY first_seen DESC, provider_id, id",
+                                error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+  if (state != LUMO_CALLER_STATE_ANY)
+    sqlite3_bind_text (stmt, 2, lumo_caller_state_to_string (state), -1, SQLITE_STATIC);
+
+  list = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_caller_info_free);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (list, caller_from_row (stmt));
+  if (rc != SQLITE_DONE)
+    {
+      lumo_db_set_error (error, db, rc, "Cannot list the callers");
+      return NULL;
+    }
+
+  return g_steal_pointer (&list);
+}
+
+GPtrArray *
+lumo_policy_store_list_history (sqlite3  *db,
+                                guint     limit,
+                                GError  **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autoptr(GPtrArray) list = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db,
+                                "SELECT " HISTORY_COLUMNS " FROM history h "
+                                "ORDER BY h.id DESC LIMIT ?",
+                                error)))
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, limit == 0 ? -1 : (gint64) limit);
+
+  list = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_history_entry_free);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (list, history_from_row (stmt));
+  if (rc != SQLITE_DONE)
+    {
+      lumo_db_set_error (error, db, rc, "Cannot read the policy history");
+      return NULL;
+    }
+
+  return g_steal_pointer (&list);
+}
+
+gint64
+lumo_policy_store_last_history_id (sqlite3  *db,
+                                   GError  **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db, "SELECT coalesce (max (id), 0) FROM history", error)))
+    return -1;
+
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW)
+    {
+      lumo_db_set_error (error, db, rc, "Cannot read the policy history");
+      return -1;
+    }
+
+  return sqlite3_column_int64 (stmt, 0);
+}
+
+gboolean
+lumo_policy_store_add_history (sqlite3           *db,
+                               LumoPolicyOrigin   origin,
+                               const char        *provider_id,
+                               const char        *caller_id,
+                               const char        *field,
+                               const char        *old_value,
+                               const char        *new_value,
+                               const char        *snapshot,
+                               gint64             undoes,
+                               GError           **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  if (!(stmt = lumo_db_prepare (db,
+                                "INSERT INTO history (time, origin, provider_id, caller_id, field, "
+                                "                     old_value, new_value, snapshot, undoes) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                error)))
+    return FALSE;
+
+  sqlite3_bind_int64 (stmt, 1, g_get_real_time ());
+  sqlite3_bind_text (stmt, 2, lumo_policy_origin_to_string (origin), -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 3, provider_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 4, caller_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 5, field, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 6, old_value, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 7, new_value, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 8, snapshot, -1, SQLITE_TRANSIENT);
+  if (undoes > 0)
+    sqlite3_bind_int64 (stmt, 9, undoes);
+
+  return lumo_policy_store_step_done (db, stmt, "Cannot record the change in the policy history", error);
+}
+
+gboolean
+lumo_policy_store_insert_provider (sqlite3     *db,
+                                   const char  *provider_id,
+                                   gboolean     watched,
+                                   GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  /* The switch defaults live in the schema (all on). */
+  if (!(stmt = lumo_db_prepare (db,
+                                "INSERT INTO providers (id, watched, created) VALUES (?, ?, ?)",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int (stmt, 2, watched ? 1 : 0);
+  sqlite3_bind_int64 (stmt, 3, g_get_real_time ());
+
+  return lumo_policy_store_step_done (db, stmt, "Cannot add the provider", error);
+}
+
+gboolean
+lumo_policy_store_set_switch (sqlite3           *db,
+                              const char        *provider_id,
+                              LumoPolicySwitch   sw,
+                              gboolean           on,
+                              GError           **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autofree char *sql = NULL;
+
+  /* The column name comes from our own enum, never from input. */
+  sql = g_strdup_printf ("UPDATE providers SET %s = ? WHERE id = ?",
+                         lumo_policy_switch_to_string (sw));
+  if (!(stmt = lumo_db_prepare (db, sql, error)))
+    return FALSE;
+  sqlite3_bind_int (stmt, 1, on ? 1 : 0);
+  sqlite3_bind_text (stmt, 2, provider_id, -1, SQLITE_TRANSIENT);
+
+  return lumo_policy_store_step_done (db, stmt, "Cannot change the switch", error);
+}
+
+gboolean
+lumo_policy_store_put_caller (sqlite3          *db,
+                              const char       *provider_id,
+                              const char       *caller_id,
+                              LumoCallerState   state,
+                              const char       *display_name,
+                              GError          **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  gint64 now = g_get_real_time ();
+
+  if (!(stmt = lumo_db_prepare (db,
+                                "INSERT INTO callers (provider_id, id, state, display_name, "
+                                "                     first_seen, last_seen) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
+                                "ON CONFLICT (provider_id, id) DO UPDATE SET "
+                                "  state = excluded.state, "
+                                "  display_name = coalesce (excluded.display_name, display_name)",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, caller_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 3, lumo_caller_state_to_string (state), -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 4, display_name, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (stmt, 5, now);
+
+  return lumo_policy_store_step_done (db, stmt, "Cannot change the caller", error);
+}

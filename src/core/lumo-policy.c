@@ -1,0 +1,541 @@
+/* lumo-policy.c — decisions, changes and change notification of the policy
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoPolicy keeps one connection to policy.db, the rate limiter, and a
+ * cached copy of the providers and callers. The cache is never used for a
+ * decision (decisions read the database, so a change by another process
+ * counts at once); it exists to tell what changed, so that every change —
+ * ours, or another process's seen through the file monitor — ends in the
+ * same precise signals.
+ */
+#define G_LOG_DOMAIN "lumo-policy"
+
+#include "config.h"
+
+#include <gio/gio.h>
+
+#include "lumo-error.h"
+#include "lumo-paths.h"
+#include "lumo-policy-private.h"
+
+
+static void lumo_policy_initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (LumoPolicy, lumo_policy, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
+                                                      lumo_policy_initable_iface_init))
+
+enum {
+  PROP_0,
+  PROP_PATH,
+  PROP_RATE_LIMITER,
+  N_PROPS
+};
+
+enum {
+  PROVIDER_CHANGED,
+  CALLER_CHANGED,
+  CALLER_PENDING,
+  REVOKED,
+  HISTORY_CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* ---- change notification --------------------------------------------------- */
+
+typedef struct
+{
+  guint  signal;
+  char  *provider_id;
+  char  *caller_id;
+} Emission;
+
+static void
+emission_clear (gpointer data)
+{
+  Emission *e = data;
+
+  g_free (e->provider_id);
+  g_free (e->caller_id);
+}
+
+static void
+queue (GArray     *emissions,
+       guint       signal,
+       const char *provider_id,
+       const char *caller_id)
+{
+  Emission e = { signal, g_strdup (provider_id), g_strdup (caller_id) };
+
+  g_array_append_val (emissions, e);
+}
+
+static gboolean
+provider_equal (const LumoProviderInfo *a,
+                const LumoProviderInfo *b)
+{
+  return g_strcmp0 (a->namespace_, b->namespace_) == 0 &&
+         g_strcmp0 (a->display_name, b->display_name) == 0 &&
+         g_strcmp0 (a->version, b->version) == 0 &&
+         a->enabled == b->enabled && a->writes == b->writes && a->review == b->review &&
+         a->watched == b->watched && a->created == b->created &&
+         a->first_seen == b->first_seen && a->last_seen == b->last_seen;
+}
+
+static gboolean
+caller_equal (const LumoCallerInfo *a,
+              const LumoCallerInfo *b)
+{
+  return g_strcmp0 (a->display_name, b->display_name) == 0 &&
+         a->state == b->state &&
+         a->first_seen == b->first_seen && a->last_seen == b->last_seen &&
+         a->probe_count == b->probe_count && a->write_count == b->write_count;
+}
+
+/* What L1 needs: an allowed caller of an enabled provider. */
+static gboolean
+can_use_l1 (GHashTable           *providers,
+            const LumoCallerInfo *caller)
+{
+  const LumoProviderInfo *provider;
+
+  if (caller == NULL || caller->state != LUMO_CALLER_STATE_ALLOWED)
+    return FALSE;
+  provider = g_hash_table_lookup (providers, caller->provider_id);
+
+  return provider != NULL && provider->enabled;
+}
+
+static GList *
+sorted_union_keys (GHashTable *a,
+                   GHashTable *b)
+{
+  g_autoptr(GHashTable) all = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer key;
+
+  g_hash_table_iter_init (&iter, a);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_add (all, key);
+  g_hash_table_iter_init (&iter, b);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_hash_table_add (all, key);
+
+  /* Sorted so that signals come in the same order every time. */
+  return g_list_sort (g_hash_table_get_keys (all), (GCompareFunc) strcmp);
+}
+
+static void
+diff_state (LumoPolicy *self,
+            GHashTable *providers,
+            GHashTable *callers,
+            gint64      last_history_id,
+            GArray     *emissions)
+{
+  g_autoptr(GList) provider_keys = sorted_union_keys (self->providers, providers);
+  g_autoptr(GList) caller_keys = sorted_union_keys (self->callers, callers);
+
+  for (const GList *l = provider_keys; l != NULL; l = l->next)
+    {
+      const LumoProviderInfo *before = g_hash_table_lookup (self->providers, l->data);
+      const LumoProviderInfo *after = g_hash_table_lookup (providers, l->data);
+
+      if (before == NULL || after == NULL || !provider_equal (before, after))
+        queue (emissions, signals[PROVIDER_CHANGED], l->data, NULL);
+    }
+
+  for (const GList *l = caller_keys; l != NULL; l = l->next)
+    {
+      const LumoCallerInfo *before = g_hash_table_lookup (self->callers, l->data);
+      const LumoCallerInfo *after = g_hash_table_lookup (callers, l->data);
+      const LumoCallerInfo *any = after != NULL ? after : before;
+
+      if (before == NULL || after == NULL || !caller_equal (before, after))
+        queue (emissions, signals[CALLER_CHANGED], any->provider_id, any->id);
+      if (after != NULL && after->state == LUMO_CALLER_STATE_PENDING &&
+          (before == NULL || before->state != LUMO_CALLER_STATE_PENDING))
+        queue (emissions, signals[CALLER_PENDING], any->provider_id, any->id);
+    }
+
+  /* Revocation also covers callers of a provider that was disabled or
+   * removed, so a session only has to listen to ::revoked. */
+  for (const GList *l = caller_keys; l != NULL; l = l->next)
+    {
+      const LumoCallerInfo *before = g_hash_table_lookup (self->callers, l->data);
+      const LumoCallerInfo *after = g_hash_table_lookup (callers, l->data);
+
+      if (can_use_l1 (self->providers, before) && !can_use_l1 (providers, after))
+        queue (emissions, signals[REVOKED], before->provider_id, before->id);
+    }
+
+  if (last_history_id != self->last_history_id)
+    queue (emissions, signals[HISTORY_CHANGED], NULL, NULL);
+}
+
+static char *
+caller_key (const char *provider_id,
+            const char *caller_id)
+{
+  return g_strconcat (provider_id, "/", caller_id, NULL);
+}
+
+/* Reads everything the signals describe. The tables are small (a handful of
+ * providers, tens of callers), so a full read per change is cheaper to get
+ * right than tracking each statement's effect. */
+static gboolean
+load_state (LumoPolicy  *self,
+            GHashTable **providers_out,
+            GHashTable **callers_out,
+            gint64      *last_history_id,
+            gint64      *data_version,
+            GError     **error)
+{
+  g_autoptr(GHashTable) providers = NULL;
+  g_autoptr(GHashTable) callers = NULL;
+  g_autoptr(GPtrArray) provider_list = NULL;
+  g_autoptr(GPtrArray) caller_list = NULL;
+
+  /* Read the version first: a commit racing with the reads below is then
+   * seen again by the next refresh rather than missed. */
+  if ((*data_version = lumo_db_data_version (self->db)) < 0)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB,
+                   "Cannot read the data version of “%s”: %s",
+                   self->path, sqlite3_errmsg (self->db));
+      return FALSE;
+    }
+
+  if (!lumo_db_exec (self->db, "BEGIN", error))
+    return FALSE;
+  provider_list = lumo_policy_store_list_providers (self->db, error);
+  caller_list = provider_list ? lumo_policy_store_list_callers (self->db, NULL, LUMO_CALLER_STATE_ANY, error) : NULL;
+  *last_history_id = caller_list ? lumo_policy_store_last_history_id (self->db, error) : -1;
+  if (*last_history_id < 0 || !lumo_db_commit (self->db, error))
+    {
+      lumo_db_rollback (self->db);
+      return FALSE;
+    }
+
+  providers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                     (GDestroyNotify) lumo_provider_info_free);
+  for (guint i = 0; i < provider_list->len; i++)
+    {
+      LumoProviderInfo *info = g_ptr_array_index (provider_list, i);
+
+      g_hash_table_insert (providers, info->id, info);
+    }
+  g_ptr_array_set_free_func (provider_list, NULL);
+
+  callers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                   (GDestroyNotify) lumo_caller_info_free);
+  for (guint i = 0; i < caller_list->len; i++)
+    {
+      LumoCallerInfo *info = g_ptr_array_index (caller_list, i);
+
+      g_hash_table_insert (callers, caller_key (info->provider_id, info->id), info);
+    }
+  g_ptr_array_set_free_func (caller_list, NULL);
+
+  *providers_out = g_steal_pointer (&providers);
+  *callers_out = g_steal_pointer (&callers);
+
+  return TRUE;
+}
+
+static gboolean
+sync_state (LumoPolicy  *self,
+            GError     **error)
+{
+  g_autoptr(GHashTable) providers = NULL;
+  g_autoptr(GHashTable) callers = NULL;
+  g_autoptr(GArray) emissions = NULL;
+  g_autoptr(LumoPolicy) hold = NULL;
+  gint64 last_history_id;
+  gint64 data_version;
+
+  if (!load_state (self, &providers, &callers, &last_history_id, &data_version, error))
+    return FALSE;
+
+  emissions = g_array_new (FALSE, FALSE, sizeof (Emission));
+  g_array_set_clear_func (emissions, emission_clear);
+  diff_state (self, providers, callers, last_history_id, emissions);
+
+  /* Swap before emitting: a handler that reads or changes the policy sees
+   * the new state, and a nested change diffs against it. */
+  g_clear_pointer (&self->providers, g_hash_table_unref);
+  g_clear_pointer (&self->callers, g_hash_table_unref);
+  self->providers = g_steal_pointer (&providers);
+  self->callers = g_steal_pointer (&callers);
+  self->last_history_id = last_history_id;
+  self->data_version = data_version;
+
+  hold = g_object_ref (self);
+  for (guint i = 0; i < emissions->len; i++)
+    {
+      const Emission *e = &g_array_index (emissions, Emission, i);
+
+      if (e->signal == signals[HISTORY_CHANGED])
+        g_signal_emit (self, e->signal, 0);
+      else if (e->signal == signals[PROVIDER_CHANGED])
+        g_signal_emit (self, e->signal, 0, e->provider_id);
+      else
+        g_signal_emit (self, e->signal, 0, e->provider_id, e->caller_id);
+    }
+
+  return TRUE;
+}
+
+void
+lumo_policy_announce (LumoPolicy *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!sync_state (self, &error))
+    g_warning ("Cannot reload the policy after a change: %s", error->message);
+}
+
+gboolean
+lumo_policy_refresh (LumoPolicy  *self,
+                     GError     **error)
+{
+  gint64 version;
+
+  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
+
+  if ((version = lumo_db_data_version (self->db)) < 0)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB,
+                   "Cannot read the data version of “%s”: %s",
+                   self->path, sqlite3_errmsg (self->db));
+      return FALSE;
+    }
+
+  /* data_version moves only for commits of other connections. */
+  if (version == self->data_version)
+    return TRUE;
+
+  return sync_state (self, error);
+}
+
+static void
+on_file_monitor_changed_cb (GFileMonitor      *monitor,
+                            GFile             *file,
+                            GFile             *other_file,
+                            GFileMonitorEvent  event,
+                            gpointer           user_data)
+{
+  LumoPolicy *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!lumo_policy_refresh (self, &error))
+    g_warning ("Cannot apply a policy change made by another process: %s", error->message);
+}
+
+static GFileMonitor *
+watch_file (LumoPolicy *self,
+            const char *path)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  GFileMonitor *monitor;
+
+  /* Every commit of another process writes the -wal file; the main file
+   * changes on checkpoints. Without a monitor, decisions stay correct and
+   * only the signals wait for the next local change or refresh. */
+  if (!(monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error)))
+    {
+      g_warning ("Cannot watch “%s” for changes by other processes: %s", path, error->message);
+      return NULL;
+    }
+
+  g_file_monitor_set_rate_limit (monitor, 100);
+  g_signal_connect (monitor, "changed", G_CALLBACK (on_file_monitor_changed_cb), self);
+
+  return monitor;
+}
+
+/* ---- object ---------------------------------------------------------------- */
+
+static gboolean
+lumo_policy_initable_init (GInitable     *initable,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  LumoPolicy *self = LUMO_POLICY (initable);
+  g_autofree char *wal_path = NULL;
+
+  if (self->path == NULL)
+    {
+      if (!lumo_paths_ensure_data_dir (error))
+        return FALSE;
+      self->path = lumo_paths_build ("policy.db");
+    }
+
+  if (!(self->db = lumo_db_open (self->path, LUMO_DB_FLAGS_NONE,
+                                 lumo_policy_migrations, lumo_policy_n_migrations,
+                                 error)))
+    return FALSE;
+
+  if (!sync_state (self, error))
+    return FALSE;
+
+  wal_path = g_strconcat (self->path, "-wal", NULL);
+  self->wal_monitor = watch_file (self, wal_path);
+  self->db_monitor = watch_file (self, self->path);
+
+  return TRUE;
+}
+
+static void
+lumo_policy_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = lumo_policy_initable_init;
+}
+
+static void
+stop_monitor (LumoPolicy    *self,
+              GFileMonitor **monitor)
+{
+  if (*monitor == NULL)
+    return;
+
+  g_signal_handlers_disconnect_by_func (*monitor, on_file_monitor_changed_cb, self);
+  g_file_monitor_cancel (*monitor);
+  g_clear_object (monitor);
+}
+
+static void
+lumo_policy_dispose (GObject *object)
+{
+  LumoPolicy *self = LUMO_POLICY (object);
+
+  stop_monitor (self, &self->wal_monitor);
+  stop_monitor (self, &self->db_monitor);
+  g_clear_object (&self->limiter);
+
+  G_OBJECT_CLASS (lumo_policy_parent_class)->dispose (object);
+}
+
+static void
+lumo_policy_finalize (GObject *object)
+{
+  LumoPolicy *self = LUMO_POLICY (object);
+
+  g_clear_pointer (&self->db, lumo_db_close);
+  g_clear_pointer (&self->providers, g_hash_table_unref);
+  g_clear_pointer (&self->callers, g_hash_table_unref);
+  g_clear_pointer (&self->path, g_free);
+
+  G_OBJECT_CLASS (lumo_policy_parent_class)->finalize (object);
+}
+
+static void
+lumo_policy_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  LumoPolicy *self = LUMO_POLICY (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+    case PROP_RATE_LIMITER:
+      g_value_set_object (value, self->limiter);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lumo_policy_set_property (GObject      *object,
+                          guint         prop_id,
+                          const GValue *value,
+                          GParamSpec   *pspec)
+{
+  LumoPolicy *self = LUMO_POLICY (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_assert (self->path == NULL);
+      self->path = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lumo_policy_class_init (LumoPolicyClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = lumo_policy_dispose;
+  object_class->finalize = lumo_policy_finalize;
+  object_class->get_property = lumo_policy_get_property;
+  object_class->set_property = lumo_policy_set_property;
+
+  properties[PROP_PATH] =
+    g_param_spec_string ("path", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RATE_LIMITER] =
+    g_param_spec_object ("rate-limiter", NULL, NULL, LUMO_TYPE_RATE_LIMITER,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[PROVIDER_CHANGED] =
+    g_signal_new ("provider-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[CALLER_CHANGED] =
+    g_signal_new ("caller-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[CALLER_PENDING] =
+    g_signal_new ("caller-pending", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[REVOKED] =
+    g_signal_new ("revoked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[HISTORY_CHANGED] =
+    g_signal_new ("history-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+lumo_policy_init (LumoPolicy *self)
+{
+  self->limiter = lumo_rate_limiter_new (LUMO_RATE_LIMIT_WRITES, LUMO_RATE_LIMIT_WINDOW_US);
+  self->providers = g_hash_table_new (g_str_hash, g_str_equal);
+  self->callers = g_hash_table_new (g_str_hash, g_str_equal);
+  self->data_version = -1;
+}
+
+LumoPolicy *
+lumo_policy_new (const char  *path,
+                 GError     **error)
+{
+  return g_initable_new (LUMO_TYPE_POLICY, NULL, error, "path", path, NULL);
+}
+
+const char *
+lumo_policy_get_path (LumoPolicy *self)
+{
+  g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
+
+  return self->path;
+}
+
+LumoRateLimiter *
+lumo_policy_get_rate_limiter (LumoPolicy *self)
+{
+  g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
+
+  return self->limiter;
+}
