@@ -105,6 +105,9 @@ LumoBrowserIntegration *lumo_browser_integration_new (const char *home_dir,
 
 const char *lumo_browser_integration_get_home_dir      (LumoBrowserIntegration *self);
 const char *lumo_browser_integration_get_system_root   (LumoBrowserIntegration *self);
+/* Where per-user browser folders are looked for: HOME/.config when a home
+ * was given, else $XDG_CONFIG_HOME (the host's, inside Flatpak) or ~/.config. */
+const char *lumo_browser_integration_get_config_dir    (LumoBrowserIntegration *self);
 /* Absolute path of lumo-access-host as the host system sees it. */
 const char *lumo_browser_integration_get_host_path     (LumoBrowserIntegration *self);
 void        lumo_browser_integration_set_host_path     (LumoBrowserIntegration *self,

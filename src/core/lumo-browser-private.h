@@ -1,0 +1,57 @@
+/* lumo-browser-private.h — what LumoBrowser and LumoBrowserIntegration share
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "lumo-browser-integration.h"
+
+G_BEGIN_DECLS
+
+/* Where each browser reads manifests from (chrome_paths.cc and the
+ * browsers' own documentation). A user-scope folder is relative to the
+ * config dir (or to ~/.var/app/ID/config for a Flatpak browser); a
+ * system-scope folder is relative to the root. */
+typedef struct
+{
+  const char *id;
+  const char *name;             /* N_() */
+  const char *folder;
+  const char *flatpak_id;       /* Flatpak browsers only */
+  const char *installed[4];     /* system scope: any of these means installed */
+} TargetInfo;
+
+struct _LumoBrowser
+{
+  GObject                parent_instance;
+
+  const TargetInfo      *info;
+  LumoBrowserScope       scope;
+  char                  *directory;
+  char                  *manifest_path;
+  char                  *wrapper_path;   /* NULL when the manifest names the helper */
+  gboolean               wrapper_shared; /* the app's own wrapper, used by several targets */
+  LumoBrowserStatus      status;
+  LumoBrowserStaleFlags  stale_flags;
+  char                  *advice;
+  char                  *fix_command;
+};
+
+const TargetInfo   *lumo_browser_targets               (LumoBrowserScope        scope,
+                                                        guint                  *n_targets);
+LumoBrowser        *lumo_browser_new_for_target        (LumoBrowserIntegration *integration,
+                                                        const TargetInfo       *info,
+                                                        LumoBrowserScope        scope);
+/* Re-reads the files and recomputes status, stale flags and advice. */
+void                lumo_browser_update                (LumoBrowser            *self,
+                                                        LumoBrowserIntegration *integration);
+/* The wrapper script this target needs, or NULL if its manifest names the
+ * helper itself. */
+char               *lumo_browser_dup_wrapper_contents  (LumoBrowser            *self,
+                                                        LumoBrowserIntegration *integration);
+
+/* Integration state that is not public API. */
+const char * const *lumo_browser_integration_get_origins  (LumoBrowserIntegration *self);
+const char         *lumo_browser_integration_get_data_dir (LumoBrowserIntegration *self);
+
+G_END_DECLS
