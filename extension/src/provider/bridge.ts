@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// The provider's end of the bridge to Lumo Access (docs/bridge-protocol.md):
+// one native-messaging port, request/answer matching by id, the policy the
+// app pushes, and app requests (probeTarget). The bridge owns the port's
+// life: it says hello on every connect, fails every pending request when the
+// port dies, and reconnects with backoff so an app restart heals by itself.
+// It holds no policy decision of its own; while it is down, every question
+// gets a "cannot reach Lumo Access" answer and callers fail closed.
+
+import { NATIVE_HOST_NAME, isObject } from '../shared/protocol.ts';
+
+export interface BridgePolicy {
+  enabled: boolean;
+  writes: boolean;
+  review: boolean;
+}
+
+export interface PolicyPush extends BridgePolicy {
+  revoked: string[];
+}
+
+export interface NativePortLike {
+  postMessage (message: unknown): void;
+  disconnect (): void;
+  onMessage: { addListener (cb: (message: unknown) => void): void };
+  onDisconnect: { addListener (cb: () => void): void };
+}
+
+export type BridgeState = 'connecting' | 'ready' | 'down';
+
+export interface BridgeOptions {
+  // chrome.runtime.connectNative; returns the port and, once it has died,
+  // the reason Chrome gave (chrome.runtime.lastError).
+  connect: () => NativePortLike;
+  lastError: () => string | undefined;
+  hello: () => Record<string, unknown>;
+  onReady?: (answer: Record<string, unknown>) => void;
+  onPolicy?: (push: PolicyPush) => void;
+  onStateChange?: (state: BridgeState, reason: string | null) => void;
+  onRequest?: (message: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  backoffMs?: readonly number[];
+  log?: (...args: unknown[]) => void;
+}
+
+export class BridgeError extends Error {
+  override name = 'BridgeError';
+  constructor (message: string, readonly code: string, readonly field?: string) {
+    super(message);
+  }
+}
+
+const DEFAULT_BACKOFF = [100, 250, 500, 1000, 2000, 5000, 10000] as const;
+
+// Chrome's texts for a native port that died, and what a person can do.
+export function explainNativeError (text: string | undefined): string {
+  const t = text ?? '';
+  if (/native messaging host not found/i.test(t))
+    return `Lumo Access is not installed for this browser (no native messaging host "${NATIVE_HOST_NAME}"). Install Lumo Access and open it once.`;
+  if (/host is forbidden/i.test(t))
+    return 'Lumo Access does not accept this extension: its ID is not in the allowed origins of the native messaging host. Reinstall Lumo Access or the extension.';
+  if (/host has exited/i.test(t))
+    return 'Lumo Access is not running or has closed the connection. Start Lumo Access; the provider reconnects by itself.';
+  if (t.length > 0)
+    return `Lumo Access cannot be reached: ${t}`;
+  return 'Lumo Access cannot be reached. Start Lumo Access; the provider reconnects by itself.';
+}
+
+interface Pending {
+  resolve: (answer: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+}
+
+export class Bridge {
+  private readonly opts: BridgeOptions;
+  private port: NativePortLike | null = null;
+  private nextId = 1;
+  private pending = new Map<number, Pending>();
+  private helloId: number | null = null;
+  private attempt = 0;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private waiters: Array<() => void> = [];
+  private stopped = false;
+
+  state: BridgeState = 'down';
+  reason: string | null = 'Not connected to Lumo Access yet.';
+  policy: BridgePolicy | null = null;
+  helloAnswer: Record<string, unknown> | null = null;
+
+  constructor (opts: BridgeOptions) {
+    this.opts = opts;
+  }
+
+  start (): void {
+    this.stopped = false;
+    if (this.state === 'down' && this.reconnectTimer === null)
+      this.connect();
+  }
+
+  stop (): void {
+    this.stopped = true;
+    if (this.reconnectTimer !== null)
+      clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const port = this.port;
+    this.port = null;
+    port?.disconnect();
+    this.fail('The bridge was stopped.');
+  }
+
+  private setState (state: BridgeState, reason: string | null): void {
+    this.state = state;
+    this.reason = reason;
+    this.opts.onStateChange?.(state, reason);
+    if (state !== 'connecting') {
+      const waiters = this.waiters;
+      this.waiters = [];
+      waiters.forEach((w) => w());
+    }
+  }
+
+  private connect (): void {
+    this.reconnectTimer = null;
+    this.setState('connecting', 'Connecting to Lumo Access.');
+    let port: NativePortLike;
+    try {
+      port = this.opts.connect();
+    } catch (e) {
+      this.onDied(e instanceof Error ? e.message : String(e));
+      return;
+    }
+    this.port = port;
+    port.onMessage.addListener((m) => {
+      if (this.port === port)
+        this.onMessage(m);
+    });
+    port.onDisconnect.addListener(() => {
+      // Reading lastError here also keeps Chrome from logging it as unchecked.
+      const text = this.opts.lastError();
+      if (this.port === port) {
+        this.port = null;
+        this.onDied(text);
+      }
+    });
+    const id = this.nextId++;
+    this.helloId = id;
+    this.pending.set(id, {
+      resolve: (answer) => {
+        this.attempt = 0;
+        this.helloAnswer = answer;
+        const p = answer.policy;
+        if (isObject(p))
+          this.policy = { enabled: p.enabled === true, writes: p.writes === true, review: p.review === true };
+        this.setState('ready', null);
+        this.opts.onReady?.(answer);
+      },
+      reject: (error) => {
+        // A refused hello will be refused again: stay down with the reason,
+        // and try again only on the slow end of the backoff.
+        this.attempt = Math.max(this.attempt, (this.opts.backoffMs ?? DEFAULT_BACKOFF).length - 1);
+        const dead = this.port;
+        this.port = null;
+        dead?.disconnect();
+        this.onDied(undefined, `Lumo Access refused this provider: ${error.message}`);
+      },
+    });
+    this.post({ ...this.opts.hello(), type: 'hello', id });
+  }
+
+  private onDied (chromeText: string | undefined, reason?: string): void {
+    const why = reason ?? explainNativeError(chromeText);
+    this.opts.log?.('bridge down:', chromeText ?? reason);
+    this.helloAnswer = null;
+    this.setState('down', why);
+    this.fail(why);
+    if (this.stopped)
+      return;
+    const backoff = this.opts.backoffMs ?? DEFAULT_BACKOFF;
+    const delay = backoff[Math.min(this.attempt, backoff.length - 1)] ?? 1000;
+    this.attempt++;
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  private fail (reason: string): void {
+    const pending = this.pending;
+    this.pending = new Map();
+    for (const p of pending.values())
+      p.reject(new BridgeError(reason, 'unreachable'));
+  }
+
+  private post (message: Record<string, unknown>): void {
+    try {
+      this.port?.postMessage(message);
+    } catch (e) {
+      this.opts.log?.('bridge post failed:', e);
+    }
+  }
+
+  private onMessage (message: unknown): void {
+    if (!isObject(message) || typeof message.type !== 'string') {
+      this.opts.log?.('bridge: dropped a message without type');
+      return;
+    }
+    const type = message.type;
+    if (type === 'policy') {
+      this.onPolicyPush(message);
+      return;
+    }
+    if ('re' in message && (type === 'error' || type.endsWith('.result'))) {
+      const re = message.re;
+      const p = typeof re === 'number' ? this.pending.get(re) : undefined;
+      if (p === undefined) {
+        this.opts.log?.('bridge: answer to no pending request', message);
+        return;
+      }
+      this.pending.delete(re as number);
+      if (type === 'error')
+        p.reject(new BridgeError(String(message.message ?? message.code), String(message.code ?? 'internal'),
+          typeof message.field === 'string' ? message.field : undefined));
+      else
+        p.resolve(message);
+      return;
+    }
+    if ('id' in message) {
+      void this.answerRequest(message);
+      return;
+    }
+    this.opts.log?.('bridge: dropped an unexpected message', type);
+  }
+
+  private onPolicyPush (message: Record<string, unknown>): void {
+    // Validate completely before acting, as the spec asks of both sides.
+    const { enabled, writes, review, revoked } = message;
+    if (typeof enabled !== 'boolean' || typeof writes !== 'boolean' || typeof review !== 'boolean' ||
+        (revoked !== undefined && (!Array.isArray(revoked) || !revoked.every((r) => typeof r === 'string')))) {
+      this.opts.log?.('bridge: dropped an invalid policy push');
+      return;
+    }
+    this.policy = { enabled, writes, review };
+    this.opts.onPolicy?.({ enabled, writes, review, revoked: (revoked as string[] | undefined) ?? [] });
+  }
+
+  private async answerRequest (message: Record<string, unknown>): Promise<void> {
+    const id = message.id;
+    const port = this.port;
+    let answer: Record<string, unknown>;
+    try {
+      if (this.opts.onRequest === undefined)
+        throw new BridgeError(`"${String(message.type)}" is not handled by this provider.`, 'unknown_type');
+      answer = { ...(await this.opts.onRequest(message)), re: id };
+    } catch (e) {
+      const be = e instanceof BridgeError ? e : null;
+      answer = { type: 'error', re: id, code: be?.code ?? 'internal', message: e instanceof Error ? e.message : String(e) };
+      if (be?.field !== undefined)
+        answer.field = be.field;
+    }
+    // An answer for a port that has since died would go to the wrong session.
+    if (this.port === port)
+      this.post(answer);
+  }
+
+  // Resolves once the bridge is ready or down, or after waitMs.
+  whenSettled (waitMs: number): Promise<void> {
+    if (this.state !== 'connecting')
+      return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      this.waiters.push(() => { clearTimeout(timer); resolve(); });
+    });
+  }
+
+  // Sends a request and resolves with its answer. Rejects with a BridgeError:
+  // code "unreachable" when the bridge is not ready (or dies before the
+  // answer), or the app's error code. waitMs bounds how long a request may
+  // wait for a bridge that is still connecting.
+  async request (type: string, fields: Record<string, unknown>, waitMs = 0): Promise<Record<string, unknown>> {
+    if (this.state === 'connecting' && waitMs > 0)
+      await this.whenSettled(waitMs);
+    if (this.state !== 'ready' || this.port === null)
+      throw new BridgeError(this.state === 'connecting'
+        ? 'Lumo Access is starting; try again in a moment.'
+        : (this.reason ?? explainNativeError(undefined)), 'unreachable');
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.post({ ...fields, type, id });
+    });
+  }
+
+  // Fire-and-forget requests (result, port, tools): failures only logged.
+  notify (type: string, fields: Record<string, unknown>): void {
+    this.request(type, fields).catch((e) => this.opts.log?.(`bridge: ${type} failed:`, e instanceof Error ? e.message : e));
+  }
+}
+
+export function chromeNativeConnect (): NativePortLike {
+  return chrome.runtime.connectNative(NATIVE_HOST_NAME) as unknown as NativePortLike;
+}
+
+export function chromeLastError (): string | undefined {
+  return chrome.runtime.lastError?.message;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// The provider as one object: the bridge to the app, the open L1 ports per
+// caller, and the handlers the service worker's top-level listeners call.
+// Everything browser-specific comes in through ProviderDeps, so the unit
+// tests run the same code with fakes.
+
+import type { ServiceInfo } from '../shared/protocol.ts';
+import { MCP_PORT_NAME, isExtensionId } from '../shared/protocol.ts';
+import type { PortLike } from '../shared/port.ts';
+import { probeExtension, type SendMessage } from '../host/probe.ts';
+import { Bridge, BridgeError, type BridgeOptions, type BridgePolicy, type PolicyPush } from './bridge.ts';
+import { bridgeCatalogue, catalogue, createProviderServer, SERVICE } from './mcp-server.ts';
+import { handleProbe } from './probe.ts';
+import { ScriptStore } from './scripts.ts';
+import { BufferedPortTransport } from './transport.ts';
+import type { AuthorizeOutcome, AuthorizeRequest, ToolContext, ToolDef } from './tools.ts';
+
+export interface ProviderDeps {
+  connectNative: BridgeOptions['connect'];
+  lastError: BridgeOptions['lastError'];
+  store: ScriptStore;
+  newUuid: () => string;
+  sendMessage?: SendMessage;
+  selfId: string;
+  service?: ServiceInfo;
+  tools?: readonly ToolDef[];
+  backoffMs?: readonly number[];
+  // How long a probe may wait for a bridge that is still connecting; the
+  // host gives up after 1500 ms, so this stays well under it.
+  probeWaitMs?: number;
+  log?: (...args: unknown[]) => void;
+}
+
+interface OpenPort {
+  id: string;
+  callerId: string;
+  transport: BufferedPortTransport;
+}
+
+const REASON_TEXT: Record<string, string> = {
+  disabled: 'Agent access is turned off in the provider.',
+  not_authorized: 'The caller is not on the allow-list.',
+  pending: 'Waiting for your approval in the provider.',
+  writes_off: 'Writes are turned off for this provider.',
+  rate_limited: 'Too many writes: at most 30 in 60 seconds.',
+  review_rejected: 'The reviewer rejected this write.',
+  review_timeout: 'No reviewer decided on this write in time.',
+  audit_failed: 'The write could not be recorded in the audit log, so it was not allowed.',
+};
+
+function retryWords (ms: number): string {
+  const s = Math.max(1, Math.ceil(ms / 1000));
+  return s === 1 ? 'Try again in 1 second.' : `Try again in ${s} seconds.`;
+}
+
+// The sentence the model reads for a denial: the app's own message when it
+// sent one (the provider must not parse it), else one made from the code.
+export function denialText (answer: Record<string, unknown>): string {
+  const reason = typeof answer.reason === 'string' ? answer.reason : 'denied';
+  if (typeof answer.message === 'string' && answer.message.length > 0)
+    return answer.message;
+  let text = REASON_TEXT[reason] ?? `Lumo Access refused the call (${reason}).`;
+  if (reason === 'rate_limited' && typeof answer.retryAfterMs === 'number')
+    text += ' ' + retryWords(answer.retryAfterMs);
+  return text;
+}
+
+export class Provider {
+  readonly bridge: Bridge;
+  readonly service: ServiceInfo;
+  readonly tools: readonly ToolDef[];
+  private readonly deps: ProviderDeps;
+  private readonly ports = new Map<string, OpenPort>();
+  private portCounter = 0;
+
+  constructor (deps: ProviderDeps) {
+    this.deps = deps;
+    this.service = deps.service ?? SERVICE;
+    this.tools = catalogue(deps.tools, (m) => deps.log?.(m));
+    this.bridge = new Bridge({
+      connect: deps.connectNative,
+      lastError: deps.lastError,
+      hello: () => ({ bridge: 1, service: { ...this.service }, tools: bridgeCatalogue(this.tools) }),
+      onReady: () => this.onBridgeReady(),
+      onPolicy: (push) => this.onPolicy(push),
+      onRequest: (m) => this.onAppRequest(m),
+      onStateChange: (state, reason) => deps.log?.(`bridge ${state}${reason ? `: ${reason}` : ''}`),
+      ...(deps.backoffMs ? { backoffMs: deps.backoffMs } : {}),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+  }
+
+  start (): void {
+    this.bridge.start();
+  }
+
+  get openPortCount (): number {
+    return this.ports.size;
+  }
+
+  // ---- L0 ----------------------------------------------------------------
+
+  probe (message: unknown, sender: { id?: string }) {
+    return handleProbe(message, sender, this.service, async (caller) => {
+      const a = await this.bridge.request('probe', { caller }, this.deps.probeWaitMs ?? 1000);
+      return a;
+    });
+  }
+
+  // ---- L1 ----------------------------------------------------------------
+
+  // Called synchronously from onConnectExternal: the transport listens at
+  // once, so nothing the host sends right after connect is lost.
+  connect (port: PortLike): void {
+    if (port.name !== MCP_PORT_NAME)
+      return;
+    const transport = new BufferedPortTransport(port);
+    const callerId = port.sender?.id;
+    if (!isExtensionId(callerId)) {
+      transport.closeWithReason('The port did not come from an extension with a valid ID.');
+      return;
+    }
+    const id = `p${++this.portCounter}`;
+    const open: OpenPort = { id, callerId, transport };
+    this.ports.set(id, open);
+    const server = createProviderServer(this.tools, this.bridge.policy, this.toolContext(callerId, () => server.server.getClientVersion()?.name));
+    transport.onclose = () => {
+      this.ports.delete(id);
+      if (this.bridge.state === 'ready')
+        this.bridge.notify('port', { caller: { id: callerId }, port: id, state: 'closed' });
+    };
+    void server.connect(transport).then(() => this.admit(open));
+  }
+
+  private async admit (open: OpenPort): Promise<void> {
+    let status: Record<string, unknown>;
+    try {
+      const answer = await this.bridge.request('probe', { caller: { id: open.callerId } }, 5000);
+      status = (answer.status ?? {}) as Record<string, unknown>;
+    } catch (e) {
+      open.transport.closeWithReason(e instanceof Error ? e.message : String(e));
+      return;
+    }
+    if (status.enabled !== true) {
+      open.transport.closeWithReason(REASON_TEXT.disabled as string);
+      return;
+    }
+    if (status.authorized !== true) {
+      open.transport.closeWithReason(status.pendingApproval === true ? REASON_TEXT.pending as string : REASON_TEXT.not_authorized as string);
+      return;
+    }
+    if (open.transport.isClosed)
+      return;
+    this.bridge.notify('port', { caller: { id: open.callerId }, port: open.id, state: 'open' });
+    open.transport.release();
+  }
+
+  private toolContext (callerId: string, callerName: () => string | undefined): ToolContext {
+    return {
+      store: this.deps.store,
+      newUuid: this.deps.newUuid,
+      authorize: (req) => this.authorize(callerId, callerName(), req),
+      complete: async (auditId, ok, error) => {
+        const fields: Record<string, unknown> = { auditId, ok };
+        if (error !== undefined)
+          fields.error = error;
+        try {
+          await this.bridge.request('result', fields);
+        } catch (e) {
+          this.deps.log?.('result not recorded:', e instanceof Error ? e.message : e);
+        }
+      },
+    };
+  }
+
+  private async authorize (callerId: string, name: string | undefined, req: AuthorizeRequest): Promise<AuthorizeOutcome> {
+    const caller: Record<string, unknown> = { id: callerId };
+    if (name !== undefined && name.length > 0)
+      caller.name = name.slice(0, 128);
+    let answer: Record<string, unknown>;
+    try {
+      answer = await this.bridge.request('authorize', { caller, ...req }, 3000);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      if (e instanceof BridgeError && e.code !== 'unreachable')
+        return { allow: false, reason: e.code, message: `Lumo Access refused the request (${e.code}): ${why}` };
+      return { allow: false, reason: 'unreachable', message: `The call was not run because Lumo Access cannot be reached. ${why}` };
+    }
+    const auditId = typeof answer.auditId === 'number' ? answer.auditId : undefined;
+    if (answer.allow === true)
+      return auditId === undefined ? { allow: true } : { allow: true, auditId };
+    const denied: AuthorizeOutcome = { allow: false, reason: String(answer.reason ?? 'denied'), message: denialText(answer) };
+    if (auditId !== undefined)
+      denied.auditId = auditId;
+    return denied;
+  }
+
+  // ---- app → provider ----------------------------------------------------
+
+  private onBridgeReady (): void {
+    // Ports opened before a reconnect belong to the old session: tell the
+    // new one about them so the app shows them.
+    for (const p of this.ports.values())
+      this.bridge.notify('port', { caller: { id: p.callerId }, port: p.id, state: 'open' });
+  }
+
+  private onPolicy (push: PolicyPush): void {
+    const reason = !push.enabled ? REASON_TEXT.disabled as string : 'Access for this caller was revoked in Lumo Access.';
+    for (const p of [...this.ports.values()]) {
+      if (!push.enabled || push.revoked.includes(p.callerId))
+        p.transport.closeWithReason(reason);
+    }
+  }
+
+  get policy (): BridgePolicy | null {
+    return this.bridge.policy;
+  }
+
+  private async onAppRequest (m: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (m.type !== 'probeTarget')
+      throw new BridgeError(`"${String(m.type)}" is not a request this provider handles.`, 'unknown_type');
+    if (!isExtensionId(m.target))
+      throw new BridgeError('target is not an extension ID.', 'invalid_id', 'target');
+    const outcome = await probeExtension(m.target, {
+      client: { id: this.deps.selfId, name: this.service.name, version: this.service.version },
+      ...(this.deps.sendMessage ? { sendMessage: this.deps.sendMessage } : {}),
+    });
+    return { type: 'probeTarget.result', outcome };
+  }
+}

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// The userscript management tools. Each tool describes itself (schema,
+// annotations, read or write) and plans a call: what the app must see to
+// decide (target UUID, redacted preview) and what to run once allowed.
+// runTool() is the one path every call takes: authorize with the app first,
+// then run, then report the result of a write. Every refusal or business
+// failure is an isError result the model can read, never a thrown error.
+
+import { z } from 'zod';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { paramsHash } from '../shared/sha256.ts';
+import { scriptPreview, type ScriptPreview } from './preview.ts';
+import { ScriptError, ScriptStore, summarize, type Script } from './scripts.ts';
+
+export interface AuthorizeRequest {
+  tool: string;
+  write: boolean;
+  target?: string;
+  paramsHash?: string;
+  preview?: Record<string, unknown>;
+}
+
+export type AuthorizeOutcome =
+  | { allow: true; auditId?: number }
+  | { allow: false; message: string; reason: string; auditId?: number };
+
+export interface ToolContext {
+  store: ScriptStore;
+  newUuid: () => string;
+  authorize: (req: AuthorizeRequest) => Promise<AuthorizeOutcome>;
+  complete: (auditId: number, ok: boolean, error?: string) => Promise<void>;
+}
+
+interface Plan {
+  target?: string;
+  preview?: ScriptPreview | Record<string, unknown>;
+  run: () => Promise<unknown>;
+}
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  write: boolean;
+  annotations: ToolAnnotations;
+  inputSchema: z.ZodRawShape;
+  plan: (args: any, ctx: ToolContext) => Promise<Plan>;
+}
+
+const uuidArg = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+  'a lowercase UUID such as 0f8fad5b-d9cb-469f-a165-70867728950e').describe('The script\'s UUID');
+const nameArg = z.string().min(1).max(128).describe('A short name people recognise the script by');
+const descriptionArg = z.string().max(1024).describe('What the script does');
+const matchesArg = z.array(z.string().min(1).max(2048)).max(64)
+  .describe('Match patterns of the pages the script runs on, e.g. "https://example.com/*"');
+const sourceArg = z.string().describe('The JavaScript source of the script');
+
+function json (value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
+}
+
+export function errorResult (message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+// A preview for a script the call names but that does not exist: the app
+// still audits the attempt, and the run will fail with "not found".
+function missingPreview (action: ScriptPreview['action'], uuid: string): Record<string, unknown> {
+  return { action, uuid, missing: true };
+}
+
+export const TOOLS: readonly ToolDef[] = [
+  {
+    name: 'list_scripts',
+    title: 'List userscripts',
+    description: 'Lists the userscripts with their UUID, name, match patterns, size and whether each is enabled. Sources are not included; use get_script.',
+    write: false,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    inputSchema: {},
+    plan: async (_args, ctx) => ({ run: async () => ({ scripts: (await ctx.store.list()).map(summarize) }) }),
+  },
+  {
+    name: 'get_script',
+    title: 'Read a userscript',
+    description: 'Returns one userscript, including its source.',
+    write: false,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    inputSchema: { uuid: uuidArg },
+    plan: async (args: { uuid: string }, ctx) => ({ target: args.uuid, run: async () => ctx.store.require(args.uuid) }),
+  },
+  {
+    name: 'create_script',
+    title: 'Create a userscript',
+    description: 'Creates a userscript and returns its new UUID. The script runs on pages that match its patterns once enabled (the default).',
+    write: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    inputSchema: {
+      name: nameArg, source: sourceArg,
+      description: descriptionArg.optional(), matches: matchesArg.optional(),
+      enabled: z.boolean().optional().describe('Whether the script runs (default true)'),
+    },
+    plan: async (args: { name: string; source: string; description?: string; matches?: string[]; enabled?: boolean }, ctx) => {
+      const uuid = ctx.newUuid();
+      return {
+        target: uuid,
+        preview: await scriptPreview('create', uuid, args.name, '', args.source, args.enabled ?? true),
+        run: async () => summarize(await ctx.store.create(uuid, args)),
+      };
+    },
+  },
+  {
+    name: 'update_script',
+    title: 'Change a userscript',
+    description: 'Changes the name, description, match patterns or source of a userscript. Fields left out stay as they are.',
+    write: true,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    inputSchema: {
+      uuid: uuidArg, name: nameArg.optional(), description: descriptionArg.optional(),
+      matches: matchesArg.optional(), source: sourceArg.optional(),
+    },
+    plan: async (args: { uuid: string; name?: string; description?: string; matches?: string[]; source?: string }, ctx) => {
+      const old = await ctx.store.get(args.uuid);
+      return {
+        target: args.uuid,
+        preview: old === null
+          ? missingPreview('update', args.uuid)
+          : await scriptPreview('update', old.uuid, args.name ?? old.name, old.source, args.source ?? old.source),
+        run: async () => summarize(await ctx.store.update(args.uuid, {
+          name: args.name, description: args.description, matches: args.matches, source: args.source,
+        })),
+      };
+    },
+  },
+  {
+    name: 'delete_script',
+    title: 'Delete a userscript',
+    description: 'Deletes a userscript for good.',
+    write: true,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    inputSchema: { uuid: uuidArg },
+    plan: async (args: { uuid: string }, ctx) => {
+      const old = await ctx.store.get(args.uuid);
+      return {
+        target: args.uuid,
+        preview: old === null
+          ? missingPreview('delete', args.uuid)
+          : await scriptPreview('delete', old.uuid, old.name, old.source, ''),
+        run: async () => ({ deleted: (await ctx.store.remove(args.uuid)).uuid }),
+      };
+    },
+  },
+  {
+    name: 'set_script_enabled',
+    title: 'Turn a userscript on or off',
+    description: 'Enables or disables a userscript without changing it.',
+    write: true,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    inputSchema: { uuid: uuidArg, enabled: z.boolean().describe('true to run the script, false to stop it') },
+    plan: async (args: { uuid: string; enabled: boolean }, ctx) => {
+      const old: Script | null = await ctx.store.get(args.uuid);
+      const action = args.enabled ? 'enable' : 'disable';
+      return {
+        target: args.uuid,
+        preview: old === null
+          ? missingPreview(action, args.uuid)
+          : await scriptPreview(action, old.uuid, old.name, old.source, old.source, args.enabled),
+        run: async () => summarize(await ctx.store.update(args.uuid, { enabled: args.enabled })),
+      };
+    },
+  },
+];
+
+// The one path of every tool call: authorize (policy re-checked each time,
+// so a toggle acts at once), run, report.
+export async function runTool (def: ToolDef, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+  let plan: Plan;
+  let req: AuthorizeRequest;
+  try {
+    plan = await def.plan(args, ctx);
+    req = { tool: def.name, write: def.write };
+    if (plan.target !== undefined)
+      req.target = plan.target;
+    if (def.write) {
+      req.paramsHash = await paramsHash(args);
+      req.preview = (plan.preview ?? {}) as Record<string, unknown>;
+    }
+  } catch (e) {
+    return errorResult(e instanceof Error ? e.message : String(e));
+  }
+
+  const auth = await ctx.authorize(req);
+  if (!auth.allow)
+    return errorResult(auth.message);
+
+  try {
+    const value = await plan.run();
+    if (def.write && auth.auditId !== undefined)
+      await ctx.complete(auth.auditId, true);
+    return json(value);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (def.write && auth.auditId !== undefined)
+      await ctx.complete(auth.auditId, false, message.slice(0, 1024));
+    if (e instanceof ScriptError)
+      return errorResult(message);
+    return errorResult(`The tool failed: ${message}`);
+  }
+}
