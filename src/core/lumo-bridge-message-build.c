@@ -1,0 +1,523 @@
+/* lumo-bridge-message-build.c — building and checking app → provider messages
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Half of lumo-bridge-message.h: every message the app sends is built here,
+ * and lumo_bridge_validate_app_message() holds them to the rules a provider
+ * applies, so the fixtures can prove that what the C side builds is what
+ * the TypeScript side accepts.
+ */
+#define G_LOG_DOMAIN "lumo-bridge-message"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "lumo-bridge-message.h"
+#include "lumo-error.h"
+#include "lumo-rate-limiter.h"
+
+static const char * const deny_reasons[] = {
+  "disabled", "not_authorized", "pending", "writes_off", "rate_limited",
+  "review_rejected", "review_timeout", "audit_failed",
+};
+
+static void
+set_re (JsonObject *object,
+        JsonNode   *re)
+{
+  json_object_set_member (object, "re", re != NULL ? json_node_copy (re) : json_node_new (JSON_NODE_NULL));
+}
+
+static JsonObject *
+new_answer (const char *type,
+            JsonNode   *re)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "type", type);
+  set_re (object, re);
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_error (const LumoBridgeFault *fault)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (fault != NULL, NULL);
+
+  object = new_answer ("error", fault->re);
+  json_object_set_string_member (object, "code", lumo_bridge_error_code_to_string (fault->code));
+  if (fault->field != NULL)
+    json_object_set_string_member (object, "field", fault->field);
+  json_object_set_string_member (object, "message", fault->message != NULL ? fault->message : "");
+  return object;
+}
+
+static gint
+compare_refusals (gconstpointer a,
+                  gconstpointer b)
+{
+  const LumoToolRefusal *ra = *(LumoToolRefusal * const *) a;
+  const LumoToolRefusal *rb = *(LumoToolRefusal * const *) b;
+
+  return (ra->index > rb->index) - (ra->index < rb->index);
+}
+
+static JsonObject *
+build_tools (const char * const *accepted,
+             GPtrArray          *refusals)
+{
+  JsonObject *tools = json_object_new ();
+  JsonArray *names = json_array_new ();
+  JsonArray *refused = json_array_new ();
+
+  for (guint i = 0; accepted != NULL && accepted[i] != NULL; i++)
+    json_array_add_string_element (names, accepted[i]);
+
+  if (refusals != NULL && refusals->len > 0)
+    {
+      /* Not g_ptr_array_copy(): the copy would inherit the free function. */
+      g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new (refusals->len);
+
+      for (guint i = 0; i < refusals->len; i++)
+        g_ptr_array_add (sorted, g_ptr_array_index (refusals, i));
+      g_ptr_array_sort (sorted, compare_refusals);
+      for (guint i = 0; i < sorted->len; i++)
+        {
+          const LumoToolRefusal *refusal = g_ptr_array_index (sorted, i);
+          JsonObject *entry = json_object_new ();
+
+          json_object_set_int_member (entry, "index", refusal->index);
+          /* A name that is not UTF-8 cannot go into JSON; say there was none. */
+          if (refusal->name != NULL && g_utf8_validate (refusal->name, -1, NULL))
+            json_object_set_string_member (entry, "name", refusal->name);
+          else
+            json_object_set_null_member (entry, "name");
+          json_object_set_string_member (entry, "reason", lumo_bridge_refusal_reason (refusal->code));
+          json_object_set_string_member (entry, "message", refusal->reason != NULL ? refusal->reason : "");
+          json_array_add_object_element (refused, entry);
+        }
+    }
+
+  json_object_set_array_member (tools, "accepted", names);
+  json_object_set_array_member (tools, "refused", refused);
+  return tools;
+}
+
+JsonObject *
+lumo_bridge_build_hello_result (JsonNode           *re,
+                                const char         *app_version,
+                                gboolean            enabled,
+                                gboolean            writes,
+                                gboolean            review,
+                                const char * const *accepted,
+                                GPtrArray          *refusals)
+{
+  JsonObject *object = new_answer ("hello.result", re);
+  JsonObject *app = json_object_new ();
+  JsonObject *policy = json_object_new ();
+
+  g_return_val_if_fail (app_version != NULL, NULL);
+
+  json_object_set_int_member (object, "bridge", LUMO_BRIDGE_VERSION);
+  json_object_set_string_member (app, "version", app_version);
+  json_object_set_object_member (object, "app", app);
+  json_object_set_boolean_member (policy, "enabled", enabled);
+  json_object_set_boolean_member (policy, "writes", writes);
+  json_object_set_boolean_member (policy, "review", review);
+  json_object_set_object_member (object, "policy", policy);
+  json_object_set_object_member (object, "tools", build_tools (accepted, refusals));
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_tools_result (JsonNode           *re,
+                                const char * const *accepted,
+                                GPtrArray          *refusals)
+{
+  JsonObject *object = new_answer ("tools.result", re);
+
+  json_object_set_object_member (object, "tools", build_tools (accepted, refusals));
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_probe_result (JsonNode *re,
+                                gboolean  enabled,
+                                gboolean  authorized,
+                                gboolean  ready,
+                                gboolean  pending_approval)
+{
+  JsonObject *object = new_answer ("probe.result", re);
+  JsonObject *status = json_object_new ();
+
+  json_object_set_boolean_member (status, "enabled", enabled);
+  json_object_set_boolean_member (status, "authorized", authorized);
+  json_object_set_boolean_member (status, "ready", ready);
+  json_object_set_boolean_member (status, "pendingApproval", pending_approval);
+  json_object_set_object_member (object, "status", status);
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_authorize_result (JsonNode   *re,
+                                    gboolean    allow,
+                                    const char *reason,
+                                    gint64      retry_after_ms,
+                                    gint64      audit_id,
+                                    const char *message)
+{
+  JsonObject *object;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (allow == (reason == NULL), NULL);
+  g_return_val_if_fail (reason == NULL || lumo_bridge_is_deny_reason (reason), NULL);
+
+  object = new_answer ("authorize.result", re);
+  json_object_set_boolean_member (object, "allow", allow);
+  if (reason != NULL)
+    json_object_set_string_member (object, "reason", reason);
+  if (retry_after_ms >= 0)
+    json_object_set_int_member (object, "retryAfterMs", retry_after_ms);
+  if (audit_id > 0)
+    json_object_set_int_member (object, "auditId", audit_id);
+  if (message == NULL)
+    message = text = lumo_bridge_decision_message (reason, retry_after_ms);
+  json_object_set_string_member (object, "message", message);
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_empty_result (const char *type,
+                                JsonNode   *re)
+{
+  g_return_val_if_fail (type != NULL, NULL);
+
+  return new_answer (type, re);
+}
+
+JsonObject *
+lumo_bridge_build_policy (gboolean            enabled,
+                          gboolean            writes,
+                          gboolean            review,
+                          const char * const *revoked)
+{
+  JsonObject *object = json_object_new ();
+  JsonArray *ids = json_array_new ();
+
+  json_object_set_string_member (object, "type", "policy");
+  json_object_set_boolean_member (object, "enabled", enabled);
+  json_object_set_boolean_member (object, "writes", writes);
+  json_object_set_boolean_member (object, "review", review);
+  for (guint i = 0; revoked != NULL && revoked[i] != NULL; i++)
+    json_array_add_string_element (ids, revoked[i]);
+  json_object_set_array_member (object, "revoked", ids);
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_probe_target (const char *id,
+                                const char *target)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (lumo_is_extension_id (target), NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "type", "probeTarget");
+  json_object_set_string_member (object, "id", id);
+  json_object_set_string_member (object, "target", target);
+  return object;
+}
+
+gboolean
+lumo_bridge_is_deny_reason (const char *reason)
+{
+  if (reason == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (deny_reasons); i++)
+    {
+      if (g_str_equal (reason, deny_reasons[i]))
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* The model reads these; they stay English whatever the desktop's locale,
+ * because the agent's conversation is not the app's UI. */
+char *
+lumo_bridge_decision_message (const char *reason,
+                              gint64      retry_after_ms)
+{
+  if (reason == NULL)
+    return g_strdup ("Allowed.");
+  if (g_str_equal (reason, "disabled"))
+    return g_strdup ("Agent access is turned off in the provider.");
+  if (g_str_equal (reason, "not_authorized"))
+    return g_strdup ("The caller is not on the allow-list.");
+  if (g_str_equal (reason, "pending"))
+    return g_strdup ("Waiting for your approval in the provider.");
+  if (g_str_equal (reason, "writes_off"))
+    return g_strdup ("Writes are turned off for this provider.");
+  if (g_str_equal (reason, "rate_limited"))
+    {
+      gint64 seconds = MAX ((retry_after_ms + 999) / 1000, 1);
+
+      return g_strdup_printf ("Too many writes: at most %d in %d seconds. Try again in %" G_GINT64_FORMAT
+                              " second%s.",
+                              LUMO_RATE_LIMIT_WRITES, (int) (LUMO_RATE_LIMIT_WINDOW_US / G_USEC_PER_SEC),
+                              seconds, seconds == 1 ? "" : "s");
+    }
+  if (g_str_equal (reason, "review_rejected"))
+    return g_strdup ("The reviewer rejected this write.");
+  if (g_str_equal (reason, "review_timeout"))
+    return g_strdup ("No reviewer decided on this write in time.");
+  if (g_str_equal (reason, "audit_failed"))
+    return g_strdup ("The write could not be recorded in the audit log, so it was not allowed.");
+
+  return g_strdup ("The call was not allowed.");
+}
+
+/* ---- validation of app → provider messages ------------------------------- */
+
+typedef struct
+{
+  char   **field;
+  GError **error;
+} Check;
+
+static gboolean
+bad (Check      *check,
+     const char *field,
+     const char *why)
+{
+  if (check->field != NULL)
+    *check->field = g_strdup (field);
+  g_set_error (check->error, LUMO_ERROR, LUMO_ERROR_PROTOCOL, "The field “%s” %s", field, why);
+  return FALSE;
+}
+
+static gboolean
+is_type (JsonNode *node,
+         GType     type)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == type;
+}
+
+static gboolean
+is_id (JsonNode *node)
+{
+  if (is_type (node, G_TYPE_INT64))
+    return json_node_get_int (node) >= 0 && json_node_get_int (node) <= LUMO_BRIDGE_MAX_INT_ID;
+  if (is_type (node, G_TYPE_STRING))
+    {
+      gsize len = strlen (json_node_get_string (node));
+
+      return len >= 1 && len <= LUMO_BRIDGE_MAX_ID_LEN;
+    }
+  return FALSE;
+}
+
+static gboolean
+check_bools (Check       *check,
+             JsonObject  *object,
+             const char  *prefix,
+             const char **names)
+{
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      if (!is_type (json_object_get_member (object, names[i]), G_TYPE_BOOLEAN))
+        {
+          g_autofree char *field = prefix ? g_strconcat (prefix, ".", names[i], NULL) : g_strdup (names[i]);
+
+          return bad (check, field, "must be true or false");
+        }
+    }
+  return TRUE;
+}
+
+static JsonObject *
+get_object (JsonObject *object,
+            const char *name)
+{
+  JsonNode *node = json_object_get_member (object, name);
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static gboolean
+check_tools (Check      *check,
+             JsonObject *object)
+{
+  JsonObject *tools = get_object (object, "tools");
+  JsonNode *accepted;
+  JsonNode *refused;
+
+  if (tools == NULL)
+    return bad (check, "tools", "must be an object");
+
+  accepted = json_object_get_member (tools, "accepted");
+  if (accepted == NULL || !JSON_NODE_HOLDS_ARRAY (accepted))
+    return bad (check, "tools.accepted", "must be an array");
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (accepted)); i++)
+    if (!is_type (json_array_get_element (json_node_get_array (accepted), i), G_TYPE_STRING))
+      return bad (check, "tools.accepted", "must hold only strings");
+
+  refused = json_object_get_member (tools, "refused");
+  if (refused == NULL || !JSON_NODE_HOLDS_ARRAY (refused))
+    return bad (check, "tools.refused", "must be an array");
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (refused)); i++)
+    {
+      JsonNode *entry = json_array_get_element (json_node_get_array (refused), i);
+      JsonObject *o = JSON_NODE_HOLDS_OBJECT (entry) ? json_node_get_object (entry) : NULL;
+      JsonNode *name;
+      JsonNode *reason;
+
+      if (o == NULL)
+        return bad (check, "tools.refused", "must hold only objects");
+      name = json_object_get_member (o, "name");
+      reason = json_object_get_member (o, "reason");
+      if (!is_type (json_object_get_member (o, "index"), G_TYPE_INT64) ||
+          json_object_get_int_member (o, "index") < 0)
+        return bad (check, "tools.refused.index", "must be an integer ≥ 0");
+      if (name == NULL || !(JSON_NODE_HOLDS_NULL (name) || is_type (name, G_TYPE_STRING)))
+        return bad (check, "tools.refused.name", "must be a string or null");
+      if (!is_type (reason, G_TYPE_STRING) ||
+          !g_strv_contains ((const char * const[]) { "invalid", "invalid_name", "limit", "duplicate", NULL },
+                            json_node_get_string (reason)))
+        return bad (check, "tools.refused.reason", "must be invalid, invalid_name, limit or duplicate");
+      if (!is_type (json_object_get_member (o, "message"), G_TYPE_STRING))
+        return bad (check, "tools.refused.message", "must be a string");
+    }
+
+  return TRUE;
+}
+
+gboolean
+lumo_bridge_validate_app_message (JsonObject  *object,
+                                  char       **field,
+                                  GError     **error)
+{
+  static const char *switches[] = { "enabled", "writes", "review", NULL };
+  static const char *status_names[] = { "enabled", "authorized", "ready", "pendingApproval", NULL };
+  Check check = { field, error };
+  JsonNode *type_node;
+  const char *type;
+
+  g_return_val_if_fail (object != NULL, FALSE);
+  g_return_val_if_fail (field == NULL || *field == NULL, FALSE);
+
+  type_node = json_object_get_member (object, "type");
+  if (!is_type (type_node, G_TYPE_STRING))
+    return bad (&check, "type", "must be a string");
+  type = json_node_get_string (type_node);
+
+  if (g_str_equal (type, "policy"))
+    {
+      JsonNode *revoked = json_object_get_member (object, "revoked");
+
+      if (!check_bools (&check, object, NULL, switches))
+        return FALSE;
+      if (revoked == NULL || !JSON_NODE_HOLDS_ARRAY (revoked))
+        return bad (&check, "revoked", "must be an array");
+      for (guint i = 0; i < json_array_get_length (json_node_get_array (revoked)); i++)
+        {
+          JsonNode *id = json_array_get_element (json_node_get_array (revoked), i);
+
+          if (!is_type (id, G_TYPE_STRING) || !lumo_is_extension_id (json_node_get_string (id)))
+            return bad (&check, "revoked", "must hold only extension IDs");
+        }
+      return TRUE;
+    }
+
+  if (g_str_equal (type, "probeTarget"))
+    {
+      JsonNode *target = json_object_get_member (object, "target");
+
+      if (!is_id (json_object_get_member (object, "id")))
+        return bad (&check, "id", "must be a request id");
+      if (!is_type (target, G_TYPE_STRING) || !lumo_is_extension_id (json_node_get_string (target)))
+        return bad (&check, "target", "must be an extension ID");
+      return TRUE;
+    }
+
+  /* Every other message is an answer. */
+  if (g_str_equal (type, "error"))
+    {
+      JsonNode *re = json_object_get_member (object, "re");
+      JsonNode *f = json_object_get_member (object, "field");
+
+      if (re == NULL || !(JSON_NODE_HOLDS_NULL (re) || is_id (re)))
+        return bad (&check, "re", "must be a request id or null");
+      if (!is_type (json_object_get_member (object, "code"), G_TYPE_STRING))
+        return bad (&check, "code", "must be a string");
+      if (!is_type (json_object_get_member (object, "message"), G_TYPE_STRING))
+        return bad (&check, "message", "must be a string");
+      if (f != NULL && !is_type (f, G_TYPE_STRING))
+        return bad (&check, "field", "must be a string");
+      return TRUE;
+    }
+
+  if (!is_id (json_object_get_member (object, "re")))
+    return bad (&check, "re", "must be the id of the request");
+
+  if (g_str_equal (type, "hello.result"))
+    {
+      JsonNode *bridge = json_object_get_member (object, "bridge");
+      JsonObject *app = get_object (object, "app");
+      JsonObject *policy = get_object (object, "policy");
+
+      if (!is_type (bridge, G_TYPE_INT64) || json_node_get_int (bridge) != LUMO_BRIDGE_VERSION)
+        return bad (&check, "bridge", "must be 1");
+      if (app == NULL || !is_type (json_object_get_member (app, "version"), G_TYPE_STRING))
+        return bad (&check, "app.version", "must be a string");
+      if (policy == NULL)
+        return bad (&check, "policy", "must be an object");
+      return check_bools (&check, policy, "policy", switches) && check_tools (&check, object);
+    }
+
+  if (g_str_equal (type, "tools.result"))
+    return check_tools (&check, object);
+
+  if (g_str_equal (type, "probe.result"))
+    {
+      JsonObject *status = get_object (object, "status");
+
+      if (status == NULL)
+        return bad (&check, "status", "must be an object");
+      return check_bools (&check, status, "status", status_names);
+    }
+
+  if (g_str_equal (type, "authorize.result"))
+    {
+      JsonNode *allow = json_object_get_member (object, "allow");
+      JsonNode *reason = json_object_get_member (object, "reason");
+      JsonNode *retry = json_object_get_member (object, "retryAfterMs");
+      JsonNode *audit = json_object_get_member (object, "auditId");
+
+      if (!is_type (allow, G_TYPE_BOOLEAN))
+        return bad (&check, "allow", "must be true or false");
+      if (json_node_get_boolean (allow) && reason != NULL)
+        return bad (&check, "reason", "must be absent when the call is allowed");
+      if (!json_node_get_boolean (allow) &&
+          (!is_type (reason, G_TYPE_STRING) || !lumo_bridge_is_deny_reason (json_node_get_string (reason))))
+        return bad (&check, "reason", "must be one of the deny reasons of the protocol");
+      if (retry != NULL && (!is_type (retry, G_TYPE_INT64) || json_node_get_int (retry) < 0))
+        return bad (&check, "retryAfterMs", "must be an integer ≥ 0");
+      if (audit != NULL && (!is_type (audit, G_TYPE_INT64) || json_node_get_int (audit) <= 0))
+        return bad (&check, "auditId", "must be a positive integer");
+      if (!is_type (json_object_get_member (object, "message"), G_TYPE_STRING))
+        return bad (&check, "message", "must be a string");
+      return TRUE;
+    }
+
+  if (g_str_equal (type, "result.result") || g_str_equal (type, "port.result"))
+    return TRUE;
+
+  return bad (&check, "type", "is not a message the app sends");
+}
