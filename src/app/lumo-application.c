@@ -12,6 +12,7 @@
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-paths.h"
+#include "lumo-review-queue.h"
 #if __has_include ("lumo-backend.h")
 # include "lumo-backend.h"
 # define HAVE_LUMO_BACKEND 1
@@ -111,6 +112,30 @@ lumo_application_activate (GApplication *app)
   gtk_window_present (window);
 }
 
+#if HAVE_LUMO_BACKEND
+/* LUMO_ACCESS_REVIEW_TIMEOUT_S overrides how long a write waits for a
+ * reviewer (1 … LUMO_REVIEW_MAX_TIMEOUT_S seconds), so that tests need not
+ * wait a minute for a timeout. */
+static void
+apply_review_timeout_override (LumoBackend *backend)
+{
+  const char *env = g_getenv ("LUMO_ACCESS_REVIEW_TIMEOUT_S");
+  guint64 seconds;
+
+  if (env == NULL || *env == '\0')
+    return;
+
+  if (!g_ascii_string_to_unsigned (env, 10, 1, LUMO_REVIEW_MAX_TIMEOUT_S, &seconds, NULL))
+    {
+      g_warning ("Ignoring LUMO_ACCESS_REVIEW_TIMEOUT_S=%s: not a number of seconds "
+                 "from 1 to %d", env, LUMO_REVIEW_MAX_TIMEOUT_S);
+      return;
+    }
+
+  lumo_review_queue_set_timeout (lumo_backend_get_review_queue (backend), (guint) seconds);
+}
+#endif
+
 static void
 lumo_application_startup (GApplication *app)
 {
@@ -132,6 +157,8 @@ lumo_application_startup (GApplication *app)
                    lumo_paths_get_data_dir (), error->message);
         self->startup_error = g_steal_pointer (&error);
       }
+    else
+      apply_review_timeout_override (self->backend);
   }
 #else
   g_set_error_literal (&self->startup_error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
