@@ -179,6 +179,32 @@ quick_check (sqlite3     *db,
 }
 
 static gboolean
+refuse_newer_schema (sqlite3              *db,
+                     const char           *path,
+                     const LumoMigration  *migrations,
+                     guint                 n_migrations,
+                     GError              **error)
+{
+  int newest = n_migrations > 0 ? migrations[n_migrations - 1].version : 0;
+  int current;
+
+  if ((current = get_user_version (db, error)) < 0)
+    return FALSE;
+
+  if (current > newest)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_TOO_NEW,
+                   "The database “%s” has schema version %d, but this version of "
+                   "Lumo Access knows only up to %d; update Lumo Access. "
+                   "The file was not changed.",
+                   path, current, newest);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
 migrate (sqlite3              *db,
          const char           *path,
          const LumoMigration  *migrations,
@@ -308,6 +334,11 @@ lumo_db_open_with_vfs (const char           *path,
   /* The first read tells a file that is not a database (SQLITE_NOTADB)
    * apart before anything is written to it. */
   if (!(flags & LUMO_DB_FLAGS_NO_CHECK) && !quick_check (db, path, error))
+    goto fail;
+
+  /* Switching to WAL rewrites the header, so a newer schema is refused
+   * before that: "left untouched" means not one byte. */
+  if (!refuse_newer_schema (db, path, migrations, n_migrations, error))
     goto fail;
 
   if (!read_only)
