@@ -82,7 +82,8 @@ typedef enum
 /* The wire names (lumo_deny_reason_to_string()) are part of the bridge
  * protocol: disabled, not_authorized, pending, writes_off, rate_limited,
  * review_required, review_rejected, review_timeout, audit_failed. The
- * policy itself returns only the first six; the backend adds the rest. */
+ * policy itself returns only the first six; the backend adds the rest.
+ * NONE is "allow". */
 typedef enum
 {
   LUMO_DENY_REASON_NONE = 0,   /* allowed */
