@@ -218,6 +218,24 @@ slots_used (Fixture    *f,
   return used;
 }
 
+static gboolean
+provider_exists (Fixture    *f,
+                 const char *provider)
+{
+  g_autoptr(LumoProviderInfo) info = lumo_policy_get_provider (f->policy, provider, NULL);
+
+  return info != NULL;
+}
+
+static gboolean
+caller_exists (Fixture    *f,
+               const char *caller)
+{
+  g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (f->policy, PROV, caller, NULL);
+
+  return info != NULL;
+}
+
 /* ---- defaults and probes ------------------------------------------------- */
 
 static void
@@ -591,8 +609,7 @@ test_undo (Fixture       *f,
   g_assert_cmpstr (undone->new_value, ==, "denied");
   caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
   g_assert_cmpint (caller->state, ==, LUMO_CALLER_STATE_ALLOWED);
-  g_assert_nonnull (lumo_policy_get_caller (f->policy, PROV, CALL2, NULL));
-  lumo_caller_info_free (lumo_policy_get_caller (f->policy, PROV, CALL2, NULL));
+  g_assert_true (caller_exists (f, CALL2));
   g_assert_cmpuint (count_events (f, "caller-changed:" PROV "/" CALL), ==, 1);
   g_assert_cmpuint (count_events (f, "history-changed"), ==, 1);
 
@@ -621,8 +638,7 @@ test_undo (Fixture       *f,
   g_assert_false (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_UI, NULL, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
   g_clear_error (&error);
-  g_assert_nonnull (lumo_policy_get_provider (f->policy, PROV, NULL));
-  lumo_provider_info_free (lumo_policy_get_provider (f->policy, PROV, NULL));
+  g_assert_true (provider_exists (f, PROV));
 }
 
 static void
@@ -655,7 +671,7 @@ test_undo_removals (Fixture       *f,
   g_assert_true (lumo_policy_remove_provider (f->policy, PROV, LUMO_POLICY_ORIGIN_CLI, &error));
   g_assert_cmpuint (count_events (f, "revoked:" PROV "/" CALL), ==, 1);
   g_assert_cmpuint (count_events (f, "provider-changed:" PROV), ==, 1);
-  g_assert_null (lumo_policy_get_provider (f->policy, PROV, NULL));
+  g_assert_false (provider_exists (f, PROV));
   g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_DISABLED);
 
   g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_CLI, NULL, &error));
@@ -680,7 +696,7 @@ test_undo_removals (Fixture       *f,
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE);
   g_clear_error (&error);
   g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_UI, NULL, &error));
-  g_assert_null (lumo_policy_get_provider (f->policy, PROV2, NULL));
+  g_assert_false (provider_exists (f, PROV2));
   g_assert_false (lumo_policy_remove_provider (f->policy, PROV2, LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
 }
