@@ -21,7 +21,9 @@
 /* Chrome shows this nowhere a user reads it; it stays English. */
 #define MANIFEST_DESCRIPTION "Lumo Access: lets provider extensions reach the Lumo Access app"
 
-static const char * const our_members[] = { "name", "description", "path", "type", "allowed_origins" };
+static const char * const our_members[] = {
+  "name", "description", "path", "type", "allowed_origins", NULL
+};
 
 int
 lumo_browser_compare_strings (gconstpointer a,
@@ -321,12 +323,30 @@ lumo_browser_remove_file (const char  *path,
   return TRUE;
 }
 
+/* Like g_mkdir_with_parents(), but every folder it creates gets @mode
+ * whatever the umask, for the same reason as in write_atomic(). */
 gboolean
 lumo_browser_ensure_directory (const char  *path,
                                int          mode,
                                GError     **error)
 {
-  if (g_mkdir_with_parents (path, mode) != 0)
+  g_autofree char *parent = NULL;
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return TRUE;
+
+  parent = g_path_get_dirname (path);
+  if (!g_str_equal (parent, path) && !lumo_browser_ensure_directory (parent, mode, error))
+    return FALSE;
+
+  if (g_mkdir (path, mode) != 0)
+    {
+      if (errno == EEXIST && g_file_test (path, G_FILE_TEST_IS_DIR))
+        return TRUE;
+      return set_io_error (error, errno, "create the folder", path);
+    }
+
+  if (g_chmod (path, mode) != 0)
     return set_io_error (error, errno, "create the folder", path);
 
   return TRUE;
