@@ -8,8 +8,8 @@ import { PROBE_CHANNEL, PROBE_TIMEOUT_MS, PROBE_VERSION, type ClientInfo } from 
 
 export type ProbeOutcome =
   | { kind: 'rejected'; error: string }
-  | { kind: 'timeout'; error: string }
-  | { kind: 'answer'; answer: unknown };
+  | { kind: 'timeout'; error?: string }
+  | { kind: 'answer'; answer?: unknown };
 
 // chrome.runtime.sendMessage(extensionId, message) in promise form; a seam
 // for tests.
@@ -29,7 +29,7 @@ function defaultSendMessage (extensionId: string, message: unknown): Promise<unk
 }
 
 export function probeTimeoutText (timeoutMs: number): string {
-  return `The provider did not answer the probe within ${timeoutMs} ms.`;
+  return `No answer within ${timeoutMs} ms.`;
 }
 
 export async function probeExtension (extensionId: string, options: ProbeOptions): Promise<ProbeOutcome> {
@@ -48,7 +48,7 @@ export async function probeExtension (extensionId: string, options: ProbeOptions
   });
   const answer = (async (): Promise<ProbeOutcome> => {
     try {
-      return { kind: 'answer', answer: await send(extensionId, message) };
+      return { kind: 'answer', answer: (await send(extensionId, message)) ?? null };
     } catch (e) {
       return { kind: 'rejected', error: e instanceof Error ? e.message : String(e) };
     }

@@ -22,6 +22,9 @@ export class PortClientTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
+  // Always undefined: with a sessionId the SDK's Client would skip
+  // initialize on a new port.
+  readonly sessionId: string | undefined = undefined;
   closeReason: string | null = null;
   // Messages actually handed to the port: lets the session tell "never
   // sent" (safe to resend on a new port) from "lost in flight" (not safe).

@@ -9,6 +9,7 @@
 // gets a "cannot reach Lumo Access" answer and callers fail closed.
 
 import { NATIVE_HOST_NAME, isObject } from '../shared/protocol.ts';
+import { checkAppMessage } from './app-messages.ts';
 
 export interface BridgePolicy {
   enabled: boolean;
@@ -201,43 +202,45 @@ export class Bridge {
       this.opts.log?.('bridge: dropped a message without type');
       return;
     }
+    const check = checkAppMessage(message);
     const type = message.type;
-    if (type === 'policy') {
-      this.onPolicyPush(message);
-      return;
-    }
-    if ('re' in message && (type === 'error' || type.endsWith('.result'))) {
+    const isAnswer = type === 'error' || type.endsWith('.result');
+    if (isAnswer) {
       const re = message.re;
       const p = typeof re === 'number' ? this.pending.get(re) : undefined;
       if (p === undefined) {
-        this.opts.log?.('bridge: answer to no pending request', message);
+        this.opts.log?.('bridge: dropped an answer to no pending request', type, re);
         return;
       }
       this.pending.delete(re as number);
-      if (type === 'error')
-        p.reject(new BridgeError(String(message.message ?? message.code), String(message.code ?? 'internal'),
+      if (!check.ok)
+        p.reject(new BridgeError(`Lumo Access sent an invalid ${type}: ${check.field} ${check.why}.`, 'bad_answer', check.field));
+      else if (type === 'error')
+        p.reject(new BridgeError(String(message.message ?? message.code), String(message.code),
           typeof message.field === 'string' ? message.field : undefined));
       else
         p.resolve(message);
       return;
     }
-    if ('id' in message) {
-      void this.answerRequest(message);
+    if (type === 'probeTarget' && !check.ok && check.field !== 'id') {
+      this.post({ type: 'error', re: message.id, code: check.field === 'target' ? 'invalid_id' : 'bad_field',
+        field: check.field, message: `${check.field} ${check.why}.` });
       return;
     }
-    this.opts.log?.('bridge: dropped an unexpected message', type);
+    if (!check.ok) {
+      this.opts.log?.(`bridge: dropped an invalid ${type}: ${check.field} ${check.why}`);
+      return;
+    }
+    if (type === 'policy')
+      this.onPolicyPush(message);
+    else
+      void this.answerRequest(message);
   }
 
   private onPolicyPush (message: Record<string, unknown>): void {
-    // Validate completely before acting, as the spec asks of both sides.
-    const { enabled, writes, review, revoked } = message;
-    if (typeof enabled !== 'boolean' || typeof writes !== 'boolean' || typeof review !== 'boolean' ||
-        (revoked !== undefined && (!Array.isArray(revoked) || !revoked.every((r) => typeof r === 'string')))) {
-      this.opts.log?.('bridge: dropped an invalid policy push');
-      return;
-    }
+    const { enabled, writes, review, revoked } = message as { enabled: boolean; writes: boolean; review: boolean; revoked: string[] };
     this.policy = { enabled, writes, review };
-    this.opts.onPolicy?.({ enabled, writes, review, revoked: (revoked as string[] | undefined) ?? [] });
+    this.opts.onPolicy?.({ enabled, writes, review, revoked: [...revoked] });
   }
 
   private async answerRequest (message: Record<string, unknown>): Promise<void> {

@@ -4,9 +4,10 @@
 // sender without an extension ID) answer ok:false with a reason; policy
 // never does: the status comes from the app's probe answer as is. When the
 // app cannot be reached the answer fails closed: ready:false with a reason a
-// person can act on, and enabled/authorized left out, because the provider
-// does not know them and must never claim them (the host's state table then
-// lands on the ready:false row and shows the reason).
+// person can act on in status.reason, and authorized:false, because the
+// provider cannot know the decision and must never claim one. (Hosts that
+// follow the state table strictly show the not-authorized row for it; the
+// reason is still there for those that look.)
 
 import {
   PROBE_VERSION, isExtensionId, isObject, isProbeChannel,
@@ -53,6 +54,10 @@ function statusFromApp (answer: Record<string, unknown>): ProbeStatus | null {
   return status;
 }
 
+export function failClosed (reason: string): ProbeStatus {
+  return { enabled: true, authorized: false, ready: false, pendingApproval: false, reason };
+}
+
 // Returns undefined for messages on other channels: they are somebody
 // else's and get no answer at all.
 export async function handleProbe (message: unknown, sender: ProbeSender, service: ServiceInfo,
@@ -80,11 +85,10 @@ export async function handleProbe (message: unknown, sender: ProbeSender, servic
 
   let status: ProbeStatus;
   try {
-    status = statusFromApp(await askApp(caller)) ?? {
-      ready: false, reason: 'Lumo Access gave an answer this provider does not understand; update Lumo Access or the extension.',
-    } as ProbeStatus;
+    status = statusFromApp(await askApp(caller)) ??
+      failClosed('Lumo Access gave an answer this provider does not understand; update Lumo Access or the extension.');
   } catch (e) {
-    status = { ready: false, reason: e instanceof Error ? e.message : String(e) } as ProbeStatus;
+    status = failClosed(e instanceof Error ? e.message : String(e));
   }
   return { ok: true, id: String(m.id), service: { ...service }, status };
 }

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// Checks every message the app sends before the provider acts on it
+// (docs/bridge-protocol.md, fixtures tests/fixtures/bridge/messages-app.json).
+// A message that fails is dropped, or fails the request it answers; it never
+// changes the provider's state halfway.
+
+import { isExtensionId, isObject } from '../shared/protocol.ts';
+
+export type Check = { ok: true } | { ok: false; field: string; why: string };
+
+const OK: Check = { ok: true };
+const bad = (field: string, why: string): Check => ({ ok: false, field, why });
+
+export const DENIAL_REASONS: readonly string[] = [
+  'disabled', 'not_authorized', 'pending', 'writes_off', 'rate_limited',
+  'review_rejected', 'review_timeout', 'audit_failed',
+];
+
+function isRe (v: unknown): boolean {
+  return (typeof v === 'string' && v.length > 0) || (Number.isSafeInteger(v) && (v as number) >= 0);
+}
+
+function checkStatus (s: unknown): Check {
+  if (!isObject(s))
+    return bad('status', 'must be an object');
+  for (const k of ['enabled', 'authorized', 'ready', 'pendingApproval'])
+    if (typeof s[k] !== 'boolean')
+      return bad(`status.${k}`, 'must be a boolean');
+  return OK;
+}
+
+function checkVerdicts (t: unknown): Check {
+  if (!isObject(t) || !Array.isArray(t.accepted) || !t.accepted.every((n) => typeof n === 'string') ||
+      !Array.isArray(t.refused) || !t.refused.every(isObject))
+    return bad('tools', 'must be {accepted: [names], refused: [objects]}');
+  return OK;
+}
+
+export function checkAppMessage (m: unknown): Check {
+  if (!isObject(m))
+    return bad('', 'not an object');
+  if (typeof m.type !== 'string')
+    return bad('type', 'must be a string');
+  const isAnswer = m.type === 'error' || m.type.endsWith('.result');
+  if (isAnswer && !(m.re === null && m.type === 'error') && !isRe(m.re))
+    return bad('re', 'must be a request id');
+
+  switch (m.type) {
+    case 'hello.result':
+      if (m.bridge !== 1)
+        return bad('bridge', 'must be 1');
+      if (!isObject(m.policy) || typeof m.policy.enabled !== 'boolean' ||
+          typeof m.policy.writes !== 'boolean' || typeof m.policy.review !== 'boolean')
+        return bad('policy', 'must have boolean enabled, writes and review');
+      return checkVerdicts(m.tools);
+    case 'probe.result':
+      return checkStatus(m.status);
+    case 'authorize.result':
+      if (typeof m.allow !== 'boolean')
+        return bad('allow', 'must be a boolean');
+      if (m.auditId !== undefined && !(Number.isSafeInteger(m.auditId) && (m.auditId as number) > 0))
+        return bad('auditId', 'must be a positive integer');
+      if (!m.allow) {
+        if (typeof m.reason !== 'string' || !DENIAL_REASONS.includes(m.reason))
+          return bad('reason', 'must be a known denial reason');
+        if (m.retryAfterMs !== undefined && !(Number.isSafeInteger(m.retryAfterMs) && (m.retryAfterMs as number) >= 0))
+          return bad('retryAfterMs', 'must be a non-negative integer');
+      }
+      if (m.message !== undefined && typeof m.message !== 'string')
+        return bad('message', 'must be a string');
+      return OK;
+    case 'tools.result':
+      return checkVerdicts(m.tools);
+    case 'result.result':
+    case 'port.result':
+      return OK;
+    case 'error':
+      if (typeof m.code !== 'string' || m.code.length === 0)
+        return bad('code', 'must be a non-empty string');
+      return OK;
+    case 'policy':
+      for (const k of ['enabled', 'writes', 'review'])
+        if (typeof m[k] !== 'boolean')
+          return bad(k, 'must be a boolean');
+      if (!Array.isArray(m.revoked) || !m.revoked.every(isExtensionId))
+        return bad('revoked', 'must be an array of extension IDs');
+      return OK;
+    case 'probeTarget':
+      if (!isRe(m.id))
+        return bad('id', 'must be a request id');
+      if (!isExtensionId(m.target))
+        return bad('target', 'must be an extension ID');
+      return OK;
+    default:
+      return bad('type', `"${m.type}" is not a message the app sends`);
+  }
+}
