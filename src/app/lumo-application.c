@@ -13,6 +13,7 @@
 #include "lumo-error.h"
 #include "lumo-paths.h"
 #include "lumo-review-queue.h"
+#include "lumo-window.h"
 #if __has_include ("lumo-backend.h")
 # include "lumo-backend.h"
 # define HAVE_LUMO_BACKEND 1
@@ -75,29 +76,7 @@ on_dbus_service_session_ended_cb (LumoDBusService *service,
 static GtkWindow *
 lumo_application_create_window (LumoApplication *self)
 {
-  GtkWidget *window;
-  GtkWidget *toolbar;
-  GtkWidget *status;
-
-  /* A placeholder until LumoWindow lands: a status page in a window. */
-  window = adw_application_window_new (GTK_APPLICATION (self));
-  gtk_window_set_title (GTK_WINDOW (window), _("Lumo Access"));
-  gtk_window_set_default_size (GTK_WINDOW (window), 900, 640);
-
-  toolbar = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_box_append (GTK_BOX (toolbar), adw_header_bar_new ());
-  status = adw_status_page_new ();
-  adw_status_page_set_icon_name (ADW_STATUS_PAGE (status), "security-high-symbolic");
-  adw_status_page_set_title (ADW_STATUS_PAGE (status), _("Lumo Access"));
-  adw_status_page_set_description (ADW_STATUS_PAGE (status),
-                                   self->startup_error != NULL
-                                   ? self->startup_error->message
-                                   : _("Agent access to your browser extensions is managed here."));
-  gtk_widget_set_vexpand (status, TRUE);
-  gtk_box_append (GTK_BOX (toolbar), status);
-  adw_application_window_set_content (ADW_APPLICATION_WINDOW (window), toolbar);
-
-  return GTK_WINDOW (window);
+  return GTK_WINDOW (lumo_window_new (GTK_APPLICATION (self), self->backend, self->startup_error));
 }
 
 static void
