@@ -72,9 +72,15 @@ export class FakeNativePort implements NativePortLike {
   onDisconnect = new FakeEvent<[]>();
   sent: Array<Record<string, unknown>> = [];
   closed = false;
+  // The app's reaction to each message the provider sends.
+  handler?: (message: Record<string, unknown>) => void;
 
   postMessage (message: unknown): void {
-    this.sent.push(JSON.parse(JSON.stringify(message)));
+    if (this.closed)
+      throw new Error('Attempting to use a disconnected port object');
+    const copy = JSON.parse(JSON.stringify(message));
+    this.sent.push(copy);
+    setTimeout(() => this.handler?.(copy), 0);
   }
 
   disconnect (): void {
@@ -83,7 +89,7 @@ export class FakeNativePort implements NativePortLike {
 
   // The app answers or pushes.
   deliver (message: unknown): void {
-    setTimeout(() => this.onMessage.emit(JSON.parse(JSON.stringify(message))), 0);
+    setTimeout(() => { if (!this.closed) this.onMessage.emit(JSON.parse(JSON.stringify(message))); }, 0);
   }
 
   // The app (or host) died.

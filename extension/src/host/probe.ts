@@ -48,7 +48,10 @@ export async function probeExtension (extensionId: string, options: ProbeOptions
   });
   const answer = (async (): Promise<ProbeOutcome> => {
     try {
-      return { kind: 'answer', answer: (await send(extensionId, message)) ?? null };
+      const answer = await send(extensionId, message);
+      // No answer at all (the listener did not respond) stays distinct
+      // from an answer of null.
+      return answer === undefined ? { kind: 'answer' } : { kind: 'answer', answer };
     } catch (e) {
       return { kind: 'rejected', error: e instanceof Error ? e.message : String(e) };
     }

@@ -145,6 +145,13 @@ export class ProviderSession {
         if (this.transport === transport) {
           this.client = null;
           this.transport = null;
+          // A refusal (revoked, turned off) is a state change; a worker
+          // that stopped is not.
+          if (transport.refused && this.state === 'connected') {
+            this.message = transport.closeReason ?? 'The provider closed the connection.';
+            this.state = 'error';
+            this.opts.onChange?.(this);
+          }
         }
       };
       this.transport = transport;
@@ -182,7 +189,16 @@ export class ProviderSession {
         throw new SessionError(verdict.message, verdict.row);
     }
     for (let attempt = 0; ; attempt++) {
-      const client = await this.ensureClient();
+      let client: Client;
+      try {
+        client = await this.ensureClient();
+      } catch (e) {
+        // Refused on connect: the probe says which row we are in now.
+        const verdict = await this.probe();
+        if (verdict.state !== 'connected')
+          throw new SessionError(verdict.message, verdict.row);
+        throw e;
+      }
       const transport = this.transport;
       const sentBefore = transport?.sent ?? 0;
       try {
@@ -191,8 +207,14 @@ export class ProviderSession {
       } catch (e) {
         // Resend only what never left: a call lost in flight may have run.
         const neverSent = transport !== null && transport.sent === sentBefore;
-        if (attempt === 0 && neverSent && (transport?.isClosed ?? true))
+        if (attempt === 0 && neverSent) {
+          await transport.close().catch(() => undefined);
+          if (this.transport === transport) {
+            this.client = null;
+            this.transport = null;
+          }
           continue;
+        }
         throw new SessionError(transport?.closeReason ?? (e instanceof Error ? e.message : String(e)), this.row);
       }
     }

@@ -26,6 +26,9 @@ export class PortClientTransport implements Transport {
   // initialize on a new port.
   readonly sessionId: string | undefined = undefined;
   closeReason: string | null = null;
+  // True when the provider closed the port on purpose (and said why), as
+  // opposed to its worker stopping.
+  refused = false;
   // Messages actually handed to the port: lets the session tell "never
   // sent" (safe to resend on a new port) from "lost in flight" (not safe).
   sent = 0;
@@ -63,6 +66,7 @@ export class PortClientTransport implements Transport {
       const params = message.params;
       if (isObject(params) && typeof params.reason === 'string')
         this.closeReason = params.reason;
+      this.refused = true;
       return;
     }
     this.onmessage?.(message as JSONRPCMessage);

@@ -156,6 +156,9 @@ export class Bridge {
         this.opts.onReady?.(answer);
       },
       reject: (error) => {
+        // The port died under the hello: onDied() is already on it.
+        if (error instanceof BridgeError && error.code === 'unreachable')
+          return;
         // A refused hello will be refused again: stay down with the reason,
         // and try again only on the slow end of the backoff.
         this.attempt = Math.max(this.attempt, (this.opts.backoffMs ?? DEFAULT_BACKOFF).length - 1);
@@ -179,6 +182,8 @@ export class Bridge {
     const backoff = this.opts.backoffMs ?? DEFAULT_BACKOFF;
     const delay = backoff[Math.min(this.attempt, backoff.length - 1)] ?? 1000;
     this.attempt++;
+    if (this.reconnectTimer !== null)
+      clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 

@@ -36,6 +36,8 @@ interface OpenPort {
   id: string;
   callerId: string;
   transport: BufferedPortTransport;
+  // The app was told this port is open (so it must hear that it closed).
+  announced: boolean;
 }
 
 const REASON_TEXT: Record<string, string> = {
@@ -68,6 +70,7 @@ export function denialText (answer: Record<string, unknown>): string {
 
 export class Provider {
   readonly bridge: Bridge;
+  readonly store: ScriptStore;
   readonly service: ServiceInfo;
   readonly tools: readonly ToolDef[];
   private readonly deps: ProviderDeps;
@@ -76,6 +79,7 @@ export class Provider {
 
   constructor (deps: ProviderDeps) {
     this.deps = deps;
+    this.store = deps.store;
     this.service = deps.service ?? SERVICE;
     this.tools = catalogue(deps.tools, (m) => deps.log?.(m));
     this.bridge = new Bridge({
@@ -122,12 +126,12 @@ export class Provider {
       return;
     }
     const id = `p${++this.portCounter}`;
-    const open: OpenPort = { id, callerId, transport };
+    const open: OpenPort = { id, callerId, transport, announced: false };
     this.ports.set(id, open);
     const server = createProviderServer(this.tools, this.bridge.policy, this.toolContext(callerId, () => server.server.getClientVersion()?.name));
     transport.onclose = () => {
       this.ports.delete(id);
-      if (this.bridge.state === 'ready')
+      if (open.announced && this.bridge.state === 'ready')
         this.bridge.notify('port', { caller: { id: callerId }, port: id, state: 'closed' });
     };
     void server.connect(transport).then(() => this.admit(open));
@@ -152,6 +156,7 @@ export class Provider {
     }
     if (open.transport.isClosed)
       return;
+    open.announced = true;
     this.bridge.notify('port', { caller: { id: open.callerId }, port: open.id, state: 'open' });
     open.transport.release();
   }
@@ -202,7 +207,8 @@ export class Provider {
     // Ports opened before a reconnect belong to the old session: tell the
     // new one about them so the app shows them.
     for (const p of this.ports.values())
-      this.bridge.notify('port', { caller: { id: p.callerId }, port: p.id, state: 'open' });
+      if (p.announced)
+        this.bridge.notify('port', { caller: { id: p.callerId }, port: p.id, state: 'open' });
   }
 
   private onPolicy (push: PolicyPush): void {
@@ -226,6 +232,9 @@ export class Provider {
       client: { id: this.deps.selfId, name: this.service.name, version: this.service.version },
       ...(this.deps.sendMessage ? { sendMessage: this.deps.sendMessage } : {}),
     });
+    // The bridge needs "answer" present for kind "answer"; nothing becomes null.
+    if (outcome.kind === 'answer' && !('answer' in outcome))
+      return { type: 'probeTarget.result', outcome: { kind: 'answer', answer: null } };
     return { type: 'probeTarget.result', outcome };
   }
 }

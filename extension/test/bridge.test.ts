@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The provider's bridge: it acts only on valid app messages (the shared
+// fixtures), matches answers by id in any order, fails pending requests
+// with a reason a person can act on, and reconnects by itself.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { checkAppMessage } from '../src/provider/app-messages.ts';
+import { Bridge, BridgeError, explainNativeError } from '../src/provider/bridge.ts';
+import { FakeNativePort, until } from './fakes.ts';
+
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../../tests/fixtures/bridge/${name}`, import.meta.url), 'utf8'));
+
+const app = fixture('messages-app.json');
+for (const c of app.cases) {
+  test(`app message fixture: ${c.name}`, () => {
+    const r = checkAppMessage(c.message);
+    if (c.valid)
+      assert.deepEqual(r, { ok: true });
+    else
+      assert.equal(r.ok ? '(accepted)' : r.field, c.error.field);
+  });
+}
+
+function harness (opts: { backoffMs?: number[] } = {}) {
+  const ports: FakeNativePort[] = [];
+  let lastError: string | undefined;
+  const pushes: unknown[] = [];
+  const bridge = new Bridge({
+    connect: () => { const p = new FakeNativePort(); ports.push(p); return p; },
+    lastError: () => lastError,
+    hello: () => ({ bridge: 1, service: { namespace: 'userscripts', name: 'T', version: '1' }, tools: [] }),
+    onPolicy: (p) => pushes.push(p),
+    onRequest: async (m) => ({ type: 'probeTarget.result', outcome: { kind: 'timeout', error: `for ${String(m.target)}` } }),
+    backoffMs: opts.backoffMs ?? [1, 1, 1],
+  });
+  const helloOk = (port: FakeNativePort, policy = { enabled: true, writes: false, review: true }) =>
+    port.deliver({ type: 'hello.result', re: port.sent[0]?.id, bridge: 1, app: { version: 't' }, policy, tools: { accepted: [], refused: [] } });
+  const die = (port: FakeNativePort, text: string) => { lastError = text; port.die(); lastError = undefined; };
+  return { bridge, ports, pushes, helloOk, die };
+}
+
+test('hello first, then ready with the policy from the answer', async () => {
+  const h = harness();
+  h.bridge.start();
+  assert.equal(h.bridge.state, 'connecting');
+  const port = h.ports[0] as FakeNativePort;
+  assert.deepEqual(port.sent[0], { bridge: 1, service: { namespace: 'userscripts', name: 'T', version: '1' }, tools: [], type: 'hello', id: 1 });
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  assert.deepEqual(h.bridge.policy, { enabled: true, writes: false, review: true });
+});
+
+test('answers may come out of order; each resolves its own request', async () => {
+  const h = harness();
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  const a = h.bridge.request('authorize', { tool: 'x' });
+  const b = h.bridge.request('probe', { caller: { id: 'c'.repeat(32) } });
+  const [ra, rb] = [port.sent[1], port.sent[2]];
+  port.deliver({ type: 'probe.result', re: rb?.id, status: { enabled: true, authorized: true, ready: true, pendingApproval: false } });
+  port.deliver({ type: 'authorize.result', re: ra?.id, allow: true });
+  assert.equal((await b).type, 'probe.result');
+  assert.equal((await a).allow, true);
+});
+
+test('an invalid answer fails its request instead of being acted on', async () => {
+  const h = harness();
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  const p = h.bridge.request('authorize', {});
+  port.deliver({ type: 'authorize.result', re: port.sent[1]?.id, allow: false, reason: 'sunspots' });
+  await assert.rejects(p, (e: BridgeError) => e.code === 'bad_answer' && e.field === 'reason');
+  // an error answer carries the app's code and field
+  const q = h.bridge.request('authorize', {});
+  port.deliver({ type: 'error', re: port.sent[2]?.id, code: 'bad_field', field: 'paramsHash', message: 'bad hash' });
+  await assert.rejects(q, (e: BridgeError) => e.code === 'bad_field' && e.field === 'paramsHash');
+});
+
+test('an invalid policy push changes nothing; a valid one is passed on', async () => {
+  const h = harness();
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  port.deliver({ type: 'policy', enabled: 'yes', writes: true, review: true, revoked: [] });
+  port.deliver({ type: 'policy', enabled: true, writes: true, review: true, revoked: ['x'] });
+  port.deliver({ type: 'policy', enabled: false, writes: true, review: false, revoked: ['c'.repeat(32)] });
+  await until(() => h.pushes.length === 1, 'push');
+  assert.deepEqual(h.pushes[0], { enabled: false, writes: true, review: false, revoked: ['c'.repeat(32)] });
+  assert.deepEqual(h.bridge.policy, { enabled: false, writes: true, review: false });
+});
+
+test('probeTarget is answered; a bad target gets invalid_id without running', async () => {
+  const h = harness();
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  port.deliver({ type: 'probeTarget', id: 'app-3', target: 'a'.repeat(32) });
+  port.deliver({ type: 'probeTarget', id: 'app-4', target: 'notanid' });
+  await until(() => port.sent.length >= 3, 'answers');
+  const answers = port.sent.slice(1);
+  assert.deepEqual(answers.find((m) => m.re === 'app-3'),
+    { type: 'probeTarget.result', outcome: { kind: 'timeout', error: `for ${'a'.repeat(32)}` }, re: 'app-3' });
+  const bad = answers.find((m) => m.re === 'app-4');
+  assert.equal(bad?.type, 'error');
+  assert.equal(bad?.code, 'invalid_id');
+  assert.equal(bad?.field, 'target');
+});
+
+test('Chrome\'s native-messaging errors become reasons a person can act on', () => {
+  assert.match(explainNativeError('Specified native messaging host not found.'), /not installed.*Install Lumo Access/);
+  assert.match(explainNativeError('Access to the specified native messaging host is forbidden.'), /does not accept this extension/);
+  assert.match(explainNativeError('Native host has exited.'), /not running.*Start Lumo Access/);
+  assert.match(explainNativeError(undefined), /cannot be reached/);
+});
+
+test('a dead port fails pending requests with the reason and reconnects with backoff', async () => {
+  const h = harness({ backoffMs: [1, 2, 4] });
+  h.bridge.start();
+  let port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  const pending = h.bridge.request('authorize', {});
+  h.die(port, 'Native host has exited.');
+  await assert.rejects(pending, (e: BridgeError) => e.code === 'unreachable' && /not running/.test(e.message));
+  assert.equal(h.bridge.state, 'down');
+  await assert.rejects(h.bridge.request('probe', {}), /not running/);
+  // the app stays away for two attempts, then comes back
+  await until(() => h.ports.length === 2, 'first retry');
+  h.die(h.ports[1] as FakeNativePort, 'Specified native messaging host not found.');
+  assert.match(h.bridge.reason ?? '', /not installed/);
+  await until(() => h.ports.length === 3, 'second retry');
+  port = h.ports[2] as FakeNativePort;
+  assert.equal(port.sent[0]?.type, 'hello', 'every connect says hello again');
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready again');
+  const again = h.bridge.request('probe', {});
+  port.deliver({ type: 'probe.result', re: port.sent[1]?.id, status: { enabled: true, authorized: false, ready: true, pendingApproval: true } });
+  assert.equal((await again).type, 'probe.result');
+});
+
+test('a request waits a bounded time for a bridge that is still connecting', async () => {
+  const h = harness();
+  h.bridge.start();
+  const t0 = Date.now();
+  await assert.rejects(h.bridge.request('probe', {}, 30), /starting/);
+  assert.ok(Date.now() - t0 >= 25);
+  const p = h.bridge.request('probe', {}, 5000);
+  const port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => port.sent.length === 2, 'request sent once ready');
+  port.deliver({ type: 'probe.result', re: port.sent[1]?.id, status: { enabled: true, authorized: true, ready: true, pendingApproval: false } });
+  assert.equal((await p).type, 'probe.result');
+});
+
+test('a refused hello keeps the bridge down with the app\'s reason', async () => {
+  const h = harness({ backoffMs: [10000] });
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  port.deliver({ type: 'error', re: 1, code: 'bad_field', field: 'service.namespace', message: 'namespace is reserved' });
+  await until(() => h.bridge.state === 'down', 'down');
+  assert.match(h.bridge.reason ?? '', /refused this provider: namespace is reserved/);
+  h.bridge.stop();
+});
