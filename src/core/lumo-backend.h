@@ -41,6 +41,7 @@ LumoToolRegistry *lumo_backend_get_tool_registry  (LumoBackend       *self);
 /* The version sent in hello.result (default PACKAGE_VERSION). */
 void              lumo_backend_set_app_version    (LumoBackend       *self,
                                                    const char        *version);
+const char       *lumo_backend_get_app_version    (LumoBackend       *self);
 /* One monotonic clock for the rate limiter and the review queue (tests). */
 void              lumo_backend_set_clock          (LumoBackend       *self,
                                                    LumoClockFunc      clock,

@@ -434,6 +434,22 @@ is_lower_hex (const char *s,
   return TRUE;
 }
 
+static gboolean
+type_from_string (const char            *str,
+                  LumoBridgeMessageType *type)
+{
+  for (guint i = 1; i < G_N_ELEMENTS (message_types); i++)
+    {
+      if (g_str_equal (str, message_types[i]))
+        {
+          *type = i;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
 /* ---- per type ------------------------------------------------------------ */
 
 static gboolean
@@ -645,22 +661,6 @@ parse_error_answer (Ctx               *ctx,
                       FALSE, &message->error_message);
 }
 
-static gboolean
-type_from_string (const char            *str,
-                  LumoBridgeMessageType *type)
-{
-  for (guint i = 1; i < G_N_ELEMENTS (message_types); i++)
-    {
-      if (g_str_equal (str, message_types[i]))
-        {
-          *type = i;
-          return TRUE;
-        }
-    }
-
-  return FALSE;
-}
-
 LumoBridgeMessage *
 lumo_bridge_message_parse (JsonObject       *object,
                            LumoBridgeFault **fault)
@@ -786,6 +786,31 @@ lumo_bridge_message_parse (JsonObject       *object,
     return NULL;
 
   return g_steal_pointer (&message);
+}
+
+gboolean
+lumo_bridge_message_peek_request (JsonObject            *object,
+                                  LumoBridgeMessageType *type,
+                                  char                 **id_key_out)
+{
+  JsonNode *type_node;
+  JsonNode *id;
+  LumoBridgeMessageType t;
+
+  g_return_val_if_fail (object != NULL, FALSE);
+
+  type_node = json_object_get_member (object, "type");
+  id = json_object_get_member (object, "id");
+  if (!node_is_string (type_node) || !type_from_string (json_node_get_string (type_node), &t) ||
+      t == LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT || t == LUMO_BRIDGE_MESSAGE_ERROR ||
+      !id_is_valid (id))
+    return FALSE;
+
+  if (type != NULL)
+    *type = t;
+  if (id_key_out != NULL)
+    *id_key_out = id_key (id);
+  return TRUE;
 }
 
 /* ---- catalogues ----------------------------------------------------------- */

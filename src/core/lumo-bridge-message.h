@@ -149,6 +149,12 @@ void               lumo_bridge_message_free    (LumoBridgeMessage   *message);
 LumoBridgeMessage *lumo_bridge_message_parse   (JsonObject          *object,
                                                 LumoBridgeFault    **fault);
 gboolean           lumo_bridge_message_is_request (const LumoBridgeMessage *message);
+/* The envelope alone (checks 2–4), for the session's state checks that come
+ * before the fields: TRUE if @object is a provider *request* with a valid
+ * id, with its type and in-flight key (free with g_free). */
+gboolean           lumo_bridge_message_peek_request (JsonObject            *object,
+                                                     LumoBridgeMessageType *type,
+                                                     char                 **id_key);
 
 /* The catalogue of a hello or tools message: lumo_catalogue_validate() plus
  * the bridge's stricter entry rules (`write` must be a boolean; title and

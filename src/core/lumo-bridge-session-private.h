@@ -1,0 +1,141 @@
+/* lumo-bridge-session-private.h — the session's state, shared by its files,
+ * and the entry points of the backend, the tests and the fuzzer
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * lumo-bridge-session.c owns the lifecycle, the frame I/O, the policy push
+ * and the app's probeTarget requests; lumo-bridge-session-dispatch.c owns
+ * what each provider request does. A session made without streams is
+ * "detached": nothing is read, and what it would write is queued for
+ * lumo_bridge_session_pop_outgoing() — the fuzzer and the scenario tests
+ * drive dispatch that way without pipes.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "lumo-audit-row.h"
+#include "lumo-backend.h"
+#include "lumo-bridge-message.h"
+#include "lumo-bridge-session.h"
+#include "lumo-frame.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  LUMO_BRIDGE_POLICY_EVENT_PROVIDER,   /* switches (or the provider) changed */
+  LUMO_BRIDGE_POLICY_EVENT_CALLER,     /* a caller was added, changed or removed */
+  LUMO_BRIDGE_POLICY_EVENT_REVOKED,    /* a caller lost access */
+} LumoBridgePolicyEvent;
+
+struct _LumoBridgeSession
+{
+  GObject          parent_instance;
+
+  /* borrowed: the backend outlives its sessions (it closes them in dispose) */
+  LumoBackend     *backend;
+
+  /* owned */
+  char            *provider_id;
+  LumoFrameReader *reader;            /* NULL when detached */
+  LumoFrameWriter *writer;            /* NULL when detached */
+  GQueue           outgoing;          /* detached: JsonObject to "send" */
+  GCancellable    *cancellable;       /* reads and reviews; cancelled on close */
+  gint64           started;
+
+  char            *namespace_;
+  char            *service_name;
+  char            *service_version;
+  LumoCatalogue   *catalogue;         /* accepted tools; NULL before hello */
+
+  GHashTable      *in_flight;         /* id_key → Request (owned by its operation) */
+  GHashTable      *allowed_audit_ids; /* gint64* → NULL: allowed writes without result */
+  GPtrArray       *ports;             /* LumoBridgePort, in opening order */
+  GHashTable      *probe_targets;     /* app request id → GTask */
+  guint            next_probe_target;
+
+  /* The policy push: what the provider was told last, and what changed. */
+  gboolean         told_enabled;
+  gboolean         told_writes;
+  gboolean         told_review;
+  GHashTable      *caller_states;     /* caller_id → GINT_TO_POINTER (LumoCallerState) */
+  GPtrArray       *revoked;           /* caller ids to push */
+  gboolean         callers_dirty;
+  guint            push_source;
+
+  guint            reading : 1;
+  guint            hello_done : 1;
+  guint            closing : 1;       /* flushing a last answer before closing */
+  guint            closed : 1;
+};
+
+/* One provider request in flight. */
+typedef struct
+{
+  LumoBridgeSession *session;          /* owned */
+  LumoBridgeMessage *message;          /* owned */
+  const LumoToolInfo *tool;            /* authorize: in session->catalogue */
+  LumoAuditDecision  audit_decision;
+  const char        *reason;           /* static wire reason, NULL when allowed */
+  gint64             retry_after_ms;   /* -1 when none */
+} LumoBridgeRequest;
+
+LumoBridgeSession *lumo_bridge_session_new            (LumoBackend       *backend,
+                                                       const char        *provider_id,
+                                                       GInputStream      *input,
+                                                       GOutputStream     *output);
+/* Starts reading (no-op when detached). */
+void               lumo_bridge_session_start          (LumoBridgeSession *self);
+/* Handles one decoded frame exactly as if it had been read. */
+void               lumo_bridge_session_dispatch       (LumoBridgeSession *self,
+                                                       JsonObject        *object);
+/* Handles a framing error of lumo_frame_decode()/the reader: an answer if
+ * the stream is in sync, else the answer (too_large) and the end. */
+void               lumo_bridge_session_frame_error    (LumoBridgeSession *self,
+                                                       const GError      *error,
+                                                       gboolean           in_sync);
+/* Detached sessions: the next message the session sent, or NULL. */
+JsonObject        *lumo_bridge_session_pop_outgoing   (LumoBridgeSession *self);
+void               lumo_bridge_session_policy_event   (LumoBridgeSession     *self,
+                                                       LumoBridgePolicyEvent  event,
+                                                       const char            *caller_id);
+/* Sends probeTarget and completes @task with a LumoProbeOutcome or an
+ * error (see lumo_backend_probe_target_async()). */
+void               lumo_bridge_session_probe_target   (LumoBridgeSession *self,
+                                                       const char        *target_id,
+                                                       GTask             *task);
+/* Ends the session with @reason ("closed" or "error: …"). */
+void               lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
+                                                          const char        *reason);
+
+/* A detached session of @provider_id in the backend's list (no streams, no
+ * Attach task): for the fuzzer and the scenario tests. Remove it with
+ * lumo_backend_remove_detached_session(), which closes it. */
+LumoBridgeSession *lumo_backend_add_detached_session    (LumoBackend       *self,
+                                                         const char        *provider_id);
+void               lumo_backend_remove_detached_session (LumoBackend       *self,
+                                                         LumoBridgeSession *session);
+
+/* ---- shared between the session's files ---------------------------------- */
+
+void               lumo_bridge_session_send           (LumoBridgeSession *self,
+                                                       JsonObject        *object);
+void               lumo_bridge_session_send_fault     (LumoBridgeSession *self,
+                                                       LumoBridgeFault   *fault);
+void               lumo_bridge_session_handle_answer  (LumoBridgeSession *self,
+                                                       LumoBridgeMessage *message);
+/* Takes the policy's view after hello: what the provider now knows. */
+void               lumo_bridge_session_remember_policy (LumoBridgeSession *self,
+                                                        gboolean           enabled,
+                                                        gboolean           writes,
+                                                        gboolean           review);
+void               lumo_bridge_session_port           (LumoBridgeSession *self,
+                                                       const char        *caller_id,
+                                                       const char        *port_id,
+                                                       gboolean           open);
+/* Answers and frees @request; @answer is consumed. */
+void               lumo_bridge_request_finish         (LumoBridgeRequest *request,
+                                                       JsonObject        *answer);
+
+G_END_DECLS
