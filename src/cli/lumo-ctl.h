@@ -1,0 +1,104 @@
+/* lumo-ctl.h — what the subcommands of lumo-access-ctl share
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * lumo-access-ctl is a thin shell over src/core: it parses the command line,
+ * validates every ID before anything is opened, calls the same core API the
+ * app calls (origin "cli"), and prints tables for people or JSON for
+ * scripts. Exit status: 0 done, 1 the work failed (database, verification,
+ * not found), 2 the command line was wrong (unknown command or option, a bad
+ * ID or value) — and a status of 2 means nothing was changed.
+ */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  LUMO_CTL_EXIT_OK    = 0,
+  LUMO_CTL_EXIT_FAIL  = 1,
+  LUMO_CTL_EXIT_USAGE = 2,
+} LumoCtlExit;
+
+typedef struct _LumoCtlCommand
+{
+  const char *name;       /* "allow", or "audit search" */
+  const char *params;     /* "ID [--provider ID]" for the usage line */
+  const char *summary;    /* translatable, untranslated here */
+  /* @args: a NULL-terminated copy of the command line, the program name
+   * first and the command word(s) removed; the command may rewrite it. */
+  int       (*run)        (const struct _LumoCtlCommand *command,
+                           char                       ***args);
+} LumoCtlCommand;
+
+/* Parses the options of one subcommand. Handles --help (prints the help to
+ * stdout: *exit_code = 0) and --data-dir; on a bad option prints the error
+ * and usage to stderr (*exit_code = 2). Returns TRUE to go on; @args then
+ * holds the program name and the positional arguments. When
+ * @n_positional_min/max are given (max -1 = any), a wrong count is a usage
+ * error too. */
+gboolean  lumo_ctl_parse          (const LumoCtlCommand  *command,
+                                   const GOptionEntry    *entries,
+                                   char                ***args,
+                                   int                    n_positional_min,
+                                   int                    n_positional_max,
+                                   int                   *exit_code);
+/* Prints "lumo-access-ctl: MESSAGE" to stderr; returns 2 for bad input
+ * (LUMO_ERROR_INVALID_ID, _INVALID_ARGUMENT), else 1. */
+int       lumo_ctl_fail           (const GError          *error);
+/* A usage error: message and the command's usage line to stderr; returns 2. */
+int       lumo_ctl_usage_error    (const LumoCtlCommand  *command,
+                                   const char            *format,
+                                   ...) G_GNUC_PRINTF (2, 3);
+/* lumo_validate_extension_id() before anything is opened: prints and
+ * returns FALSE for a bad ID. */
+gboolean  lumo_ctl_check_id       (const char            *id,
+                                   const char            *what);
+
+/* Local time "2025-01-31 10:00:00", or "—" for 0. */
+char     *lumo_ctl_format_time    (gint64                 time_us);
+/* ISO 8601 UTC, or NULL for 0 (JSON null). */
+char     *lumo_ctl_format_iso     (gint64                 time_us);
+
+/* A plain-text table: columns padded to their widest cell. */
+typedef struct _LumoCtlTable LumoCtlTable;
+LumoCtlTable *lumo_ctl_table_new  (const char            *first_header,
+                                   ...) G_GNUC_NULL_TERMINATED;
+void      lumo_ctl_table_add      (LumoCtlTable          *table,
+                                   const char            *first_cell,
+                                   ...) G_GNUC_NULL_TERMINATED;
+void      lumo_ctl_table_print    (LumoCtlTable          *table);
+void      lumo_ctl_table_free     (LumoCtlTable          *table);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCtlTable, lumo_ctl_table_free)
+
+/* All of stdin (at most 16 MiB, UTF-8), for commands that take "-". */
+char     *lumo_ctl_read_stdin     (GError               **error);
+/* A string member, or null when @value is NULL. */
+void      lumo_ctl_json_member    (JsonBuilder           *builder,
+                                   const char            *name,
+                                   const char            *value);
+/* Pretty JSON and a newline to stdout. */
+void      lumo_ctl_print_json     (JsonNode              *node);
+
+/* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c). */
+#define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
+LUMO_CTL_DECLARE (lumo_ctl_providers);
+LUMO_CTL_DECLARE (lumo_ctl_watch);
+LUMO_CTL_DECLARE (lumo_ctl_unwatch);
+LUMO_CTL_DECLARE (lumo_ctl_callers);
+LUMO_CTL_DECLARE (lumo_ctl_allow);
+LUMO_CTL_DECLARE (lumo_ctl_deny);
+LUMO_CTL_DECLARE (lumo_ctl_forget);
+LUMO_CTL_DECLARE (lumo_ctl_set);
+LUMO_CTL_DECLARE (lumo_ctl_history);
+LUMO_CTL_DECLARE (lumo_ctl_undo);
+LUMO_CTL_DECLARE (lumo_ctl_audit_search);
+LUMO_CTL_DECLARE (lumo_ctl_audit_export);
+LUMO_CTL_DECLARE (lumo_ctl_audit_verify);
+LUMO_CTL_DECLARE (lumo_ctl_audit_check_params);
+LUMO_CTL_DECLARE (lumo_ctl_probe_state);
+
+G_END_DECLS
