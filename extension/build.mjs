@@ -54,12 +54,18 @@ await buildExtension({
   keyOverride: process.env.LUMO_MANIFEST_KEY,
 });
 
-const caller = join(here, '../tests/e2e/caller');
-if (existsSync(join(caller, 'manifest.json'))) {
+// The e2e test extensions, when the tests are there.
+for (const [dir, entries, statics] of [
+  ['caller', ['background', 'caller'], ['caller.html']],
+  ['stub', ['background'], []],
+]) {
+  const root = join(here, '../tests/e2e', dir);
+  if (!existsSync(join(root, 'manifest.json')))
+    continue;
   await buildExtension({
-    root: caller,
-    entries: { background: join(caller, 'background.ts'), caller: join(caller, 'caller.ts') },
-    outdir: join(caller, 'dist'),
-    statics: ['caller.html'],
+    root,
+    entries: Object.fromEntries(entries.map((e) => [e, join(root, `${e}.ts`)])),
+    outdir: join(root, 'dist'),
+    statics,
   });
 }
