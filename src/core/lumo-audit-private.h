@@ -29,4 +29,114 @@ const char     *lumo_audit_store_get_head_path (LumoAuditStore *self);
   "a.result_time_us, a.hash"
 LumoAuditRow   *lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
 
+/* ---- shared by lumo-audit-store.c, -writer.c, -record.c, -store-read.c ---- */
+
+typedef enum
+{
+  LUMO_AUDIT_OP_APPEND,
+  LUMO_AUDIT_OP_RESULT,
+  LUMO_AUDIT_OP_IMPORT,
+  LUMO_AUDIT_OP_RETENTION,
+} LumoAuditOpKind;
+
+/* A validated row, owned by the op. */
+typedef struct
+{
+  gint64      time_us;
+  char       *provider_id;
+  char       *caller_id;
+  char       *caller_name;
+  char       *tool;
+  gboolean    write;
+  char       *target;
+  guint8      params_hmac[LUMO_AUDIT_HASH_SIZE];
+  const char *decision;
+  char       *reason;
+  const char *result;          /* import only: NULL, "ok", "error" */
+  char       *result_text;
+  gint64      result_time_us;
+} LumoAuditPendingRow;
+
+typedef struct
+{
+  LumoAuditOpKind      kind;
+  LumoAuditPendingRow *rows;            /* APPEND: 1, IMPORT: n_rows */
+  gsize       n_rows;
+  gint64      id;              /* RESULT: the row; APPEND: the new id */
+  const char *result;          /* RESULT */
+  char       *result_text;     /* RESULT */
+  gint64      time_us;         /* RESULT: when; RETENTION: the cutoff */
+  gint64      count;           /* RETENTION: rows deleted */
+  GTask      *task;            /* async callers */
+  gboolean    done;            /* sync callers wait for this */
+  GError     *error;
+} LumoAuditOp;
+
+struct _LumoAuditStore
+{
+  GObject       parent_instance;
+
+  char         *path;
+  char         *head_path;
+  char         *vfs_name;
+  GBytes       *secret;
+  GMainContext *main_context;
+
+  /* Owned by the writer thread once it runs. */
+  sqlite3      *writer_db;
+  GThread      *writer;
+  gint64        wal_frames;
+  sqlite3_stmt *insert_stmt;
+  sqlite3_stmt *fts_insert_stmt;
+  sqlite3_stmt *fts_delete_stmt;
+  sqlite3_stmt *result_read_stmt;
+  sqlite3_stmt *result_update_stmt;
+
+  /* lock protects everything below. */
+  GMutex        lock;
+  GCond         queue_cond;
+  GCond         done_cond;
+  GQueue        queue;
+  gboolean      stopping;
+  GPtrArray    *idle_readers;
+  GArray       *added_ids;
+  gboolean      added_scheduled;
+};
+
+/* lumo-audit-record.c */
+char     *lumo_audit_truncate_text       (const char             *text,
+                                          gsize                   max_bytes);
+gboolean  lumo_audit_validate_record     (GBytes                 *secret,
+                                          const LumoAuditRecord  *record,
+                                          const char             *params_hmac_hex,
+                                          LumoAuditPendingRow    *row,
+                                          GError                **error);
+gboolean  lumo_audit_validate_result     (gboolean                ok,
+                                          const char             *error_text,
+                                          GError                **error);
+
+/* lumo-audit-writer.c */
+void      lumo_audit_pending_row_clear   (LumoAuditPendingRow    *row);
+void      lumo_audit_op_free             (LumoAuditOp            *op);
+void      lumo_audit_writer_enqueue      (LumoAuditStore         *self,
+                                          LumoAuditOp            *op);
+gboolean  lumo_audit_writer_run_sync     (LumoAuditStore         *self,
+                                          LumoAuditOp            *op,
+                                          GError                **error);
+gpointer  lumo_audit_writer_thread       (gpointer                data);
+int       lumo_audit_writer_wal_hook     (gpointer                user_data,
+                                          sqlite3                *db,
+                                          const char             *db_name,
+                                          int                     n_frames);
+
+/* lumo-audit-store.c */
+void      lumo_audit_store_rows_added    (LumoAuditStore         *self,
+                                          GArray                 *ids);
+sqlite3  *lumo_audit_store_acquire_reader (LumoAuditStore        *self,
+                                           GError               **error);
+void      lumo_audit_store_release_reader (LumoAuditStore        *self,
+                                           sqlite3               *db);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditOp, lumo_audit_op_free)
+
 G_END_DECLS

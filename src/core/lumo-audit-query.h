@@ -70,8 +70,9 @@ gint64           lumo_audit_query_get_until  (const LumoAuditQuery  *query);
 
 /* SQL over the audit schema, newest first: rows with id < @before_id
  * (0 = from the newest), at most @limit. @columns is a fixed column list of
- * table alias "a". Bind values are appended to @binds (GVariant of type
- * "x" or "s"). */
+ * table alias "a". Bind values are appended to @binds (floating-free
+ * GVariants of type "x", "s" or "ay"; make @binds with
+ * g_ptr_array_new_with_free_func (g_variant_unref)). */
 char            *lumo_audit_query_build_page_sql  (const LumoAuditQuery *query,
                                                    const char           *columns,
                                                    gint64                before_id,

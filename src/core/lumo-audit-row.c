@@ -1,0 +1,321 @@
+/* lumo-audit-row.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-audit"
+
+#include "config.h"
+
+#include "lumo-audit-private.h"
+#include "lumo-audit-row.h"
+#include "lumo-audit-secret.h"
+
+G_DEFINE_ENUM_TYPE (LumoAuditDecision, lumo_audit_decision,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_DECISION_ALLOW, "allow"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_DECISION_DENY, "deny"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_DECISION_PENDING_REVIEW, "pending-review"))
+
+G_DEFINE_ENUM_TYPE (LumoAuditResult, lumo_audit_result,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_RESULT_NONE, "none"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_RESULT_OK, "ok"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_RESULT_ERROR, "error"))
+
+const char *
+lumo_audit_decision_to_string (LumoAuditDecision decision)
+{
+  switch (decision)
+    {
+    case LUMO_AUDIT_DECISION_ALLOW:
+      return "allow";
+    case LUMO_AUDIT_DECISION_DENY:
+      return "deny";
+    case LUMO_AUDIT_DECISION_PENDING_REVIEW:
+      return "pending-review";
+    default:
+      return NULL;
+    }
+}
+
+gboolean
+lumo_audit_decision_from_string (const char        *s,
+                                 LumoAuditDecision *decision)
+{
+  for (LumoAuditDecision d = LUMO_AUDIT_DECISION_ALLOW; d <= LUMO_AUDIT_DECISION_PENDING_REVIEW; d++)
+    {
+      if (g_strcmp0 (s, lumo_audit_decision_to_string (d)) == 0)
+        {
+          if (decision != NULL)
+            *decision = d;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+const char *
+lumo_audit_result_to_string (LumoAuditResult result)
+{
+  switch (result)
+    {
+    case LUMO_AUDIT_RESULT_OK:
+      return "ok";
+    case LUMO_AUDIT_RESULT_ERROR:
+      return "error";
+    case LUMO_AUDIT_RESULT_NONE:
+    default:
+      return NULL;
+    }
+}
+
+struct _LumoAuditRow
+{
+  GObject            parent_instance;
+
+  gint64             id;
+  gint64             time_us;
+  char              *provider_id;
+  char              *caller_id;
+  char              *caller_name;
+  char              *tool;
+  gboolean           write;
+  char              *target;
+  char              *params_hmac;
+  LumoAuditDecision  decision;
+  char              *reason;
+  LumoAuditResult    result;
+  char              *result_text;
+  gint64             result_time_us;
+  char              *hash;
+};
+
+G_DEFINE_FINAL_TYPE (LumoAuditRow, lumo_audit_row, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_ID,
+  PROP_TIME_US,
+  PROP_PROVIDER_ID,
+  PROP_CALLER_ID,
+  PROP_CALLER_NAME,
+  PROP_TOOL,
+  PROP_WRITE,
+  PROP_TARGET,
+  PROP_PARAMS_HMAC,
+  PROP_DECISION,
+  PROP_REASON,
+  PROP_RESULT,
+  PROP_RESULT_TEXT,
+  PROP_RESULT_TIME_US,
+  PROP_HASH,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+lumo_audit_row_finalize (GObject *object)
+{
+  LumoAuditRow *self = (LumoAuditRow *) object;
+
+  g_free (self->provider_id);
+  g_free (self->caller_id);
+  g_free (self->caller_name);
+  g_free (self->tool);
+  g_free (self->target);
+  g_free (self->params_hmac);
+  g_free (self->reason);
+  g_free (self->result_text);
+  g_free (self->hash);
+
+  G_OBJECT_CLASS (lumo_audit_row_parent_class)->finalize (object);
+}
+
+static void
+lumo_audit_row_get_property (GObject    *object,
+                             guint       prop_id,
+                             GValue     *value,
+                             GParamSpec *pspec)
+{
+  LumoAuditRow *self = LUMO_AUDIT_ROW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ID:
+      g_value_set_int64 (value, self->id);
+      break;
+    case PROP_TIME_US:
+      g_value_set_int64 (value, self->time_us);
+      break;
+    case PROP_PROVIDER_ID:
+      g_value_set_string (value, self->provider_id);
+      break;
+    case PROP_CALLER_ID:
+      g_value_set_string (value, self->caller_id);
+      break;
+    case PROP_CALLER_NAME:
+      g_value_set_string (value, self->caller_name);
+      break;
+    case PROP_TOOL:
+      g_value_set_string (value, self->tool);
+      break;
+    case PROP_WRITE:
+      g_value_set_boolean (value, self->write);
+      break;
+    case PROP_TARGET:
+      g_value_set_string (value, self->target);
+      break;
+    case PROP_PARAMS_HMAC:
+      g_value_set_string (value, self->params_hmac);
+      break;
+    case PROP_DECISION:
+      g_value_set_enum (value, self->decision);
+      break;
+    case PROP_REASON:
+      g_value_set_string (value, self->reason);
+      break;
+    case PROP_RESULT:
+      g_value_set_enum (value, self->result);
+      break;
+    case PROP_RESULT_TEXT:
+      g_value_set_string (value, self->result_text);
+      break;
+    case PROP_RESULT_TIME_US:
+      g_value_set_int64 (value, self->result_time_us);
+      break;
+    case PROP_HASH:
+      g_value_set_string (value, self->hash);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static GParamSpec *
+string_prop (const char *name)
+{
+  return g_param_spec_string (name, NULL, NULL, NULL,
+                              G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+}
+
+static GParamSpec *
+int64_prop (const char *name)
+{
+  return g_param_spec_int64 (name, NULL, NULL, 0, G_MAXINT64, 0,
+                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+}
+
+static void
+lumo_audit_row_class_init (LumoAuditRowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = lumo_audit_row_finalize;
+  object_class->get_property = lumo_audit_row_get_property;
+
+  properties[PROP_ID] = int64_prop ("id");
+  properties[PROP_TIME_US] = int64_prop ("time-us");
+  properties[PROP_PROVIDER_ID] = string_prop ("provider-id");
+  properties[PROP_CALLER_ID] = string_prop ("caller-id");
+  properties[PROP_CALLER_NAME] = string_prop ("caller-name");
+  properties[PROP_TOOL] = string_prop ("tool");
+  properties[PROP_WRITE] =
+    g_param_spec_boolean ("write", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TARGET] = string_prop ("target");
+  properties[PROP_PARAMS_HMAC] = string_prop ("params-hmac");
+  properties[PROP_DECISION] =
+    g_param_spec_enum ("decision", NULL, NULL,
+                       LUMO_TYPE_AUDIT_DECISION, LUMO_AUDIT_DECISION_ALLOW,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_REASON] = string_prop ("reason");
+  properties[PROP_RESULT] =
+    g_param_spec_enum ("result", NULL, NULL,
+                       LUMO_TYPE_AUDIT_RESULT, LUMO_AUDIT_RESULT_NONE,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RESULT_TEXT] = string_prop ("result-text");
+  properties[PROP_RESULT_TIME_US] = int64_prop ("result-time-us");
+  properties[PROP_HASH] = string_prop ("hash");
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+lumo_audit_row_init (LumoAuditRow *self)
+{
+}
+
+static char *
+dup_column (sqlite3_stmt *stmt,
+            int           col)
+{
+  const char *s = (const char *) sqlite3_column_text (stmt, col);
+
+  return g_strdup (s != NULL ? s : "");
+}
+
+static char *
+hex_column (sqlite3_stmt *stmt,
+            int           col)
+{
+  return lumo_audit_hex_encode (sqlite3_column_blob (stmt, col),
+                                sqlite3_column_bytes (stmt, col));
+}
+
+LumoAuditRow *
+lumo_audit_row_new_from_stmt (sqlite3_stmt *stmt)
+{
+  LumoAuditRow *self = g_object_new (LUMO_TYPE_AUDIT_ROW, NULL);
+  const char *result;
+
+  self->id = sqlite3_column_int64 (stmt, 0);
+  self->time_us = sqlite3_column_int64 (stmt, 1);
+  self->provider_id = dup_column (stmt, 2);
+  self->caller_id = dup_column (stmt, 3);
+  self->caller_name = dup_column (stmt, 4);
+  self->tool = dup_column (stmt, 5);
+  self->write = sqlite3_column_int64 (stmt, 6) != 0;
+  self->target = dup_column (stmt, 7);
+  self->params_hmac = hex_column (stmt, 8);
+  if (!lumo_audit_decision_from_string ((const char *) sqlite3_column_text (stmt, 9),
+                                        &self->decision))
+    self->decision = LUMO_AUDIT_DECISION_DENY;
+  self->reason = dup_column (stmt, 10);
+  result = (const char *) sqlite3_column_text (stmt, 11);
+  if (g_strcmp0 (result, "ok") == 0)
+    self->result = LUMO_AUDIT_RESULT_OK;
+  else if (g_strcmp0 (result, "error") == 0)
+    self->result = LUMO_AUDIT_RESULT_ERROR;
+  else
+    self->result = LUMO_AUDIT_RESULT_NONE;
+  if (sqlite3_column_type (stmt, 12) != SQLITE_NULL)
+    self->result_text = dup_column (stmt, 12);
+  self->result_time_us = sqlite3_column_int64 (stmt, 13);
+  self->hash = hex_column (stmt, 14);
+
+  return self;
+}
+
+#define GETTER(type, name) \
+  type                                                   \
+  lumo_audit_row_get_##name (LumoAuditRow *self)         \
+  {                                                      \
+    g_return_val_if_fail (LUMO_IS_AUDIT_ROW (self), 0);  \
+    return self->name;                                   \
+  }
+
+GETTER (gint64, id)
+GETTER (gint64, time_us)
+GETTER (const char *, provider_id)
+GETTER (const char *, caller_id)
+GETTER (const char *, caller_name)
+GETTER (const char *, tool)
+GETTER (gboolean, write)
+GETTER (const char *, target)
+GETTER (const char *, params_hmac)
+GETTER (LumoAuditDecision, decision)
+GETTER (const char *, reason)
+GETTER (LumoAuditResult, result)
+GETTER (const char *, result_text)
+GETTER (gint64, result_time_us)
+GETTER (const char *, hash)

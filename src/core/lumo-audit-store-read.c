@@ -1,0 +1,628 @@
+/* lumo-audit-store-read.c — reading the audit log: rows, pages, counts,
+ * verification and export
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every read runs on a connection from the store's reader pool, so a count
+ * can run beside a page fetch, and neither waits for the writer (WAL).
+ * Cancellation interrupts a running statement through a progress handler.
+ */
+#define G_LOG_DOMAIN "lumo-audit"
+
+#include "config.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "lumo-audit-private.h"
+#include "lumo-audit-secret.h"
+#include "lumo-db.h"
+#include "lumo-error.h"
+
+#define MAX_PAGE_LIMIT     10000
+#define EXPORT_PAGE_SIZE   1000
+
+static int
+on_progress_cb (gpointer user_data)
+{
+  return g_cancellable_is_cancelled (user_data) ? 1 : 0;
+}
+
+/* A reader with @cancellable watched while it is held. */
+static sqlite3 *
+acquire (LumoAuditStore  *self,
+         GCancellable    *cancellable,
+         GError         **error)
+{
+  sqlite3 *db;
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  if (!(db = lumo_audit_store_acquire_reader (self, error)))
+    return NULL;
+
+  if (cancellable != NULL)
+    sqlite3_progress_handler (db, 1000, on_progress_cb, cancellable);
+
+  return db;
+}
+
+static void
+release (LumoAuditStore *self,
+         sqlite3        *db)
+{
+  sqlite3_progress_handler (db, 0, NULL, NULL);
+  lumo_audit_store_release_reader (self, db);
+}
+
+static void
+set_step_error (GError       **error,
+                sqlite3       *db,
+                int            rc,
+                GCancellable  *cancellable,
+                const char    *what)
+{
+  if (rc == SQLITE_INTERRUPT && g_cancellable_set_error_if_cancelled (cancellable, error))
+    return;
+
+  lumo_db_set_error (error, db, rc, what);
+}
+
+static sqlite3_stmt *
+prepare_bound (sqlite3      *db,
+               const char   *sql,
+               GPtrArray    *binds,
+               GError      **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  if (!(stmt = lumo_db_prepare (db, sql, error)) ||
+      !lumo_audit_query_bind (stmt, binds, error))
+    return NULL;
+
+  return g_steal_pointer (&stmt);
+}
+
+LumoAuditRow *
+lumo_audit_store_get_row (LumoAuditStore  *self,
+                          gint64           id,
+                          GError         **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  LumoAuditRow *row = NULL;
+  sqlite3 *db;
+  int rc;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!(db = acquire (self, NULL, error)))
+    return NULL;
+
+  if ((stmt = lumo_db_prepare (db, "SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit a WHERE a.id = ?",
+                               error)))
+    {
+      sqlite3_bind_int64 (stmt, 1, id);
+      rc = sqlite3_step (stmt);
+      if (rc == SQLITE_ROW)
+        row = lumo_audit_row_new_from_stmt (stmt);
+      else if (rc == SQLITE_DONE)
+        g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
+                     "There is no audit row %" G_GINT64_FORMAT, id);
+      else
+        lumo_db_set_error (error, db, rc, "Cannot read the audit row");
+    }
+
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  release (self, db);
+  return row;
+}
+
+static GPtrArray *
+fetch_page (LumoAuditStore  *self,
+            sqlite3         *db,
+            LumoAuditQuery  *query,
+            gint64           before_id,
+            guint            limit,
+            GCancellable    *cancellable,
+            GError         **error)
+{
+  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autofree char *sql = NULL;
+  int rc;
+
+  sql = lumo_audit_query_build_page_sql (query, LUMO_AUDIT_ROW_COLUMNS, before_id, limit, binds);
+  if (!(stmt = prepare_bound (db, sql, binds, error)))
+    return NULL;
+
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (rows, lumo_audit_row_new_from_stmt (stmt));
+
+  if (rc != SQLITE_DONE)
+    {
+      set_step_error (error, db, rc, cancellable, "Cannot search the audit log");
+      return NULL;
+    }
+
+  return g_steal_pointer (&rows);
+}
+
+GPtrArray *
+lumo_audit_store_fetch_page (LumoAuditStore  *self,
+                             LumoAuditQuery  *query,
+                             gint64           before_id,
+                             guint            limit,
+                             GCancellable    *cancellable,
+                             GError         **error)
+{
+  g_autoptr(LumoAuditQuery) all = NULL;
+  GPtrArray *rows;
+  sqlite3 *db;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (limit < 1 || limit > MAX_PAGE_LIMIT)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                   "A page of %u rows is out of range (1–%d)", limit, MAX_PAGE_LIMIT);
+      return NULL;
+    }
+  if (before_id < 0)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                   "The page cursor %" G_GINT64_FORMAT " is negative", before_id);
+      return NULL;
+    }
+
+  if (query == NULL)
+    query = all = lumo_audit_query_new ();
+
+  if (!(db = acquire (self, cancellable, error)))
+    return NULL;
+  rows = fetch_page (self, db, query, before_id, limit, cancellable, error);
+  release (self, db);
+
+  return rows;
+}
+
+gint64
+lumo_audit_store_count (LumoAuditStore  *self,
+                        LumoAuditQuery  *query,
+                        GCancellable    *cancellable,
+                        GError         **error)
+{
+  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  g_autoptr(LumoAuditQuery) all = NULL;
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autofree char *sql = NULL;
+  gint64 count = -1;
+  sqlite3 *db;
+  int rc;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), -1);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (query == NULL)
+    query = all = lumo_audit_query_new ();
+
+  if (!(db = acquire (self, cancellable, error)))
+    return -1;
+
+  sql = lumo_audit_query_build_count_sql (query, binds);
+  if ((stmt = prepare_bound (db, sql, binds, error)))
+    {
+      rc = sqlite3_step (stmt);
+      if (rc == SQLITE_ROW)
+        count = sqlite3_column_int64 (stmt, 0);
+      else
+        set_step_error (error, db, rc, cancellable, "Cannot count the audit rows");
+    }
+
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  release (self, db);
+  return count;
+}
+
+/* ---- async wrappers -------------------------------------------------------------- */
+
+typedef struct
+{
+  LumoAuditQuery *query;
+  gint64          before_id;
+  guint           limit;
+} ReadData;
+
+static void
+read_data_free (gpointer data)
+{
+  ReadData *rd = data;
+
+  g_clear_pointer (&rd->query, lumo_audit_query_unref);
+  g_free (rd);
+}
+
+static void
+fetch_page_thread (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  ReadData *rd = task_data;
+  GError *error = NULL;
+  GPtrArray *rows;
+
+  rows = lumo_audit_store_fetch_page (source_object, rd->query, rd->before_id, rd->limit,
+                                      cancellable, &error);
+  if (rows != NULL)
+    g_task_return_pointer (task, rows, (GDestroyNotify) g_ptr_array_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+count_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  ReadData *rd = task_data;
+  GError *error = NULL;
+  gint64 count;
+
+  count = lumo_audit_store_count (source_object, rd->query, cancellable, &error);
+  if (count >= 0)
+    g_task_return_int (task, count);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+run_read_async (LumoAuditStore      *self,
+                gpointer             source_tag,
+                GTaskThreadFunc      func,
+                LumoAuditQuery      *query,
+                gint64               before_id,
+                guint                limit,
+                GCancellable        *cancellable,
+                GAsyncReadyCallback  callback,
+                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ReadData *rd = g_new0 (ReadData, 1);
+
+  rd->query = query != NULL ? lumo_audit_query_ref (query) : NULL;
+  rd->before_id = before_id;
+  rd->limit = limit;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, source_tag);
+  g_task_set_task_data (task, rd, read_data_free);
+  g_task_run_in_thread (task, func);
+}
+
+void
+lumo_audit_store_fetch_page_async (LumoAuditStore      *self,
+                                   LumoAuditQuery      *query,
+                                   gint64               before_id,
+                                   guint                limit,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_STORE (self));
+
+  run_read_async (self, lumo_audit_store_fetch_page_async, fetch_page_thread,
+                  query, before_id, limit, cancellable, callback, user_data);
+}
+
+GPtrArray *
+lumo_audit_store_fetch_page_finish (LumoAuditStore  *self,
+                                    GAsyncResult    *result,
+                                    GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == lumo_audit_store_fetch_page_async,
+                        NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+lumo_audit_store_count_async (LumoAuditStore      *self,
+                              LumoAuditQuery      *query,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_STORE (self));
+
+  run_read_async (self, lumo_audit_store_count_async, count_thread,
+                  query, 0, 0, cancellable, callback, user_data);
+}
+
+gint64
+lumo_audit_store_count_finish (LumoAuditStore  *self,
+                               GAsyncResult    *result,
+                               GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), -1);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == lumo_audit_store_count_async, -1);
+
+  {
+    GError *local_error = NULL;
+    gint64 count = g_task_propagate_int (G_TASK (result), &local_error);
+
+    if (local_error != NULL)
+      {
+        g_propagate_error (error, local_error);
+        return -1;
+      }
+    return count;
+  }
+}
+
+/* ---- verify ------------------------------------------------------------------------ */
+
+gboolean
+lumo_audit_store_verify (LumoAuditStore         *self,
+                         LumoAuditProgressFunc   progress,
+                         gpointer                user_data,
+                         GCancellable           *cancellable,
+                         LumoAuditVerifyReport  *report,
+                         GError                **error)
+{
+  sqlite3 *db;
+  gboolean ok;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (report != NULL)
+    memset (report, 0, sizeof *report);
+
+  if (!(db = acquire (self, cancellable, error)))
+    return FALSE;
+
+  ok = lumo_audit_chain_verify (db, self->secret, self->head_path, progress, user_data,
+                                cancellable, report, error);
+  release (self, db);
+
+  return ok;
+}
+
+/* ---- export -------------------------------------------------------------------------- */
+
+static const char * const export_columns[] = {
+  "id", "time", "provider", "caller", "caller_name", "tool", "write", "target",
+  "params_hmac", "decision", "reason", "result", "result_text", "result_time", "hash",
+};
+
+static char *
+format_time (gint64 us)
+{
+  time_t secs = (time_t) (us / G_USEC_PER_SEC);
+  int frac = (int) (us % G_USEC_PER_SEC);
+  struct tm tm;
+
+  if (frac < 0)
+    {
+      frac += G_USEC_PER_SEC;
+      secs--;
+    }
+  if (gmtime_r (&secs, &tm) == NULL)
+    return g_strdup ("");
+
+  return g_strdup_printf ("%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
+                          tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                          tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+}
+
+/* The row's fields as export_columns lists them; NULL for "no value". */
+static void
+row_fields (LumoAuditRow *row,
+            char        **owned,
+            const char  **fields)
+{
+  LumoAuditResult result = lumo_audit_row_get_result (row);
+
+  owned[0] = g_strdup_printf ("%" G_GINT64_FORMAT, lumo_audit_row_get_id (row));
+  owned[1] = format_time (lumo_audit_row_get_time_us (row));
+  owned[2] = result != LUMO_AUDIT_RESULT_NONE
+               ? format_time (lumo_audit_row_get_result_time_us (row))
+               : NULL;
+
+  fields[0] = owned[0];
+  fields[1] = owned[1];
+  fields[2] = lumo_audit_row_get_provider_id (row);
+  fields[3] = lumo_audit_row_get_caller_id (row);
+  fields[4] = lumo_audit_row_get_caller_name (row);
+  fields[5] = lumo_audit_row_get_tool (row);
+  fields[6] = lumo_audit_row_get_write (row) ? "true" : "false";
+  fields[7] = lumo_audit_row_get_target (row);
+  fields[8] = lumo_audit_row_get_params_hmac (row);
+  fields[9] = lumo_audit_decision_to_string (lumo_audit_row_get_decision (row));
+  fields[10] = lumo_audit_row_get_reason (row);
+  fields[11] = lumo_audit_result_to_string (result);
+  fields[12] = lumo_audit_row_get_result_text (row);
+  fields[13] = owned[2];
+  fields[14] = lumo_audit_row_get_hash (row);
+}
+
+/* RFC 4180: quote a field that holds a comma, a quote or a line break, and
+ * double the quotes inside. */
+static void
+append_csv_field (GString    *out,
+                  const char *value)
+{
+  if (value == NULL)
+    return;
+
+  if (strpbrk (value, ",\"\r\n") == NULL)
+    {
+      g_string_append (out, value);
+      return;
+    }
+
+  g_string_append_c (out, '"');
+  for (const char *p = value; *p; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (out, '"');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_json_string (GString    *out,
+                    const char *value)
+{
+  g_string_append_c (out, '"');
+  for (const guchar *p = (const guchar *) value; *p; p++)
+    {
+      switch (*p)
+        {
+        case '"':
+          g_string_append (out, "\\\"");
+          break;
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        default:
+          if (*p < 0x20)
+            g_string_append_printf (out, "\\u%04x", *p);
+          else
+            g_string_append_c (out, (char) *p);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_row (GString               *out,
+            LumoAuditExportFormat  format,
+            LumoAuditRow          *row)
+{
+  char *owned[3] = { NULL, };
+  const char *fields[G_N_ELEMENTS (export_columns)];
+
+  row_fields (row, owned, fields);
+
+  if (format == LUMO_AUDIT_EXPORT_CSV)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (export_columns); i++)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          append_csv_field (out, fields[i]);
+        }
+      g_string_append (out, "\r\n");
+    }
+  else
+    {
+      g_string_append_c (out, '{');
+      for (guint i = 0; i < G_N_ELEMENTS (export_columns); i++)
+        {
+          if (i > 0)
+            g_string_append_c (out, ',');
+          append_json_string (out, export_columns[i]);
+          g_string_append_c (out, ':');
+          if (i == 0)
+            g_string_append (out, fields[0]);
+          else if (i == 6)
+            g_string_append (out, fields[6]);
+          else if (fields[i] == NULL)
+            g_string_append (out, "null");
+          else
+            append_json_string (out, fields[i]);
+        }
+      g_string_append (out, "}\n");
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (owned); i++)
+    g_free (owned[i]);
+}
+
+gboolean
+lumo_audit_store_export (LumoAuditStore         *self,
+                         LumoAuditQuery         *query,
+                         LumoAuditExportFormat   format,
+                         GOutputStream          *out,
+                         GCancellable           *cancellable,
+                         LumoAuditProgressFunc   progress,
+                         gpointer                user_data,
+                         GError                **error)
+{
+  g_autoptr(LumoAuditQuery) all = NULL;
+  g_autoptr(GString) buf = g_string_sized_new (EXPORT_PAGE_SIZE * 512);
+  gint64 total, done = 0, before_id = 0;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), FALSE);
+  g_return_val_if_fail (format == LUMO_AUDIT_EXPORT_CSV || format == LUMO_AUDIT_EXPORT_JSONL, FALSE);
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (out), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (query == NULL)
+    query = all = lumo_audit_query_new ();
+
+  total = progress != NULL ? lumo_audit_store_count (self, query, cancellable, error) : 0;
+  if (total < 0)
+    return FALSE;
+
+  if (format == LUMO_AUDIT_EXPORT_CSV)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (export_columns); i++)
+        {
+          if (i > 0)
+            g_string_append_c (buf, ',');
+          g_string_append (buf, export_columns[i]);
+        }
+      g_string_append (buf, "\r\n");
+    }
+
+  /* Keyset pages, each on a fresh read: rows appended meanwhile are newer
+   * than the first page and so never show up half-way. */
+  for (;;)
+    {
+      g_autoptr(GPtrArray) rows = NULL;
+
+      rows = lumo_audit_store_fetch_page (self, query, before_id, EXPORT_PAGE_SIZE,
+                                          cancellable, error);
+      if (rows == NULL)
+        return FALSE;
+
+      for (guint i = 0; i < rows->len; i++)
+        append_row (buf, format, g_ptr_array_index (rows, i));
+
+      if (buf->len > 0 &&
+          !g_output_stream_write_all (out, buf->str, buf->len, NULL, cancellable, error))
+        return FALSE;
+      g_string_truncate (buf, 0);
+
+      done += rows->len;
+      if (progress != NULL)
+        progress (done, MAX (total, done), user_data);
+
+      if (rows->len < EXPORT_PAGE_SIZE)
+        break;
+      before_id = lumo_audit_row_get_id (g_ptr_array_index (rows, rows->len - 1));
+    }
+
+  return TRUE;
+}

@@ -1,0 +1,695 @@
+/* lumo-audit-store.c — the store object: opening, readers, the write API
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The writer thread is in lumo-audit-writer.c, validation in
+ * lumo-audit-record.c, reading (pages, counts, verify, export) in
+ * lumo-audit-store-read.c.
+ */
+#define G_LOG_DOMAIN "lumo-audit"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "lumo-audit-private.h"
+#include "lumo-audit-secret.h"
+#include "lumo-db.h"
+#include "lumo-error.h"
+#include "lumo-paths.h"
+#include "lumo-protocol.h"
+
+#define MAX_IDLE_READERS      4
+
+static const LumoMigration migrations[] = {
+  { 1,
+    "CREATE TABLE audit ("
+    "  id             INTEGER PRIMARY KEY,"
+    "  time_us        INTEGER NOT NULL,"
+    "  provider_id    TEXT NOT NULL,"
+    "  caller_id      TEXT NOT NULL,"
+    "  caller_name    TEXT NOT NULL,"
+    "  tool           TEXT NOT NULL,"
+    "  write          INTEGER NOT NULL CHECK (write IN (0, 1)),"
+    "  target         TEXT NOT NULL,"
+    "  params_hmac    BLOB NOT NULL CHECK (length (params_hmac) = 32),"
+    "  decision       TEXT NOT NULL CHECK (decision IN ('allow', 'deny', 'pending-review')),"
+    "  reason         TEXT NOT NULL,"
+    "  hash           BLOB NOT NULL CHECK (length (hash) = 32),"
+    "  result         TEXT CHECK (result IN ('ok', 'error')),"
+    "  result_text    TEXT,"
+    "  result_time_us INTEGER,"
+    "  result_mac     BLOB"
+    ") STRICT;"
+    "CREATE INDEX audit_time ON audit (time_us);"
+    "CREATE INDEX audit_provider ON audit (provider_id);"
+    "CREATE INDEX audit_params ON audit (params_hmac);"
+    /* The hash of the last row retention deleted, MAC'd. */
+    "CREATE TABLE audit_anchor ("
+    "  one       INTEGER PRIMARY KEY CHECK (one = 1),"
+    "  last_id   INTEGER NOT NULL,"
+    "  last_hash BLOB NOT NULL,"
+    "  mac       BLOB NOT NULL,"
+    "  cutoff_us INTEGER NOT NULL"
+    ") STRICT;"
+    /* Exists only inside a retention transaction; the delete guard checks it. */
+    "CREATE TABLE audit_retention_cutoff ("
+    "  one       INTEGER PRIMARY KEY CHECK (one = 1),"
+    "  before_us INTEGER NOT NULL,"
+    "  max_id    INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE VIRTUAL TABLE audit_fts USING fts5 ("
+    "  tool, caller_id, caller_name, target, result_text,"
+    "  content = 'audit', content_rowid = 'id', tokenize = 'trigram', columnsize = 0);"
+    "CREATE TRIGGER audit_update_guard BEFORE UPDATE ON audit "
+    "WHEN OLD.result IS NOT NULL OR NEW.result IS NULL OR NEW.result_mac IS NULL"
+    "  OR NEW.result_time_us IS NULL"
+    "  OR NEW.id IS NOT OLD.id OR NEW.time_us IS NOT OLD.time_us"
+    "  OR NEW.provider_id IS NOT OLD.provider_id OR NEW.caller_id IS NOT OLD.caller_id"
+    "  OR NEW.caller_name IS NOT OLD.caller_name OR NEW.tool IS NOT OLD.tool"
+    "  OR NEW.write IS NOT OLD.write OR NEW.target IS NOT OLD.target"
+    "  OR NEW.params_hmac IS NOT OLD.params_hmac OR NEW.decision IS NOT OLD.decision"
+    "  OR NEW.reason IS NOT OLD.reason OR NEW.hash IS NOT OLD.hash "
+    "BEGIN SELECT RAISE (ABORT, 'audit rows are append-only: only a missing result may be filled in'); END;"
+    "CREATE TRIGGER audit_delete_guard BEFORE DELETE ON audit "
+    "WHEN NOT EXISTS (SELECT 1 FROM audit_retention_cutoff c"
+    "                 WHERE OLD.id <= c.max_id AND OLD.time_us < c.before_us) "
+    "BEGIN SELECT RAISE (ABORT, 'audit rows are deleted only by retention'); END;"
+    "CREATE TRIGGER audit_anchor_guard BEFORE DELETE ON audit_anchor "
+    "BEGIN SELECT RAISE (ABORT, 'the retention anchor is never deleted'); END;"
+  },
+};
+
+
+G_DEFINE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_PATH,
+  N_PROPS
+};
+
+enum {
+  ROW_ADDED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+typedef struct
+{
+  GWeakRef store;
+} AddedSource;
+
+static void
+added_source_free (gpointer data)
+{
+  AddedSource *source = data;
+
+  g_weak_ref_clear (&source->store);
+  g_free (source);
+}
+
+static gboolean
+emit_row_added_cb (gpointer data)
+{
+  AddedSource *source = data;
+  g_autoptr(LumoAuditStore) self = g_weak_ref_get (&source->store);
+  g_autoptr(GArray) ids = NULL;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+
+  g_mutex_lock (&self->lock);
+  ids = g_steal_pointer (&self->added_ids);
+  self->added_scheduled = FALSE;
+  g_mutex_unlock (&self->lock);
+
+  for (guint i = 0; ids != NULL && i < ids->len; i++)
+    g_signal_emit (self, signals[ROW_ADDED], 0, g_array_index (ids, gint64, i));
+
+  return G_SOURCE_REMOVE;
+}
+
+/* The writer thread never emits: it queues the ids for one idle on the
+ * store's main context, which may be busy or not iterated at all. */
+void
+lumo_audit_store_rows_added (LumoAuditStore *self,
+                    GArray         *ids)
+{
+  gboolean schedule;
+
+  if (ids->len == 0 || !g_signal_has_handler_pending (self, signals[ROW_ADDED], 0, TRUE))
+    return;
+
+  g_mutex_lock (&self->lock);
+  if (self->added_ids == NULL)
+    self->added_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_array_append_vals (self->added_ids, ids->data, ids->len);
+  schedule = !self->added_scheduled;
+  self->added_scheduled = TRUE;
+  g_mutex_unlock (&self->lock);
+
+  if (schedule)
+    {
+      g_autoptr(GSource) idle = g_idle_source_new ();
+      AddedSource *source = g_new0 (AddedSource, 1);
+
+      g_weak_ref_init (&source->store, self);
+      g_source_set_callback (idle, emit_row_added_cb, source, added_source_free);
+      g_source_set_static_name (idle, "[lumo] audit row-added");
+      g_source_attach (idle, self->main_context);
+    }
+}
+
+/* ---- the object --------------------------------------------------------------- */
+
+static void
+lumo_audit_store_dispose (GObject *object)
+{
+  LumoAuditStore *self = (LumoAuditStore *) object;
+
+  if (self->writer != NULL)
+    {
+      g_mutex_lock (&self->lock);
+      self->stopping = TRUE;
+      g_cond_signal (&self->queue_cond);
+      g_mutex_unlock (&self->lock);
+      g_clear_pointer (&self->writer, g_thread_join);
+    }
+
+  G_OBJECT_CLASS (lumo_audit_store_parent_class)->dispose (object);
+}
+
+static void
+lumo_audit_store_finalize (GObject *object)
+{
+  LumoAuditStore *self = (LumoAuditStore *) object;
+
+  g_clear_pointer (&self->insert_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->fts_insert_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->fts_delete_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->result_read_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->result_update_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->writer_db, lumo_db_close);
+  g_clear_pointer (&self->idle_readers, g_ptr_array_unref);
+  g_clear_pointer (&self->added_ids, g_array_unref);
+  g_clear_pointer (&self->secret, g_bytes_unref);
+  g_clear_pointer (&self->main_context, g_main_context_unref);
+  g_free (self->path);
+  g_free (self->head_path);
+  g_free (self->vfs_name);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->queue_cond);
+  g_cond_clear (&self->done_cond);
+
+  G_OBJECT_CLASS (lumo_audit_store_parent_class)->finalize (object);
+}
+
+static void
+lumo_audit_store_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  LumoAuditStore *self = LUMO_AUDIT_STORE (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lumo_audit_store_class_init (LumoAuditStoreClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = lumo_audit_store_dispose;
+  object_class->finalize = lumo_audit_store_finalize;
+  object_class->get_property = lumo_audit_store_get_property;
+
+  properties[PROP_PATH] =
+    g_param_spec_string ("path", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * LumoAuditStore::row-added:
+   * @id: the new row's id
+   *
+   * A row appended by this store is durable. Emitted on the main context
+   * that was the thread-default when the store was created.
+   */
+  signals[ROW_ADDED] =
+    g_signal_new ("row-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT64);
+}
+
+static void
+close_reader (gpointer data)
+{
+  lumo_db_close (data);
+}
+
+static void
+lumo_audit_store_init (LumoAuditStore *self)
+{
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->queue_cond);
+  g_cond_init (&self->done_cond);
+  g_queue_init (&self->queue);
+  self->idle_readers = g_ptr_array_new_with_free_func (close_reader);
+  self->main_context = g_main_context_ref_thread_default ();
+}
+
+static gboolean
+log_is_empty (sqlite3 *db)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+
+  if (sqlite3_prepare_v2 (db, "SELECT (SELECT count(*) FROM (SELECT 1 FROM audit LIMIT 1)) + "
+                              "(SELECT count(*) FROM audit_anchor)", -1, &stmt, NULL) != SQLITE_OK ||
+      sqlite3_step (stmt) != SQLITE_ROW)
+    return FALSE;
+
+  return sqlite3_column_int64 (stmt, 0) == 0;
+}
+
+LumoAuditStore *
+lumo_audit_store_new_full (const char  *path,
+                           const char  *key_path,
+                           const char  *head_path,
+                           const char  *vfs_name,
+                           GError     **error)
+{
+  g_autoptr(LumoAuditStore) self = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *default_key = NULL;
+  gboolean empty;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self = g_object_new (LUMO_TYPE_AUDIT_STORE, NULL);
+
+  if (path == NULL)
+    {
+      if (!lumo_paths_ensure_data_dir (error))
+        return NULL;
+      self->path = lumo_paths_build ("audit.db");
+    }
+  else
+    self->path = g_strdup (path);
+
+  dir = g_path_get_dirname (self->path);
+  default_key = g_build_filename (dir, "audit.key", NULL);
+  self->head_path = head_path != NULL ? g_strdup (head_path)
+                                      : g_build_filename (dir, "audit.head", NULL);
+  self->vfs_name = g_strdup (vfs_name);
+  if (key_path == NULL)
+    key_path = default_key;
+
+  /* The database first: a damaged or newer file is refused before any
+   * other file is created beside it. */
+  self->writer_db = lumo_db_open_with_vfs (self->path, vfs_name, LUMO_DB_FLAGS_SYNC_FULL,
+                                           migrations, G_N_ELEMENTS (migrations), error);
+  if (self->writer_db == NULL)
+    return NULL;
+
+  empty = log_is_empty (self->writer_db);
+
+  /* A new secret for a log that has rows would make every MAC in it fail:
+   * say what is missing instead. */
+  if (!empty && !g_file_test (key_path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_SECRET,
+                   "The audit secret “%s” is missing, but the audit log “%s” has rows; "
+                   "restore the key file that belongs to it",
+                   key_path, self->path);
+      return NULL;
+    }
+
+  if (!(self->secret = lumo_audit_secret_load_or_create (key_path, error)))
+    return NULL;
+
+  /* Our own WAL checkpoints, after the waiters are woken (see
+   * writer_process()); a bigger page cache for bulk imports. */
+  sqlite3_wal_hook (self->writer_db, lumo_audit_writer_wal_hook, self);
+  if (!lumo_db_exec (self->writer_db, "PRAGMA cache_size = -16384", error))
+    return NULL;
+
+  if (empty && !g_file_test (self->head_path, G_FILE_TEST_EXISTS))
+    {
+      static const guint8 genesis[LUMO_AUDIT_HASH_SIZE];
+
+      if (!lumo_audit_chain_write_checkpoint (self->head_path, self->secret, 0, genesis, error))
+        return NULL;
+    }
+
+  self->writer = g_thread_new ("lumo-audit-writer", lumo_audit_writer_thread, self);
+
+  return g_steal_pointer (&self);
+}
+
+LumoAuditStore *
+lumo_audit_store_new (const char  *path,
+                      GError     **error)
+{
+  return lumo_audit_store_new_full (path, NULL, NULL, NULL, error);
+}
+
+const char *
+lumo_audit_store_get_path (LumoAuditStore *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  return self->path;
+}
+
+GBytes *
+lumo_audit_store_get_secret (LumoAuditStore *self)
+{
+  return self->secret;
+}
+
+const char *
+lumo_audit_store_get_head_path (LumoAuditStore *self)
+{
+  return self->head_path;
+}
+
+sqlite3 *
+lumo_audit_store_acquire_reader (LumoAuditStore  *self,
+                                 GError         **error)
+{
+  sqlite3 *db = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (self->idle_readers->len > 0)
+    db = g_ptr_array_steal_index (self->idle_readers, self->idle_readers->len - 1);
+  g_mutex_unlock (&self->lock);
+
+  if (db != NULL)
+    return db;
+
+  db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
+                              migrations, G_N_ELEMENTS (migrations), error);
+  if (db != NULL && !lumo_db_exec (db, "PRAGMA query_only = ON", error))
+    g_clear_pointer (&db, lumo_db_close);
+
+  return db;
+}
+
+void
+lumo_audit_store_release_reader (LumoAuditStore *self,
+                                 sqlite3        *db)
+{
+  g_mutex_lock (&self->lock);
+  if (self->idle_readers->len < MAX_IDLE_READERS)
+    {
+      g_ptr_array_add (self->idle_readers, db);
+      db = NULL;
+    }
+  g_mutex_unlock (&self->lock);
+
+  lumo_db_close (db);
+}
+
+/* ---- writing ------------------------------------------------------------------------ */
+
+static LumoAuditOp *
+append_op_new (LumoAuditStore         *self,
+               const LumoAuditRecord  *record,
+               GError                **error)
+{
+  g_autoptr(LumoAuditOp) op = g_new0 (LumoAuditOp, 1);
+
+  op->kind = LUMO_AUDIT_OP_APPEND;
+  op->rows = g_new0 (LumoAuditPendingRow, 1);
+  op->n_rows = 1;
+  if (!lumo_audit_validate_record (self->secret, record, NULL, &op->rows[0], error))
+    return NULL;
+
+  return g_steal_pointer (&op);
+}
+
+gint64
+lumo_audit_store_append (LumoAuditStore         *self,
+                         const LumoAuditRecord  *record,
+                         GError                **error)
+{
+  g_autoptr(LumoAuditOp) op = NULL;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), 0);
+  g_return_val_if_fail (record != NULL, 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  if (!(op = append_op_new (self, record, error)) || !lumo_audit_writer_run_sync (self, op, error))
+    return 0;
+
+  return op->id;
+}
+
+void
+lumo_audit_store_append_async (LumoAuditStore         *self,
+                               const LumoAuditRecord  *record,
+                               GCancellable           *cancellable,
+                               GAsyncReadyCallback     callback,
+                               gpointer                user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoAuditOp *op;
+
+  g_return_if_fail (LUMO_IS_AUDIT_STORE (self));
+  g_return_if_fail (record != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lumo_audit_store_append_async);
+  /* A committed row is a fact: the caller learns its id even if it
+   * cancelled meanwhile. */
+  g_task_set_check_cancellable (task, FALSE);
+
+  if (!(op = append_op_new (self, record, &error)))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  op->task = g_steal_pointer (&task);
+  lumo_audit_writer_enqueue (self, op);
+}
+
+gint64
+lumo_audit_store_append_finish (LumoAuditStore  *self,
+                                GAsyncResult    *result,
+                                GError         **error)
+{
+  gint64 id;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), 0);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == lumo_audit_store_append_async, 0);
+
+  id = g_task_propagate_int (G_TASK (result), error);
+  return id > 0 ? id : 0;
+}
+
+static LumoAuditOp *
+result_op_new (gint64       id,
+               gboolean     ok,
+               const char  *error_text,
+               GError     **error)
+{
+  LumoAuditOp *op;
+
+  if (id <= 0)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
+                   "There is no audit row %" G_GINT64_FORMAT " (ids start at 1)", id);
+      return NULL;
+    }
+  if (!lumo_audit_validate_result (ok, error_text, error))
+    return NULL;
+
+  op = g_new0 (LumoAuditOp, 1);
+  op->kind = LUMO_AUDIT_OP_RESULT;
+  op->id = id;
+  op->result = ok ? "ok" : "error";
+  op->result_text = error_text != NULL
+                      ? lumo_audit_truncate_text (error_text, LUMO_AUDIT_RESULT_TEXT_MAX)
+                      : NULL;
+  op->time_us = g_get_real_time ();
+
+  return op;
+}
+
+gboolean
+lumo_audit_store_set_result (LumoAuditStore  *self,
+                             gint64           id,
+                             gboolean         ok,
+                             const char      *error_text,
+                             GError         **error)
+{
+  g_autoptr(LumoAuditOp) op = NULL;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!(op = result_op_new (id, ok, error_text, error)))
+    return FALSE;
+
+  return lumo_audit_writer_run_sync (self, op, error);
+}
+
+void
+lumo_audit_store_set_result_async (LumoAuditStore      *self,
+                                   gint64               id,
+                                   gboolean             ok,
+                                   const char          *error_text,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoAuditOp *op;
+
+  g_return_if_fail (LUMO_IS_AUDIT_STORE (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lumo_audit_store_set_result_async);
+  g_task_set_check_cancellable (task, FALSE);
+
+  if (!(op = result_op_new (id, ok, error_text, &error)))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  op->task = g_steal_pointer (&task);
+  lumo_audit_writer_enqueue (self, op);
+}
+
+gboolean
+lumo_audit_store_set_result_finish (LumoAuditStore  *self,
+                                    GAsyncResult    *result,
+                                    GError         **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == lumo_audit_store_set_result_async,
+                        FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+gboolean
+lumo_audit_store_import (LumoAuditStore               *self,
+                         const LumoAuditImportRecord  *records,
+                         gsize                         n_records,
+                         GError                      **error)
+{
+  g_autoptr(LumoAuditOp) op = NULL;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), FALSE);
+  g_return_val_if_fail (records != NULL || n_records == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (n_records == 0)
+    return TRUE;
+
+  op = g_new0 (LumoAuditOp, 1);
+  op->kind = LUMO_AUDIT_OP_IMPORT;
+  op->rows = g_new0 (LumoAuditPendingRow, n_records);
+
+  for (gsize i = 0; i < n_records; i++)
+    {
+      const LumoAuditImportRecord *r = &records[i];
+      LumoAuditPendingRow *row = &op->rows[i];
+      g_autoptr(GError) local_error = NULL;
+
+      op->n_rows = i + 1;
+      if (!lumo_audit_validate_record (self->secret, &r->record, r->params_hmac, row, &local_error) ||
+          !lumo_audit_validate_result (r->result != LUMO_AUDIT_RESULT_ERROR, r->result_text, &local_error))
+        {
+          g_set_error (error, LUMO_ERROR, local_error->code, "Record %" G_GSIZE_FORMAT ": %s",
+                       i + 1, local_error->message);
+          return FALSE;
+        }
+
+      if (r->result != LUMO_AUDIT_RESULT_NONE)
+        {
+          if (r->record.decision == LUMO_AUDIT_DECISION_DENY)
+            {
+              g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                           "Record %" G_GSIZE_FORMAT ": a denied call has no result", i + 1);
+              return FALSE;
+            }
+          row->result = lumo_audit_result_to_string (r->result);
+          if (row->result == NULL)
+            {
+              g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                           "Record %" G_GSIZE_FORMAT ": the result %d is not none, ok or error",
+                           i + 1, (int) r->result);
+              return FALSE;
+            }
+          if (r->result_text != NULL)
+            row->result_text = lumo_audit_truncate_text (r->result_text, LUMO_AUDIT_RESULT_TEXT_MAX);
+          row->result_time_us = r->result_time_us != 0 ? r->result_time_us : row->time_us;
+        }
+    }
+
+  return lumo_audit_writer_run_sync (self, op, error);
+}
+
+gint64
+lumo_audit_store_apply_retention (LumoAuditStore  *self,
+                                  guint            days,
+                                  GError         **error)
+{
+  g_autoptr(LumoAuditOp) op = NULL;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (days < 1 || days > 100 * 365)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                   "Retention of %u days is out of range (1–36500)", days);
+      return -1;
+    }
+
+  op = g_new0 (LumoAuditOp, 1);
+  op->kind = LUMO_AUDIT_OP_RETENTION;
+  op->time_us = g_get_real_time () - (gint64) days * 86400 * G_USEC_PER_SEC;
+
+  if (!lumo_audit_writer_run_sync (self, op, error))
+    return -1;
+
+  return op->count;
+}
+
+char *
+lumo_audit_store_key_params_hash (LumoAuditStore  *self,
+                                  const char      *sha256_hex,
+                                  GError         **error)
+{
+  guint8 mac[LUMO_AUDIT_HASH_SIZE];
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!lumo_audit_is_sha256_hex (sha256_hex))
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                   "The params hash “%.80s” is not a SHA-256 in 64 lowercase hex digits",
+                   sha256_hex != NULL ? sha256_hex : "(null)");
+      return NULL;
+    }
+
+  lumo_audit_secret_hmac (self->secret, (const guint8 *) sha256_hex, 64, mac);
+  return lumo_audit_hex_encode (mac, sizeof mac);
+}

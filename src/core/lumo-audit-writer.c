@@ -1,0 +1,621 @@
+/* lumo-audit-writer.c — the writer thread and its group commits
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One thread per store owns the write connection. Callers queue ops and
+ * wait (or get a GTask back); the thread takes everything queued, commits it
+ * in one transaction (one fsync), writes the head checkpoint, then wakes
+ * every waiter.
+ */
+#define G_LOG_DOMAIN "lumo-audit"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "lumo-audit-private.h"
+#include "lumo-audit-secret.h"
+#include "lumo-db.h"
+#include "lumo-error.h"
+
+#define WAL_CHECKPOINT_FRAMES 1000
+
+/* ---- ops ------------------------------------------------------------------ */
+
+void
+lumo_audit_pending_row_clear (LumoAuditPendingRow *row)
+{
+  g_free (row->provider_id);
+  g_free (row->caller_id);
+  g_free (row->caller_name);
+  g_free (row->tool);
+  g_free (row->target);
+  g_free (row->reason);
+  g_free (row->result_text);
+}
+
+void
+lumo_audit_op_free (LumoAuditOp *op)
+{
+  for (gsize i = 0; i < op->n_rows; i++)
+    lumo_audit_pending_row_clear (&op->rows[i]);
+  g_free (op->rows);
+  g_free (op->result_text);
+  g_clear_object (&op->task);
+  g_clear_error (&op->error);
+  g_free (op);
+}
+
+void
+lumo_audit_writer_enqueue (LumoAuditStore *self,
+         LumoAuditOp             *op)
+{
+  g_mutex_lock (&self->lock);
+  g_queue_push_tail (&self->queue, op);
+  g_cond_signal (&self->queue_cond);
+  g_mutex_unlock (&self->lock);
+}
+
+/* Runs @op on the writer thread and waits; the caller keeps ownership. */
+gboolean
+lumo_audit_writer_run_sync (LumoAuditStore  *self,
+          LumoAuditOp              *op,
+          GError         **error)
+{
+  lumo_audit_writer_enqueue (self, op);
+
+  g_mutex_lock (&self->lock);
+  while (!op->done)
+    g_cond_wait (&self->done_cond, &self->lock);
+  g_mutex_unlock (&self->lock);
+
+  if (op->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&op->error));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+op_complete (LumoAuditStore *self,
+             LumoAuditOp             *op)
+{
+  if (op->task != NULL)
+    {
+      g_autoptr(GTask) task = g_steal_pointer (&op->task);
+
+      if (op->error != NULL)
+        g_task_return_error (task, g_steal_pointer (&op->error));
+      else if (op->kind == LUMO_AUDIT_OP_APPEND)
+        g_task_return_int (task, op->id);
+      else
+        g_task_return_boolean (task, TRUE);
+      lumo_audit_op_free (op);
+      return;
+    }
+
+  g_mutex_lock (&self->lock);
+  op->done = TRUE;
+  g_mutex_unlock (&self->lock);
+}
+
+/* ---- the writer thread ------------------------------------------------------ */
+
+int
+lumo_audit_writer_wal_hook (gpointer    user_data,
+                            sqlite3    *db,
+                            const char *db_name,
+                            int         n_frames)
+{
+  LumoAuditStore *self = user_data;
+
+  self->wal_frames = n_frames;
+  return SQLITE_OK;
+}
+
+static gboolean
+read_tail (LumoAuditStore  *self,
+           gint64          *id,
+           guint8          *hash,
+           GError         **error)
+{
+  static const char *queries[] = {
+    "SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1",
+    "SELECT last_id, last_hash FROM audit_anchor",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (queries); i++)
+    {
+      g_autoptr(sqlite3_stmt) stmt = NULL;
+      int rc;
+
+      if (!(stmt = lumo_db_prepare (self->writer_db, queries[i], error)))
+        return FALSE;
+
+      rc = sqlite3_step (stmt);
+      if (rc == SQLITE_ROW)
+        {
+          if (sqlite3_column_bytes (stmt, 1) != LUMO_AUDIT_HASH_SIZE)
+            {
+              g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
+                           "The newest audit row %" G_GINT64_FORMAT " has no valid hash; "
+                           "nothing can be chained to it",
+                           (gint64) sqlite3_column_int64 (stmt, 0));
+              return FALSE;
+            }
+          *id = sqlite3_column_int64 (stmt, 0);
+          memcpy (hash, sqlite3_column_blob (stmt, 1), LUMO_AUDIT_HASH_SIZE);
+          return TRUE;
+        }
+      if (rc != SQLITE_DONE)
+        {
+          lumo_db_set_error (error, self->writer_db, rc, "Cannot read the end of the audit log");
+          return FALSE;
+        }
+    }
+
+  *id = 0;
+  memset (hash, 0, LUMO_AUDIT_HASH_SIZE);
+  return TRUE;
+}
+
+static gboolean
+step_done (LumoAuditStore  *self,
+           sqlite3_stmt    *stmt,
+           const char      *what,
+           GError         **error)
+{
+  int rc = sqlite3_step (stmt);
+
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    {
+      lumo_db_set_error (error, self->writer_db, rc, what);
+      sqlite3_reset (stmt);
+      return FALSE;
+    }
+
+  sqlite3_reset (stmt);
+  return TRUE;
+}
+
+static sqlite3_stmt *
+cached (LumoAuditStore  *self,
+        sqlite3_stmt   **slot,
+        const char      *sql,
+        GError         **error)
+{
+  if (*slot == NULL)
+    {
+      int rc = sqlite3_prepare_v3 (self->writer_db, sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL);
+
+      if (rc != SQLITE_OK)
+        {
+          lumo_db_set_error (error, self->writer_db, rc, "Cannot prepare a statement");
+          return NULL;
+        }
+    }
+
+  return *slot;
+}
+
+
+static gboolean
+fts_change (LumoAuditStore  *self,
+            gboolean         remove,
+            gint64           id,
+            const char      *tool,
+            const char      *caller_id,
+            const char      *caller_name,
+            const char      *target,
+            const char      *result_text,
+            GError         **error)
+{
+  sqlite3_stmt *stmt;
+
+  /* External content: a removal must repeat the values that were indexed. */
+  if (remove)
+    stmt = cached (self, &self->fts_delete_stmt,
+                   "INSERT INTO audit_fts (audit_fts, rowid, tool, caller_id, caller_name, "
+                   "target, result_text) VALUES ('delete', ?, ?, ?, ?, ?, ?)", error);
+  else
+    stmt = cached (self, &self->fts_insert_stmt,
+                   "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
+                   "result_text) VALUES (?, ?, ?, ?, ?, ?)", error);
+  if (stmt == NULL)
+    return FALSE;
+
+  sqlite3_bind_int64 (stmt, 1, id);
+  sqlite3_bind_text (stmt, 2, tool, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 3, caller_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 4, caller_name, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 5, target, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 6, result_text, -1, SQLITE_STATIC);
+
+  return step_done (self, stmt, "Cannot update the audit search index", error);
+}
+
+static gboolean
+insert_row (LumoAuditStore  *self,
+            const LumoAuditPendingRow *row,
+            gint64          *tail_id,
+            guint8          *tail_hash,
+            GError         **error)
+{
+  LumoAuditChainFields f = {
+    .id = *tail_id + 1,
+    .time_us = row->time_us,
+    .provider_id = row->provider_id,
+    .caller_id = row->caller_id,
+    .caller_name = row->caller_name,
+    .tool = row->tool,
+    .write = row->write,
+    .target = row->target,
+    .params_hmac = row->params_hmac,
+    .decision = row->decision,
+    .reason = row->reason,
+  };
+  guint8 hash[LUMO_AUDIT_HASH_SIZE];
+  guint8 mac[LUMO_AUDIT_HASH_SIZE];
+  sqlite3_stmt *stmt;
+
+  if (!(stmt = cached (self, &self->insert_stmt,
+                       "INSERT INTO audit (id, time_us, provider_id, caller_id, caller_name, "
+                       "tool, write, target, params_hmac, decision, reason, hash, result, "
+                       "result_text, result_time_us, result_mac) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", error)))
+    return FALSE;
+
+  lumo_audit_chain_row_hash (tail_hash, &f, hash);
+
+  sqlite3_bind_int64 (stmt, 1, f.id);
+  sqlite3_bind_int64 (stmt, 2, f.time_us);
+  sqlite3_bind_text (stmt, 3, f.provider_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 4, f.caller_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 5, f.caller_name, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 6, f.tool, -1, SQLITE_STATIC);
+  sqlite3_bind_int (stmt, 7, f.write ? 1 : 0);
+  sqlite3_bind_text (stmt, 8, f.target, -1, SQLITE_STATIC);
+  sqlite3_bind_blob (stmt, 9, f.params_hmac, LUMO_AUDIT_HASH_SIZE, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 10, f.decision, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 11, f.reason, -1, SQLITE_STATIC);
+  sqlite3_bind_blob (stmt, 12, hash, sizeof hash, SQLITE_STATIC);
+
+  if (row->result != NULL)
+    {
+      lumo_audit_chain_result_mac (self->secret, hash, row->result, row->result_text,
+                                   row->result_time_us, mac);
+      sqlite3_bind_text (stmt, 13, row->result, -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 14, row->result_text, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (stmt, 15, row->result_time_us);
+      sqlite3_bind_blob (stmt, 16, mac, sizeof mac, SQLITE_STATIC);
+    }
+  else
+    {
+      for (int col = 13; col <= 16; col++)
+        sqlite3_bind_null (stmt, col);
+    }
+
+  if (!step_done (self, stmt, "Cannot append to the audit log", error) ||
+      !fts_change (self, FALSE, f.id, f.tool, f.caller_id, f.caller_name, f.target,
+                   row->result_text, error))
+    return FALSE;
+
+  *tail_id = f.id;
+  memcpy (tail_hash, hash, sizeof hash);
+  return TRUE;
+}
+
+/* FALSE only for a failure of the database (which fails the batch); a
+ * request that cannot be honoured is the op's own error. */
+static gboolean
+set_result (LumoAuditStore  *self,
+            LumoAuditOp              *op,
+            GError         **error)
+{
+  g_autofree char *tool = NULL, *caller_id = NULL, *caller_name = NULL, *target = NULL;
+  guint8 hash[LUMO_AUDIT_HASH_SIZE];
+  guint8 mac[LUMO_AUDIT_HASH_SIZE];
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (!(stmt = cached (self, &self->result_read_stmt,
+                       "SELECT decision, result, hash, tool, caller_id, caller_name, target "
+                       "FROM audit WHERE id = ?", error)))
+    return FALSE;
+
+  sqlite3_bind_int64 (stmt, 1, op->id);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_DONE)
+    {
+      sqlite3_reset (stmt);
+      g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
+                   "There is no audit row %" G_GINT64_FORMAT, op->id);
+      return TRUE;
+    }
+  if (rc != SQLITE_ROW)
+    {
+      lumo_db_set_error (error, self->writer_db, rc, "Cannot read the audit row");
+      sqlite3_reset (stmt);
+      return FALSE;
+    }
+
+  if (g_strcmp0 ((const char *) sqlite3_column_text (stmt, 0), "deny") == 0)
+    g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                 "Audit row %" G_GINT64_FORMAT " was denied, so it has no result", op->id);
+  else if (sqlite3_column_type (stmt, 1) != SQLITE_NULL)
+    g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                 "Audit row %" G_GINT64_FORMAT " already has a result; it is set only once",
+                 op->id);
+  else if (sqlite3_column_bytes (stmt, 2) != LUMO_AUDIT_HASH_SIZE)
+    g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
+                 "Audit row %" G_GINT64_FORMAT " has no valid hash", op->id);
+
+  if (op->error != NULL)
+    {
+      sqlite3_reset (stmt);
+      return TRUE;
+    }
+
+  memcpy (hash, sqlite3_column_blob (stmt, 2), sizeof hash);
+  tool = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
+  caller_id = g_strdup ((const char *) sqlite3_column_text (stmt, 4));
+  caller_name = g_strdup ((const char *) sqlite3_column_text (stmt, 5));
+  target = g_strdup ((const char *) sqlite3_column_text (stmt, 6));
+  sqlite3_reset (stmt);
+
+  lumo_audit_chain_result_mac (self->secret, hash, op->result, op->result_text, op->time_us, mac);
+
+  if (!(stmt = cached (self, &self->result_update_stmt,
+                       "UPDATE audit SET result = ?, result_text = ?, result_time_us = ?, "
+                       "result_mac = ? WHERE id = ?", error)))
+    return FALSE;
+
+  sqlite3_bind_text (stmt, 1, op->result, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, 2, op->result_text, -1, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 3, op->time_us);
+  sqlite3_bind_blob (stmt, 4, mac, sizeof mac, SQLITE_STATIC);
+  sqlite3_bind_int64 (stmt, 5, op->id);
+  if (!step_done (self, stmt, "Cannot record the result", error))
+    return FALSE;
+
+  if (op->result_text != NULL)
+    return fts_change (self, TRUE, op->id, tool, caller_id, caller_name, target, NULL, error) &&
+           fts_change (self, FALSE, op->id, tool, caller_id, caller_name, target,
+                       op->result_text, error);
+
+  return TRUE;
+}
+
+static gboolean
+exec_int (LumoAuditStore  *self,
+          const char      *sql,
+          gint64           arg,
+          gboolean        *is_null,
+          gint64          *out,
+          GError         **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (self->writer_db, sql, error)))
+    return FALSE;
+  if (sqlite3_bind_parameter_count (stmt) > 0)
+    sqlite3_bind_int64 (stmt, 1, arg);
+
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    {
+      lumo_db_set_error (error, self->writer_db, rc, "Cannot apply retention");
+      return FALSE;
+    }
+
+  if (out != NULL)
+    {
+      *is_null = rc == SQLITE_DONE || sqlite3_column_type (stmt, 0) == SQLITE_NULL;
+      *out = *is_null ? 0 : sqlite3_column_int64 (stmt, 0);
+    }
+
+  return TRUE;
+}
+
+/* Deletes the oldest rows up to the first one that is not older than the
+ * cutoff: always a prefix of the chain, so the anchor (the hash of the last
+ * deleted row) is all the remainder needs. */
+static gboolean
+apply_retention (LumoAuditStore  *self,
+                 LumoAuditOp              *op,
+                 GError         **error)
+{
+  g_autoptr(sqlite3_stmt) hash_stmt = NULL;
+  g_autoptr(sqlite3_stmt) anchor_stmt = NULL;
+  g_autofree char *cutoff_sql = NULL;
+  guint8 hash[LUMO_AUDIT_HASH_SIZE];
+  guint8 mac[LUMO_AUDIT_HASH_SIZE];
+  gboolean none_newer, empty;
+  gint64 first_newer, first, last, max_id;
+
+  op->count = 0;
+
+  if (!exec_int (self, "SELECT min (id) FROM audit WHERE time_us >= ?", op->time_us,
+                 &none_newer, &first_newer, error) ||
+      !exec_int (self, "SELECT min (id) FROM audit", 0, &empty, &first, error) ||
+      !exec_int (self, "SELECT max (id) FROM audit", 0, &empty, &last, error))
+    return FALSE;
+
+  if (empty)
+    return TRUE;
+
+  max_id = none_newer ? last : first_newer - 1;
+  if (max_id < first)
+    return TRUE;
+
+  if (!(hash_stmt = lumo_db_prepare (self->writer_db, "SELECT hash FROM audit WHERE id = ?", error)))
+    return FALSE;
+  sqlite3_bind_int64 (hash_stmt, 1, max_id);
+  if (sqlite3_step (hash_stmt) != SQLITE_ROW ||
+      sqlite3_column_bytes (hash_stmt, 0) != LUMO_AUDIT_HASH_SIZE)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
+                   "Audit row %" G_GINT64_FORMAT " is missing or has no valid hash; "
+                   "retention stopped (run verify)", max_id);
+      return FALSE;
+    }
+  memcpy (hash, sqlite3_column_blob (hash_stmt, 0), sizeof hash);
+
+  cutoff_sql = g_strdup_printf ("INSERT INTO audit_retention_cutoff (one, before_us, max_id) "
+                                "VALUES (1, %" G_GINT64_FORMAT ", ?)", op->time_us);
+  if (!exec_int (self, cutoff_sql, max_id, NULL, NULL, error) ||
+      !exec_int (self,
+                 "INSERT INTO audit_fts (audit_fts, rowid, tool, caller_id, caller_name, target, "
+                 "result_text) SELECT 'delete', id, tool, caller_id, caller_name, target, "
+                 "result_text FROM audit WHERE id <= ?", max_id, NULL, NULL, error) ||
+      !exec_int (self, "DELETE FROM audit WHERE id <= ?", max_id, NULL, NULL, error))
+    return FALSE;
+  op->count = sqlite3_changes64 (self->writer_db);
+
+  lumo_audit_chain_head_mac (self->secret, "anchor", max_id, hash, mac);
+  if (!(anchor_stmt = lumo_db_prepare (self->writer_db,
+                                       "INSERT INTO audit_anchor (one, last_id, last_hash, mac, cutoff_us) "
+                                       "VALUES (1, ?, ?, ?, ?) ON CONFLICT (one) DO UPDATE SET "
+                                       "last_id = excluded.last_id, last_hash = excluded.last_hash, "
+                                       "mac = excluded.mac, cutoff_us = excluded.cutoff_us", error)))
+    return FALSE;
+  sqlite3_bind_int64 (anchor_stmt, 1, max_id);
+  sqlite3_bind_blob (anchor_stmt, 2, hash, sizeof hash, SQLITE_STATIC);
+  sqlite3_bind_blob (anchor_stmt, 3, mac, sizeof mac, SQLITE_STATIC);
+  sqlite3_bind_int64 (anchor_stmt, 4, op->time_us);
+
+  return step_done (self, anchor_stmt, "Cannot write the retention anchor", error) &&
+         lumo_db_exec (self->writer_db, "DELETE FROM audit_retention_cutoff", error);
+}
+
+static void
+writer_process (LumoAuditStore *self,
+                GQueue         *batch)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) added = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint8 tail_hash[LUMO_AUDIT_HASH_SIZE];
+  gint64 tail_id = 0, start_id;
+  gboolean ok;
+
+  ok = lumo_db_begin (self->writer_db, &error) &&
+       read_tail (self, &tail_id, tail_hash, &error);
+  start_id = tail_id;
+
+  for (GList *l = batch->head; ok && l != NULL; l = l->next)
+    {
+      LumoAuditOp *op = l->data;
+
+      switch (op->kind)
+        {
+        case LUMO_AUDIT_OP_APPEND:
+          ok = insert_row (self, &op->rows[0], &tail_id, tail_hash, &error);
+          op->id = tail_id;
+          g_array_append_val (added, tail_id);
+          break;
+        case LUMO_AUDIT_OP_IMPORT:
+          for (gsize i = 0; ok && i < op->n_rows; i++)
+            ok = insert_row (self, &op->rows[i], &tail_id, tail_hash, &error);
+          break;
+        case LUMO_AUDIT_OP_RESULT:
+          ok = set_result (self, op, &error);
+          break;
+        case LUMO_AUDIT_OP_RETENTION:
+        default:
+          ok = apply_retention (self, op, &error);
+          break;
+        }
+    }
+
+  if (ok)
+    ok = lumo_db_commit (self->writer_db, &error);
+  else
+    lumo_db_rollback (self->writer_db);
+
+  /* The checkpoint follows the commit, never precedes it: it may lag the
+   * database after a crash, but it can never name a row that is not
+   * there. */
+  if (ok && tail_id != start_id)
+    {
+      g_autoptr(GError) head_error = NULL;
+
+      if (!lumo_audit_chain_write_checkpoint (self->head_path, self->secret, tail_id, tail_hash,
+                                              &head_error))
+        g_warning ("%s", head_error->message);
+    }
+
+  g_mutex_lock (&self->lock);
+  for (GList *l = batch->head; l != NULL; l = l->next)
+    {
+      LumoAuditOp *op = l->data;
+
+      if (!ok)
+        {
+          g_clear_error (&op->error);
+          op->error = g_error_copy (error);
+          op->id = 0;
+        }
+    }
+  g_mutex_unlock (&self->lock);
+
+  /* Async ops are freed here; sync ops belong to their waiting caller and
+   * must not be touched once done is set. */
+  while (!g_queue_is_empty (batch))
+    {
+      LumoAuditOp *op = g_queue_pop_head (batch);
+
+      if (op->task != NULL)
+        op_complete (self, op);
+      else
+        {
+          g_mutex_lock (&self->lock);
+          op->done = TRUE;
+          g_mutex_unlock (&self->lock);
+        }
+    }
+
+  g_mutex_lock (&self->lock);
+  g_cond_broadcast (&self->done_cond);
+  g_mutex_unlock (&self->lock);
+
+  if (ok)
+    lumo_audit_store_rows_added (self, added);
+
+  /* Checkpointing the WAL after the waiters are awake keeps its fsyncs out
+   * of the latency of an append. */
+  if (self->wal_frames >= WAL_CHECKPOINT_FRAMES)
+    {
+      sqlite3_wal_checkpoint_v2 (self->writer_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+      self->wal_frames = 0;
+    }
+}
+
+gpointer
+lumo_audit_writer_thread (gpointer data)
+{
+  LumoAuditStore *self = data;
+
+  for (;;)
+    {
+      GQueue batch = G_QUEUE_INIT;
+
+      g_mutex_lock (&self->lock);
+      while (g_queue_is_empty (&self->queue) && !self->stopping)
+        g_cond_wait (&self->queue_cond, &self->lock);
+      if (g_queue_is_empty (&self->queue))
+        {
+          g_mutex_unlock (&self->lock);
+          break;
+        }
+      batch = self->queue;
+      g_queue_init (&self->queue);
+      g_mutex_unlock (&self->lock);
+
+      writer_process (self, &batch);
+    }
+
+  return NULL;
+}
