@@ -1,0 +1,681 @@
+/* test-cli.c — lumo-access-ctl as an admin runs it: every subcommand's
+ * happy path, the exit statuses, and bad IDs that change nothing
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs the built binary ($LUMO_ACCESS_CTL) against a temporary --data-dir.
+ * The test opens the same files with LumoPolicy / LumoAuditStore to set the
+ * scene and to check what the CLI did, as the running app would see it.
+ */
+#define G_LOG_DOMAIN "test-cli"
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+
+#include "lumo-audit-store.h"
+#include "lumo-canonical-json.h"
+#include "lumo-error.h"
+#include "lumo-policy.h"
+
+#define PROV  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define PROV2 "pppppppppppppppppppppppppppppppp"
+#define CALL  "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define CALL2 "cccccccccccccccccccccccccccccccc"
+
+static const char *bad_ids[] = {
+  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",     /* 31 characters */
+  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",   /* 33 characters */
+  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",    /* upper case */
+  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa7",    /* a digit */
+};
+
+typedef struct
+{
+  char       *dir;
+  char       *data_dir;
+  char       *policy_path;
+  LumoPolicy *policy;
+  char       *out;
+  char       *err;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)))
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        remove_tree (child);
+      else
+        g_assert_cmpint (g_remove (child), ==, 0);
+    }
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+}
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->dir = g_dir_make_tmp ("lumo-cli-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->data_dir = g_build_filename (f->dir, "data", NULL);
+  g_assert_cmpint (g_mkdir (f->data_dir, 0700), ==, 0);
+  f->policy_path = g_build_filename (f->data_dir, "policy.db", NULL);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_clear_object (&f->policy);
+  remove_tree (f->dir);
+  g_free (f->out);
+  g_free (f->err);
+  g_free (f->policy_path);
+  g_free (f->data_dir);
+  g_free (f->dir);
+}
+
+static LumoPolicy *
+policy (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (f->policy == NULL)
+    {
+      f->policy = lumo_policy_new (f->policy_path, &error);
+      g_assert_no_error (error);
+    }
+
+  return f->policy;
+}
+
+/* Runs the CLI with --data-dir and @argv; @input goes to stdin. Keeps the
+ * output in f->out / f->err and returns the exit status. */
+static int
+run_ctl_input (Fixture            *f,
+               const char         *input,
+               const char * const *argv)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *ctl = g_getenv ("LUMO_ACCESS_CTL");
+
+  g_assert_nonnull (ctl);
+  g_ptr_array_add (args, (char *) ctl);
+  g_ptr_array_add (args, (char *) "--data-dir");
+  g_ptr_array_add (args, f->data_dir);
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) argv[i]);
+  g_ptr_array_add (args, NULL);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_unsetenv (launcher, "LUMO_ACCESS_DATA_DIR");
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
+  g_assert_no_error (error);
+
+  g_clear_pointer (&f->out, g_free);
+  g_clear_pointer (&f->err, g_free);
+  g_subprocess_communicate_utf8 (process, input ? input : "", NULL, &f->out, &f->err, &error);
+  g_assert_no_error (error);
+  if (f->err != NULL && *f->err != '\0')
+    g_test_message ("stderr: %s", f->err);
+
+  g_assert_true (g_subprocess_get_if_exited (process));
+  return g_subprocess_get_exit_status (process);
+}
+
+#define run_ctl(f, ...) run_ctl_input ((f), NULL, (const char * const[]) { __VA_ARGS__, NULL })
+#define run_ctl_stdin(f, input, ...) run_ctl_input ((f), (input), (const char * const[]) { __VA_ARGS__, NULL })
+
+static JsonNode *
+parse_out (Fixture *f)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  json_parser_load_from_data (parser, f->out, -1, &error);
+  g_assert_no_error (error);
+
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+static guint
+json_array_length_of_out (Fixture *f)
+{
+  g_autoptr(JsonNode) root = parse_out (f);
+
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
+  return json_array_get_length (json_node_get_array (root));
+}
+
+static void
+register_provider (Fixture    *f,
+                   const char *id,
+                   const char *name)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (lumo_policy_register_provider (policy (f), id, "userscripts", name, "1.0.1", &error));
+  g_assert_no_error (error);
+}
+
+static void
+probe (Fixture    *f,
+       const char *caller)
+{
+  g_autoptr(GError) error = NULL;
+  LumoPolicyStatus status;
+
+  g_assert_true (lumo_policy_probe (policy (f), PROV, caller, "Lumo", &status, &error));
+  g_assert_no_error (error);
+}
+
+static LumoCallerState
+caller_state (Fixture    *f,
+              const char *provider,
+              const char *caller)
+{
+  g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (policy (f), provider, caller, NULL);
+
+  return info != NULL ? info->state : LUMO_CALLER_STATE_ANY;
+}
+
+static guint
+history_count (Fixture *f)
+{
+  g_autoptr(GPtrArray) history = lumo_policy_list_history (policy (f), 0, NULL);
+
+  return history->len;
+}
+
+/* ---- policy subcommands --------------------------------------------------- */
+
+static void
+test_providers (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *p;
+
+  g_assert_cmpint (run_ctl (f, "providers"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "No providers"));
+
+  register_provider (f, PROV, "Lumo Userscripts");
+  g_assert_cmpint (run_ctl (f, "providers"), ==, 0);
+  g_assert_nonnull (strstr (f->out, PROV));
+  g_assert_nonnull (strstr (f->out, "Lumo Userscripts"));
+
+  g_assert_cmpint (run_ctl (f, "providers", "--json"), ==, 0);
+  root = parse_out (f);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
+  p = json_array_get_object_element (json_node_get_array (root), 0);
+  g_assert_cmpstr (json_object_get_string_member (p, "id"), ==, PROV);
+  g_assert_true (json_object_get_boolean_member (p, "enabled"));
+  g_assert_true (json_object_get_boolean_member (p, "writes"));
+  g_assert_true (json_object_get_boolean_member (p, "review"));
+
+  /* watch / unwatch */
+  g_assert_cmpint (run_ctl (f, "watch", PROV2), ==, 0);
+  g_assert_cmpint (run_ctl (f, "providers", "--json"), ==, 0);
+  g_assert_cmpuint (json_array_length_of_out (f), ==, 2);
+  g_assert_cmpint (run_ctl (f, "watch", PROV2), ==, 1);     /* already there */
+  g_assert_cmpint (run_ctl (f, "unwatch", PROV2), ==, 0);
+  g_assert_cmpint (run_ctl (f, "unwatch", PROV2), ==, 1);   /* not there */
+}
+
+static void
+test_callers (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *c;
+
+  register_provider (f, PROV, "Lumo Userscripts");
+  probe (f, CALL);
+
+  g_assert_cmpint (run_ctl (f, "callers"), ==, 0);
+  g_assert_nonnull (strstr (f->out, CALL));
+  g_assert_nonnull (strstr (f->out, "pending"));
+
+  g_assert_cmpint (run_ctl (f, "callers", "--provider", PROV, "--state", "pending", "--json"), ==, 0);
+  root = parse_out (f);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
+  c = json_array_get_object_element (json_node_get_array (root), 0);
+  g_assert_cmpstr (json_object_get_string_member (c, "id"), ==, CALL);
+  g_assert_cmpstr (json_object_get_string_member (c, "state"), ==, "pending");
+  g_assert_cmpint (json_object_get_int_member (c, "probes"), ==, 1);
+
+  g_assert_cmpint (run_ctl (f, "callers", "--state", "allowed", "--json"), ==, 0);
+  g_assert_cmpuint (json_array_length_of_out (f), ==, 0);
+  g_assert_cmpint (run_ctl (f, "callers", "--state", "maybe"), ==, 2);
+}
+
+static void
+test_allow_deny_forget (Fixture       *f,
+                        gconstpointer  data)
+{
+  register_provider (f, PROV, "Lumo Userscripts");
+  probe (f, CALL);
+
+  /* One provider: --provider may be left out. */
+  g_assert_cmpint (run_ctl (f, "allow", CALL), ==, 0);
+  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_ALLOWED);
+  g_assert_cmpint (run_ctl (f, "allow", CALL), ==, 0);
+  g_assert_nonnull (strstr (f->out, "already"));
+
+  g_assert_cmpint (run_ctl (f, "deny", CALL, "--provider", PROV), ==, 0);
+  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_DENIED);
+
+  g_assert_cmpint (run_ctl (f, "forget", CALL), ==, 0);
+  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_ANY);
+  g_assert_cmpint (run_ctl (f, "forget", CALL), ==, 1);
+  g_assert_nonnull (strstr (f->err, CALL));
+
+  /* Two providers: the CLI asks which, and lists them. */
+  register_provider (f, PROV2, "Other");
+  g_assert_cmpint (run_ctl (f, "allow", CALL2), ==, 2);
+  g_assert_nonnull (strstr (f->err, PROV));
+  g_assert_nonnull (strstr (f->err, PROV2));
+  g_assert_cmpint (caller_state (f, PROV, CALL2), ==, LUMO_CALLER_STATE_ANY);
+  g_assert_cmpint (run_ctl (f, "allow", "-p", PROV2, CALL2), ==, 0);
+  g_assert_cmpint (caller_state (f, PROV2, CALL2), ==, LUMO_CALLER_STATE_ALLOWED);
+
+  /* The provider may also come first. */
+  g_assert_cmpint (run_ctl (f, "allow", PROV, CALL2), ==, 0);
+  g_assert_cmpint (caller_state (f, PROV, CALL2), ==, LUMO_CALLER_STATE_ALLOWED);
+  g_assert_cmpint (run_ctl (f, "deny", PROV, CALL2, "--provider", PROV), ==, 2);
+
+  /* An unknown provider is a failure, not a usage error. */
+  g_assert_cmpint (run_ctl (f, "allow", "--provider", "dddddddddddddddddddddddddddddddd", CALL), ==, 1);
+}
+
+static void
+test_set (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autoptr(LumoProviderInfo) info = NULL;
+
+  g_assert_cmpint (run_ctl (f, "set", "writes", "off"), ==, 1);   /* no provider yet */
+
+  register_provider (f, PROV, "Lumo Userscripts");
+  g_assert_cmpint (run_ctl (f, "set", "writes", "off"), ==, 0);
+  g_assert_cmpint (run_ctl (f, "set", "review", "off", "--provider", PROV), ==, 0);
+  g_assert_cmpint (run_ctl (f, "set", PROV, "enabled", "off"), ==, 0);
+  info = lumo_policy_get_provider (policy (f), PROV, NULL);
+  g_assert_false (info->writes);
+  g_assert_false (info->review);
+  g_assert_false (info->enabled);
+
+  g_assert_cmpint (run_ctl (f, "set", "writes", "off"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "already"));
+
+  g_assert_cmpint (run_ctl (f, "set", "bogus", "on"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "set", "writes", "maybe"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "set", "writes"), ==, 2);
+}
+
+static void
+test_history_undo (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(LumoProviderInfo) info = NULL;
+  JsonObject *newest;
+
+  register_provider (f, PROV, "Lumo Userscripts");
+  g_assert_cmpint (run_ctl (f, "allow", CALL), ==, 0);
+  g_assert_cmpint (run_ctl (f, "set", "writes", "off"), ==, 0);
+
+  g_assert_cmpint (run_ctl (f, "history"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "writes"));
+  g_assert_cmpint (run_ctl (f, "history", "--json"), ==, 0);
+  root = parse_out (f);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 3);
+  newest = json_array_get_object_element (json_node_get_array (root), 0);
+  g_assert_cmpstr (json_object_get_string_member (newest, "origin"), ==, "cli");
+  g_assert_cmpstr (json_object_get_string_member (newest, "field"), ==, "writes");
+  g_assert_cmpstr (json_object_get_string_member (newest, "old"), ==, "on");
+  g_assert_cmpstr (json_object_get_string_member (newest, "new"), ==, "off");
+
+  g_assert_cmpint (run_ctl (f, "history", "--limit", "1", "--json"), ==, 0);
+  g_assert_cmpuint (json_array_length_of_out (f), ==, 1);
+
+  g_assert_cmpint (run_ctl (f, "undo"), ==, 0);
+  info = lumo_policy_get_provider (policy (f), PROV, NULL);
+  g_assert_true (info->writes);
+  g_assert_cmpint (run_ctl (f, "undo"), ==, 0);
+  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_ANY);
+  /* The provider's hello is not a person's change. */
+  g_assert_cmpint (run_ctl (f, "undo"), ==, 1);
+  g_assert_nonnull (strstr (f->err, "Nothing to undo"));
+}
+
+/* ---- the command line itself --------------------------------------------- */
+
+static char *
+read_file_or_empty (const char *path)
+{
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return g_strdup ("");
+  return contents;
+}
+
+static void
+test_bad_ids_change_nothing (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *wal_path = NULL;
+  g_autofree char *db_before = NULL;
+  g_autofree char *wal_before = NULL;
+  guint history_before;
+
+  /* Before anything exists, a bad ID does not even create the database. */
+  g_assert_cmpint (run_ctl (f, "allow", bad_ids[0]), ==, 2);
+  g_assert_false (g_file_test (f->policy_path, G_FILE_TEST_EXISTS));
+
+  register_provider (f, PROV, "Lumo Userscripts");
+  probe (f, CALL);
+  history_before = history_count (f);
+  wal_path = g_strconcat (f->policy_path, "-wal", NULL);
+  db_before = read_file_or_empty (f->policy_path);
+  wal_before = read_file_or_empty (wal_path);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad_ids); i++)
+    {
+      const char *bad = bad_ids[i];
+
+      g_assert_cmpint (run_ctl (f, "allow", bad), ==, 2);
+      g_assert_nonnull (strstr (f->err, "not an extension ID"));
+      g_assert_cmpint (run_ctl (f, "deny", bad), ==, 2);
+      g_assert_cmpint (run_ctl (f, "forget", bad), ==, 2);
+      g_assert_cmpint (run_ctl (f, "allow", CALL, "--provider", bad), ==, 2);
+      g_assert_cmpint (run_ctl (f, "allow", bad, CALL), ==, 2);
+      g_assert_cmpint (run_ctl (f, "set", "writes", "off", "--provider", bad), ==, 2);
+      g_assert_cmpint (run_ctl (f, "watch", bad), ==, 2);
+      g_assert_cmpint (run_ctl (f, "unwatch", bad), ==, 2);
+      g_assert_cmpint (run_ctl (f, "callers", "--provider", bad), ==, 2);
+    }
+
+  g_assert_cmpuint (history_count (f), ==, history_before);
+  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_PENDING);
+  {
+    g_autofree char *db_after = read_file_or_empty (f->policy_path);
+    g_autofree char *wal_after = read_file_or_empty (wal_path);
+
+    g_assert_cmpstr (db_after, ==, db_before);
+    g_assert_cmpstr (wal_after, ==, wal_before);
+  }
+}
+
+static void
+test_usage (Fixture       *f,
+            gconstpointer  data)
+{
+  g_assert_cmpint (run_ctl (f, "--help"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "Usage"));
+  g_assert_nonnull (strstr (f->out, "audit verify"));
+
+  g_assert_cmpint (run_ctl (f, "allow", "--help"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "--provider"));
+  g_assert_cmpint (run_ctl (f, "audit", "export", "--help"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "--format"));
+
+  g_assert_cmpint (run_ctl (f, "frobnicate"), ==, 2);
+  g_assert_nonnull (strstr (f->err, "unknown command"));
+  g_assert_nonnull (strstr (f->err, "Usage"));
+  g_assert_cmpint (run_ctl (f, "audit", "frobnicate"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "providers", "--frobnicate"), ==, 2);
+  g_assert_nonnull (strstr (f->err, "--frobnicate"));
+  g_assert_cmpint (run_ctl (f, "--frobnicate", "providers"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "providers", "extra"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "allow"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "history", "--limit", "-1"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "--version"), ==, 0);
+}
+
+/* ---- audit ---------------------------------------------------------------- */
+
+static gint64
+append_row (LumoAuditStore *store,
+            const char     *caller,
+            const char     *params_json,
+            gboolean        allow)
+{
+  g_autoptr(JsonNode) params = json_from_string (params_json, NULL);
+  g_autofree char *sha = lumo_canonical_json_sha256 (params, NULL);
+  g_autoptr(GError) error = NULL;
+  LumoAuditRecord record = {
+    .provider_id = PROV,
+    .caller_id = caller,
+    .caller_name = "Lumo",
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .target = "0f8e3b7c-4d2a-4c1e-9b5f-2a6d8c9e1f03",
+    .params_sha256 = sha,
+    .decision = allow ? LUMO_AUDIT_DECISION_ALLOW : LUMO_AUDIT_DECISION_DENY,
+    .reason = allow ? NULL : "rate_limited",
+  };
+  gint64 id;
+
+  g_assert_nonnull (sha);
+  id = lumo_audit_store_append (store, &record, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (id, >, 0);
+
+  return id;
+}
+
+static void
+fill_audit (Fixture *f)
+{
+  g_autofree char *path = g_build_filename (f->data_dir, "audit.db", NULL);
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+
+  store = lumo_audit_store_new (path, &error);
+  g_assert_no_error (error);
+  append_row (store, CALL, "{\"name\":\"a\",\"size\":1}", TRUE);
+  append_row (store, CALL, "{\"name\":\"b\"}", FALSE);
+  append_row (store, CALL2, "[1,2,3]", TRUE);
+}
+
+static void
+test_audit_search (Fixture       *f,
+                   gconstpointer  data)
+{
+  fill_audit (f);
+
+  g_assert_cmpint (run_ctl (f, "audit", "search", "caller:" CALL, "--json"), ==, 0);
+  g_assert_cmpuint (json_array_length_of_out (f), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit", "search", "decision:deny"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "rate_limited"));
+  g_assert_cmpint (run_ctl (f, "audit", "search", "--json"), ==, 0);
+  g_assert_cmpuint (json_array_length_of_out (f), ==, 3);
+  g_assert_cmpint (run_ctl (f, "audit", "search", "--limit", "1", "--json"), ==, 0);
+  g_assert_cmpuint (json_array_length_of_out (f), ==, 1);
+
+  g_assert_cmpint (run_ctl (f, "audit", "search", "decision:bogus"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit", "search", "--limit", "0"), ==, 2);
+}
+
+static void
+test_audit_export (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *output = g_build_filename (f->dir, "export.jsonl", NULL);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  GStatBuf st;
+
+  fill_audit (f);
+
+  g_assert_cmpint (run_ctl (f, "audit", "export", "--format", "jsonl", "--output", output), ==, 0);
+  g_assert_true (g_file_get_contents (output, &contents, NULL, NULL));
+  lines = g_strsplit (g_strstrip (contents), "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 3);
+  g_assert_cmpint (g_stat (output, &st), ==, 0);
+  g_assert_cmpint (st.st_mode & 0077, ==, 0);
+
+  g_assert_cmpint (run_ctl (f, "audit", "export", "--format", "csv", "--since", "1d", "decision:deny"), ==, 0);
+  g_clear_pointer (&lines, g_strfreev);
+  lines = g_strsplit (g_strstrip (f->out), "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 2);   /* header + one row */
+  g_assert_true (g_str_has_prefix (lines[0], "id,"));
+
+  g_assert_cmpint (run_ctl (f, "audit", "export"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit", "export", "--format", "xml"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit", "export", "--format", "csv", "--since", "yesterday-ish"), ==, 2);
+}
+
+static void
+test_audit_check_params (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonArray *rows;
+
+  fill_audit (f);
+
+  /* Same arguments in another key order and spacing: the canonical form
+   * matches. */
+  g_assert_cmpint (run_ctl (f, "audit", "check-params", "--json", "{ \"size\": 1, \"name\": \"a\" }"), ==, 0);
+  root = parse_out (f);
+  rows = json_object_get_array_member (json_node_get_object (root), "rows");
+  g_assert_cmpuint (json_array_get_length (rows), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (rows, 0), "id"), ==, 1);
+
+  g_assert_cmpint (run_ctl_stdin (f, "[1, 2, 3]", "audit", "check-params", "-"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "userscripts.save_script"));
+  g_assert_cmpint (run_ctl (f, "audit", "check-params", "{\"name\":\"c\"}"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "No audit row"));
+
+  g_assert_cmpint (run_ctl (f, "audit", "check-params", "{not json"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit", "check-params"), ==, 2);
+}
+
+static void
+test_audit_verify (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->data_dir, "audit.db", NULL);
+  g_autoptr(JsonNode) root = NULL;
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  g_autoptr(GPtrArray) triggers = g_ptr_array_new_with_free_func (g_free);
+
+  fill_audit (f);
+
+  g_assert_cmpint (run_ctl (f, "audit", "verify"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "intact"));
+  g_assert_cmpint (run_ctl (f, "audit", "verify", "--json"), ==, 0);
+  root = parse_out (f);
+  g_assert_true (json_object_get_boolean_member (json_node_get_object (root), "ok"));
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "rowsChecked"), ==, 3);
+
+  /* Someone with write access edits a row behind the triggers' back. */
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT name FROM sqlite_master WHERE type = 'trigger'",
+                                       -1, &stmt, NULL), ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    g_ptr_array_add (triggers, g_strdup ((const char *) sqlite3_column_text (stmt, 0)));
+  sqlite3_finalize (stmt);
+  for (guint i = 0; i < triggers->len; i++)
+    {
+      g_autofree char *sql = g_strdup_printf ("DROP TRIGGER \"%s\"", (char *) g_ptr_array_index (triggers, i));
+
+      g_assert_cmpint (sqlite3_exec (db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+    }
+  g_assert_cmpint (sqlite3_exec (db, "UPDATE audit SET tool = 'userscripts.other' WHERE id = 2",
+                                 NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+
+  g_assert_cmpint (run_ctl (f, "audit", "verify"), ==, 1);
+  g_assert_cmpstr (f->err, !=, "");
+  g_assert_cmpint (run_ctl (f, "audit", "verify", "--json"), ==, 1);
+  g_clear_pointer (&root, json_node_unref);
+  root = parse_out (f);
+  g_assert_false (json_object_get_boolean_member (json_node_get_object (root), "ok"));
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "badId"), ==, 2);
+}
+
+/* ---- probe-state ---------------------------------------------------------- */
+
+static void
+test_probe_state (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  g_assert_cmpint (run_ctl_stdin (f,
+                                  "{\"ok\":true,\"service\":{\"namespace\":\"userscripts\",\"name\":\"U\","
+                                  "\"version\":\"1\"},\"status\":{\"enabled\":true,\"authorized\":false,"
+                                  "\"ready\":true,\"pendingApproval\":true}}",
+                                  "probe-state"), ==, 0);
+  g_assert_true (g_str_has_prefix (f->out, "error\n"));
+  g_assert_nonnull (strstr (f->out, "Waiting for your approval in the provider."));
+
+  g_assert_cmpint (run_ctl_stdin (f,
+                                  "{\"ok\":true,\"service\":{\"namespace\":\"userscripts\",\"name\":\"U\","
+                                  "\"version\":\"1\"},\"status\":{\"enabled\":true,\"authorized\":true,"
+                                  "\"ready\":true,\"pendingApproval\":false}}",
+                                  "probe-state", "--tools", "3", "--json"), ==, 0);
+  root = parse_out (f);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "state"), ==, "connected");
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "row"), ==, "connected");
+  g_assert_nonnull (strstr (json_object_get_string_member (json_node_get_object (root), "message"), "3"));
+
+  g_assert_cmpint (run_ctl_stdin (f, "{\"ok\":true}", "probe-state"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "The probe response is incomplete."));
+  g_assert_cmpint (run_ctl_stdin (f, "{\"kind\":\"rejected\",\"error\":\"No such extension\"}",
+                                  "probe-state"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "not installed"));
+
+  g_assert_cmpint (run_ctl_stdin (f, "not json", "probe-state"), ==, 2);
+  g_assert_cmpint (run_ctl_stdin (f, "", "probe-state"), ==, 2);
+  g_assert_cmpint (run_ctl_stdin (f, "{\"kind\":\"sideways\"}", "probe-state"), ==, 2);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(name, func) \
+  g_test_add ("/cli/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("providers", test_providers);
+  ADD ("callers", test_callers);
+  ADD ("allow-deny-forget", test_allow_deny_forget);
+  ADD ("set", test_set);
+  ADD ("history-undo", test_history_undo);
+  ADD ("bad-ids-change-nothing", test_bad_ids_change_nothing);
+  ADD ("usage", test_usage);
+  ADD ("audit/search", test_audit_search);
+  ADD ("audit/export", test_audit_export);
+  ADD ("audit/check-params", test_audit_check_params);
+  ADD ("audit/verify", test_audit_verify);
+  ADD ("probe-state", test_probe_state);
+
+#undef ADD
+
+  return g_test_run ();
+}
