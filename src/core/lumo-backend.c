@@ -1,50 +1,469 @@
 /* lumo-backend.c — the provider backend hosted in the app
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
- *
- * A placeholder that keeps the tree linking while the real backend is
- * written: every session is refused as unavailable.
  */
 #define G_LOG_DOMAIN "lumo-backend"
 
 #include "config.h"
 
+#include <errno.h>
+
+#include <glib/gstdio.h>
+
+#include "lumo-audit-store.h"
 #include "lumo-backend.h"
+#include "lumo-bridge-session-private.h"
 #include "lumo-error.h"
+#include "lumo-paths.h"
+#include "lumo-policy.h"
+#include "lumo-protocol.h"
+#include "lumo-review-queue.h"
+#include "lumo-tool-registry.h"
 
 struct _LumoBackend
 {
-  GObject          parent_instance;
-  LumoReviewQueue *review_queue;
+  GObject           parent_instance;
+
+  LumoPolicy       *policy;
+  LumoAuditStore   *audit_store;
+  LumoReviewQueue  *review_queue;
+  LumoToolRegistry *registry;
+  char             *app_version;
+  GListStore       *sessions;      /* LumoBridgeSession */
 };
 
+enum {
+  PROP_0,
+  PROP_N_SESSIONS,
+  N_PROPS
+};
+
+enum {
+  SESSION_ADDED,
+  SESSION_REMOVED,
+  PORT_OPENED,
+  PORT_CLOSED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
 G_DEFINE_FINAL_TYPE (LumoBackend, lumo_backend, G_TYPE_OBJECT)
+
+/* What an Attach call keeps until its session ends. */
+typedef struct
+{
+  LumoBridgeSession *session;
+  GCancellable      *cancellable;
+  gulong             cancelled_id;
+} Attach;
+
+static void
+attach_free (Attach *attach)
+{
+  g_clear_object (&attach->session);
+  g_clear_object (&attach->cancellable);
+  g_free (attach);
+}
+
+/* ---- policy signals → sessions ------------------------------------------- */
+
+static void
+forward_event (LumoBackend           *self,
+               const char            *provider_id,
+               LumoBridgePolicyEvent  event,
+               const char            *caller_id)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sessions));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(LumoBridgeSession) session = g_list_model_get_item (G_LIST_MODEL (self->sessions), i);
+
+      if (g_str_equal (lumo_bridge_session_get_provider_id (session), provider_id))
+        lumo_bridge_session_policy_event (session, event, caller_id);
+    }
+}
+
+static void
+on_policy_provider_changed_cb (LumoPolicy  *policy,
+                               const char  *provider_id,
+                               LumoBackend *self)
+{
+  forward_event (self, provider_id, LUMO_BRIDGE_POLICY_EVENT_PROVIDER, NULL);
+}
+
+static void
+on_policy_caller_changed_cb (LumoPolicy  *policy,
+                             const char  *provider_id,
+                             const char  *caller_id,
+                             LumoBackend *self)
+{
+  forward_event (self, provider_id, LUMO_BRIDGE_POLICY_EVENT_CALLER, caller_id);
+}
+
+static void
+on_policy_revoked_cb (LumoPolicy  *policy,
+                      const char  *provider_id,
+                      const char  *caller_id,
+                      LumoBackend *self)
+{
+  /* A write waiting for review must not be approved for a caller that can
+   * no longer call at all. */
+  lumo_review_queue_cancel_matching (self->review_queue, provider_id, caller_id);
+  forward_event (self, provider_id, LUMO_BRIDGE_POLICY_EVENT_REVOKED, caller_id);
+}
+
+/* ---- GObject -------------------------------------------------------------- */
+
+static void
+lumo_backend_dispose (GObject *object)
+{
+  LumoBackend *self = LUMO_BACKEND (object);
+
+  /* Each session's Attach completes with "closed". */
+  if (self->sessions != NULL)
+    {
+      while (g_list_model_get_n_items (G_LIST_MODEL (self->sessions)) > 0)
+        {
+          g_autoptr(LumoBridgeSession) session = g_list_model_get_item (G_LIST_MODEL (self->sessions), 0);
+
+          lumo_bridge_session_close (session);
+        }
+    }
+
+  if (self->policy != NULL)
+    g_signal_handlers_disconnect_by_data (self->policy, self);
+  g_clear_object (&self->sessions);
+  g_clear_object (&self->registry);
+  g_clear_object (&self->review_queue);
+  g_clear_object (&self->audit_store);
+  g_clear_object (&self->policy);
+
+  G_OBJECT_CLASS (lumo_backend_parent_class)->dispose (object);
+}
+
+static void
+lumo_backend_finalize (GObject *object)
+{
+  LumoBackend *self = LUMO_BACKEND (object);
+
+  g_free (self->app_version);
+
+  G_OBJECT_CLASS (lumo_backend_parent_class)->finalize (object);
+}
+
+static void
+lumo_backend_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  LumoBackend *self = LUMO_BACKEND (object);
+
+  switch (prop_id)
+    {
+    case PROP_N_SESSIONS:
+      g_value_set_uint (value, lumo_backend_get_n_sessions (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
 
 static void
 lumo_backend_class_init (LumoBackendClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = lumo_backend_dispose;
+  object_class->finalize = lumo_backend_finalize;
+  object_class->get_property = lumo_backend_get_property;
+
+  properties[PROP_N_SESSIONS] =
+    g_param_spec_uint ("n-sessions", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SESSION_ADDED] =
+    g_signal_new ("session-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, LUMO_TYPE_BRIDGE_SESSION);
+  signals[SESSION_REMOVED] =
+    g_signal_new ("session-removed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 2, LUMO_TYPE_BRIDGE_SESSION, G_TYPE_STRING);
+  signals[PORT_OPENED] =
+    g_signal_new ("port-opened", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, LUMO_TYPE_BRIDGE_PORT);
+  signals[PORT_CLOSED] =
+    g_signal_new ("port-closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, LUMO_TYPE_BRIDGE_PORT);
 }
 
 static void
 lumo_backend_init (LumoBackend *self)
 {
+  self->app_version = g_strdup (PACKAGE_VERSION);
+  self->sessions = g_list_store_new (LUMO_TYPE_BRIDGE_SESSION);
+  self->registry = lumo_tool_registry_new ();
+}
+
+LumoBackend *
+lumo_backend_new (LumoPolicy      *policy,
+                  LumoAuditStore  *audit_store,
+                  LumoReviewQueue *review_queue)
+{
+  LumoBackend *self;
+
+  g_return_val_if_fail (LUMO_IS_POLICY (policy), NULL);
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (audit_store), NULL);
+  g_return_val_if_fail (LUMO_IS_REVIEW_QUEUE (review_queue), NULL);
+
+  self = g_object_new (LUMO_TYPE_BACKEND, NULL);
+  self->policy = g_object_ref (policy);
+  self->audit_store = g_object_ref (audit_store);
+  self->review_queue = g_object_ref (review_queue);
+
+  g_signal_connect (policy, "provider-changed", G_CALLBACK (on_policy_provider_changed_cb), self);
+  g_signal_connect (policy, "caller-changed", G_CALLBACK (on_policy_caller_changed_cb), self);
+  g_signal_connect (policy, "revoked", G_CALLBACK (on_policy_revoked_cb), self);
+
+  return self;
 }
 
 LumoBackend *
 lumo_backend_new_for_data_dir (const char  *data_dir,
                                GError     **error)
 {
-  g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
-                       "The bridge backend is not implemented yet");
-  return NULL;
+  g_autoptr(LumoPolicy) policy = NULL;
+  g_autoptr(LumoAuditStore) audit_store = NULL;
+  g_autoptr(LumoReviewQueue) review_queue = NULL;
+  g_autofree char *policy_path = NULL;
+  g_autofree char *audit_path = NULL;
+
+  if (data_dir == NULL)
+    data_dir = lumo_paths_get_data_dir ();
+
+  if (g_mkdir_with_parents (data_dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+                   "Cannot create the data directory %s: %s", data_dir, g_strerror (saved_errno));
+      return NULL;
+    }
+
+  policy_path = g_build_filename (data_dir, "policy.db", NULL);
+  audit_path = g_build_filename (data_dir, "audit.db", NULL);
+  if (!(policy = lumo_policy_new (policy_path, error)) ||
+      !(audit_store = lumo_audit_store_new (audit_path, error)))
+    return NULL;
+
+  review_queue = lumo_review_queue_new ();
+  return lumo_backend_new (policy, audit_store, review_queue);
+}
+
+/* ---- getters -------------------------------------------------------------- */
+
+LumoPolicy *
+lumo_backend_get_policy (LumoBackend *self)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  return self->policy;
+}
+
+LumoAuditStore *
+lumo_backend_get_audit_store (LumoBackend *self)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  return self->audit_store;
 }
 
 LumoReviewQueue *
 lumo_backend_get_review_queue (LumoBackend *self)
 {
   g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
-
   return self->review_queue;
+}
+
+LumoToolRegistry *
+lumo_backend_get_tool_registry (LumoBackend *self)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  return self->registry;
+}
+
+const char *
+lumo_backend_get_app_version (LumoBackend *self)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  return self->app_version;
+}
+
+void
+lumo_backend_set_app_version (LumoBackend *self,
+                              const char  *version)
+{
+  g_return_if_fail (LUMO_IS_BACKEND (self));
+  g_return_if_fail (version != NULL);
+
+  g_free (self->app_version);
+  self->app_version = g_strdup (version);
+}
+
+void
+lumo_backend_set_clock (LumoBackend   *self,
+                        LumoClockFunc  clock,
+                        gpointer       user_data)
+{
+  g_return_if_fail (LUMO_IS_BACKEND (self));
+
+  lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (self->policy), clock, user_data);
+  lumo_review_queue_set_clock (self->review_queue, clock, user_data);
+}
+
+GListModel *
+lumo_backend_get_sessions (LumoBackend *self)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  return G_LIST_MODEL (self->sessions);
+}
+
+guint
+lumo_backend_get_n_sessions (LumoBackend *self)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), 0);
+  return g_list_model_get_n_items (G_LIST_MODEL (self->sessions));
+}
+
+static LumoBridgeSession *
+find_session (LumoBackend *self,
+              const char  *provider_id)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sessions));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(LumoBridgeSession) session = g_list_model_get_item (G_LIST_MODEL (self->sessions), i);
+
+      if (g_str_equal (lumo_bridge_session_get_provider_id (session), provider_id) &&
+          lumo_bridge_session_get_hello_done (session) && !lumo_bridge_session_is_closed (session))
+        return session;
+    }
+
+  return NULL;
+}
+
+gboolean
+lumo_backend_is_provider_connected (LumoBackend *self,
+                                    const char  *provider_id)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), FALSE);
+
+  return provider_id != NULL && find_session (self, provider_id) != NULL;
+}
+
+static gint
+compare_ports (gconstpointer a,
+               gconstpointer b)
+{
+  const LumoBridgePort *pa = *(LumoBridgePort * const *) a;
+  const LumoBridgePort *pb = *(LumoBridgePort * const *) b;
+
+  return (pa->opened_us > pb->opened_us) - (pa->opened_us < pb->opened_us);
+}
+
+GPtrArray *
+lumo_backend_list_ports (LumoBackend *self,
+                         const char  *provider_id)
+{
+  GPtrArray *ports = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_bridge_port_free);
+  guint n;
+
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), ports);
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->sessions));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(LumoBridgeSession) session = g_list_model_get_item (G_LIST_MODEL (self->sessions), i);
+      g_autoptr(GPtrArray) own = NULL;
+
+      if (provider_id != NULL && !g_str_equal (lumo_bridge_session_get_provider_id (session), provider_id))
+        continue;
+      own = lumo_bridge_session_list_ports (session);
+      for (guint j = 0; j < own->len; j++)
+        g_ptr_array_add (ports, g_ptr_array_steal_index_fast (own, j--));
+    }
+
+  /* g_ptr_array_sort is not stable, but ports of one session were opened
+   * in order, and equal times across sessions have no order to keep. */
+  g_ptr_array_sort (ports, compare_ports);
+  return ports;
+}
+
+/* ---- attach --------------------------------------------------------------- */
+
+static void
+on_session_port_opened_cb (LumoBridgeSession *session,
+                           LumoBridgePort    *port,
+                           LumoBackend       *self)
+{
+  g_signal_emit (self, signals[PORT_OPENED], 0, port);
+}
+
+static void
+on_session_port_closed_cb (LumoBridgeSession *session,
+                           LumoBridgePort    *port,
+                           LumoBackend       *self)
+{
+  g_signal_emit (self, signals[PORT_CLOSED], 0, port);
+}
+
+static void
+on_session_closed_cb (LumoBridgeSession *session,
+                      const char        *reason,
+                      gpointer           user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  LumoBackend *self = g_task_get_source_object (task);
+  Attach *attach = g_task_get_task_data (task);
+  const char *provider_id = lumo_bridge_session_get_provider_id (session);
+  guint position;
+
+  g_signal_handlers_disconnect_by_data (session, task);
+  g_signal_handlers_disconnect_by_data (session, self);
+  if (attach->cancellable != NULL && attach->cancelled_id != 0)
+    g_cancellable_disconnect (attach->cancellable, attach->cancelled_id);
+  attach->cancelled_id = 0;
+
+  if (self->sessions != NULL && g_list_store_find (self->sessions, session, &position))
+    {
+      g_list_store_remove (self->sessions, position);
+
+      /* The first comer keeps its names only while it is there. */
+      if (find_session (self, provider_id) == NULL)
+        lumo_tool_registry_remove_provider (self->registry, provider_id);
+
+      g_signal_emit (self, signals[SESSION_REMOVED], 0, session, reason);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_SESSIONS]);
+    }
+
+  g_task_return_pointer (task, g_strdup (reason), g_free);
+}
+
+static gboolean
+close_cancelled_cb (gpointer user_data)
+{
+  lumo_bridge_session_close (user_data);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_attach_cancelled_cb (GCancellable *cancellable,
+                        gpointer      user_data)
+{
+  /* Not from inside the handler: closing disconnects it. */
+  g_idle_add_full (G_PRIORITY_HIGH, close_cancelled_cb, g_object_ref (user_data), g_object_unref);
 }
 
 void
@@ -56,9 +475,50 @@ lumo_backend_attach_async (LumoBackend         *self,
                            GAsyncReadyCallback  callback,
                            gpointer             user_data)
 {
-  g_task_report_new_error (self, callback, user_data, lumo_backend_attach_async,
-                           LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
-                           "The bridge backend is not implemented yet");
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *provider_id = NULL;
+  Attach *attach;
+
+  g_return_if_fail (LUMO_IS_BACKEND (self));
+  g_return_if_fail (G_IS_INPUT_STREAM (input));
+  g_return_if_fail (G_IS_OUTPUT_STREAM (output));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, NULL, callback, user_data);
+  g_task_set_source_tag (task, lumo_backend_attach_async);
+
+  if (origin != NULL && g_str_has_prefix (origin, LUMO_EXTENSION_ORIGIN_PREFIX))
+    provider_id = lumo_extension_id_from_origin (origin, &error);
+  else if (lumo_validate_extension_id (origin, "provider ID", &error))
+    provider_id = g_strdup (origin);
+
+  if (provider_id == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  attach = g_new0 (Attach, 1);
+  attach->session = lumo_bridge_session_new (self, provider_id, input, output);
+  g_task_set_task_data (task, attach, (GDestroyNotify) attach_free);
+
+  g_signal_connect (attach->session, "closed", G_CALLBACK (on_session_closed_cb), g_object_ref (task));
+  g_signal_connect (attach->session, "port-opened", G_CALLBACK (on_session_port_opened_cb), self);
+  g_signal_connect (attach->session, "port-closed", G_CALLBACK (on_session_port_closed_cb), self);
+
+  g_list_store_append (self->sessions, attach->session);
+  g_signal_emit (self, signals[SESSION_ADDED], 0, attach->session);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_SESSIONS]);
+
+  if (cancellable != NULL)
+    {
+      attach->cancellable = g_object_ref (cancellable);
+      attach->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (on_attach_cancelled_cb),
+                                                    attach->session, NULL);
+    }
+
+  lumo_bridge_session_start (attach->session);
 }
 
 char *
@@ -66,5 +526,87 @@ lumo_backend_attach_finish (LumoBackend   *self,
                             GAsyncResult  *result,
                             GError       **error)
 {
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- probeTarget ---------------------------------------------------------- */
+
+void
+lumo_backend_probe_target_async (LumoBackend         *self,
+                                 const char          *provider_id,
+                                 const char          *target_id,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoBridgeSession *session;
+
+  g_return_if_fail (LUMO_IS_BACKEND (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lumo_backend_probe_target_async);
+
+  if (!lumo_validate_extension_id (provider_id, "provider ID", &error) ||
+      !lumo_validate_extension_id (target_id, "target ID", &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (!(session = find_session (self, provider_id)))
+    {
+      g_task_return_new_error (task, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                               "The provider %s is not connected: it has no bridge session that said hello",
+                               provider_id);
+      return;
+    }
+
+  lumo_bridge_session_probe_target (session, target_id, task);
+}
+
+LumoProbeOutcome *
+lumo_backend_probe_target_finish (LumoBackend   *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- detached sessions (tests, fuzzer) ------------------------------------ */
+
+LumoBridgeSession *
+lumo_backend_add_detached_session (LumoBackend *self,
+                                   const char  *provider_id)
+{
+  LumoBridgeSession *session;
+
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (lumo_is_extension_id (provider_id), NULL);
+
+  session = lumo_bridge_session_new (self, provider_id, NULL, NULL);
+  g_list_store_append (self->sessions, session);
+  return session;
+}
+
+void
+lumo_backend_remove_detached_session (LumoBackend       *self,
+                                      LumoBridgeSession *session)
+{
+  guint position;
+
+  g_return_if_fail (LUMO_IS_BACKEND (self));
+
+  lumo_bridge_session_close (session);
+  if (g_list_store_find (self->sessions, session, &position))
+    g_list_store_remove (self->sessions, position);
+  if (find_session (self, lumo_bridge_session_get_provider_id (session)) == NULL)
+    lumo_tool_registry_remove_provider (self->registry, lumo_bridge_session_get_provider_id (session));
 }

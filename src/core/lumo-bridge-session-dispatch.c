@@ -31,6 +31,8 @@ request_new (LumoBridgeSession *self,
 
   request->session = g_object_ref (self);
   request->message = message;
+  request->policy = g_object_ref (lumo_backend_get_policy (self->backend));
+  request->audit_store = g_object_ref (lumo_backend_get_audit_store (self->backend));
   request->retry_after_ms = -1;
   g_hash_table_insert (self->in_flight, g_strdup (message->id_key), request);
   return request;
@@ -45,6 +47,8 @@ lumo_bridge_request_finish (LumoBridgeRequest *request,
   g_hash_table_remove (self->in_flight, request->message->id_key);
   lumo_bridge_session_send (self, answer);
   lumo_bridge_message_free (request->message);
+  g_object_unref (request->policy);
+  g_object_unref (request->audit_store);
   g_free (request);
 
   g_object_notify (G_OBJECT (self), "in-flight");
@@ -324,7 +328,7 @@ audit_then_answer (LumoBridgeRequest *request,
 
   /* Not the session's cancellable: a decision already made is recorded
    * even if the provider goes away meanwhile. */
-  lumo_audit_store_append_async (lumo_backend_get_audit_store (self->backend), &record, NULL,
+  lumo_audit_store_append_async (request->audit_store, &record, NULL,
                                  on_audit_appended_cb, request);
 }
 
@@ -337,10 +341,15 @@ static const char *
 reason_after_review (LumoBridgeRequest *request)
 {
   LumoBridgeSession *self = request->session;
-  LumoPolicy *policy = lumo_backend_get_policy (self->backend);
-  g_autoptr(LumoProviderInfo) provider = lumo_policy_get_provider (policy, self->provider_id, NULL);
-  g_autoptr(LumoCallerInfo) caller = lumo_policy_get_caller (policy, self->provider_id,
-                                                             request->message->caller_id, NULL);
+  g_autoptr(LumoProviderInfo) provider = NULL;
+  g_autoptr(LumoCallerInfo) caller = NULL;
+
+  /* Nobody hears the answer; the row says what happened. */
+  if (self->closed)
+    return "review_rejected";
+
+  provider = lumo_policy_get_provider (request->policy, self->provider_id, NULL);
+  caller = lumo_policy_get_caller (request->policy, self->provider_id, request->message->caller_id, NULL);
 
   if (provider == NULL || !provider->enabled)
     return "disabled";
@@ -488,7 +497,7 @@ handle_result (LumoBridgeRequest *request)
       return;
     }
 
-  lumo_audit_store_set_result_async (lumo_backend_get_audit_store (self->backend), m->audit_id, m->ok,
+  lumo_audit_store_set_result_async (request->audit_store, m->audit_id, m->ok,
                                      m->error, NULL, on_result_recorded_cb, request);
 }
 

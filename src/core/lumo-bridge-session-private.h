@@ -75,6 +75,10 @@ typedef struct
 {
   LumoBridgeSession *session;          /* owned */
   LumoBridgeMessage *message;          /* owned */
+  /* owned: the steps that finish after the session closed (the backend may
+   * be gone by then) still record the audit row */
+  LumoPolicy        *policy;
+  LumoAuditStore    *audit_store;
   const LumoToolInfo *tool;            /* authorize: in session->catalogue */
   LumoAuditDecision  audit_decision;
   const char        *reason;           /* static wire reason, NULL when allowed */

@@ -22,8 +22,37 @@ gboolean   bridge_json_matches    (JsonNode   *actual,
                                    JsonNode   *expect,
                                    char      **where);
 
-/* Registered by test-bridge-frames.c and test-bridge-scenario.c. */
+/* The bytes on the wire for one entry of frames.json (test-bridge-scenario.c). */
+GBytes    *bridge_frame_bytes     (JsonObject *frame);
+
+/* Registered by test-bridge-scenario.c. */
 void       bridge_add_frame_tests    (void);
 void       bridge_add_scenario_tests (void);
 
 G_END_DECLS
+
+/* ---- a backend on a temporary data directory ---------------------------- */
+
+#include "lumo-backend.h"
+#include "lumo-policy.h"
+
+typedef struct
+{
+  char        *dir;
+  LumoBackend *backend;
+  LumoPolicy  *policy;
+  gint64       now;        /* the fake monotonic clock, µs */
+} BridgeTestEnv;
+
+BridgeTestEnv *bridge_test_env_new      (void);
+void           bridge_test_env_free     (BridgeTestEnv *env);
+/* Steps the fake clock and wakes the main context so that deadlines are
+ * looked at again. */
+void           bridge_test_env_advance  (BridgeTestEnv *env,
+                                         gint64         us);
+/* Iterates the default main context until @done returns TRUE; fails the
+ * test after 30 s of real time (a hang, not a timing assertion). */
+void           bridge_test_wait_until   (gboolean     (*done) (gpointer data),
+                                         gpointer       data);
+/* Runs every source that is ready now, without blocking. */
+void           bridge_test_drain        (void);

@@ -426,8 +426,8 @@ main (int   argc,
       g_test_add_data_func (test_path, path, test_message_file);
     }
   g_test_add_func ("/bridge-fixtures/builders-edge", test_builders_edge);
-  // bridge_add_frame_tests ();
-  // bridge_add_scenario_tests ();
+  bridge_add_frame_tests ();
+  bridge_add_scenario_tests ();
 
   return g_test_run ();
 }
