@@ -534,8 +534,9 @@ walk (sqlite3                *db,
 
   if (rc != SQLITE_DONE)
     {
-      g_set_error (error, LUMO_ERROR, lumo_db_error_code (rc),
-                   "Cannot read the audit log: %s", sqlite3_errmsg (db));
+      if (rc != SQLITE_INTERRUPT || !g_cancellable_set_error_if_cancelled (cancellable, error))
+        g_set_error (error, LUMO_ERROR, lumo_db_error_code (rc),
+                     "Cannot read the audit log: %s", sqlite3_errmsg (db));
       return FALSE;
     }
 
