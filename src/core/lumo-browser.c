@@ -52,11 +52,11 @@ static const TargetInfo user_targets[] = {
   { "vivaldi-flatpak",  N_("Vivaldi (Flatpak)"),      "vivaldi", "com.vivaldi.Vivaldi" },
 };
 
-/* Google-branded builds (every Chrome channel) read /etc/opt/chrome, and so
- * does Brave; unbranded Chromium reads /etc/chromium. Vivaldi documents no
- * system-wide folder, so it is offered per user only. */
+/* Google-branded builds (every Chrome channel) read /etc/opt/chrome, and
+ * Brave is reported to; unbranded Chromium reads /etc/chromium. Vivaldi
+ * documents no system-wide folder, so it is offered per user only. */
 static const TargetInfo system_targets[] = {
-  { "chrome",   N_("Google Chrome and Brave"), "etc/opt/chrome/native-messaging-hosts", NULL,
+  { "chrome",   N_("Google Chrome"), "etc/opt/chrome/native-messaging-hosts", NULL,
     { "etc/opt/chrome", "opt/google/chrome", "opt/brave.com" } },
   { "chromium", N_("Chromium"), "etc/chromium/native-messaging-hosts", NULL,
     { "etc/chromium", "usr/lib/chromium", "usr/lib/chromium-browser", "usr/lib64/chromium-browser" } },

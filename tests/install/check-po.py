@@ -147,7 +147,7 @@ with tempfile.TemporaryDirectory(prefix='lumo-po-') as tmp:
             continue
 
         check = run(['msgfmt', '--check', '--output-file', os.devnull, po])
-        if check.returncode != 0:
+        if check.returncode != 0 or check.stderr.strip():
             problems.append(f'msgfmt --check po/{lang}.po: {check.stderr.strip()}')
 
         translated = set(msgids(po))
