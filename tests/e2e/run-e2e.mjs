@@ -318,6 +318,7 @@ async function main () {
     const r = await call('userscripts.list_scripts');
     check(r.ok && !r.isError, JSON.stringify(r));
     const before = await session();
+    await browser.send('ServiceWorker.enable', {}, cs);
     await browser.send('ServiceWorker.stopAllWorkers', {}, cs);
     await poll(session, (x) => !x.portOpen, 'the port to close with the worker', 10000, 50);
     const again = await call('userscripts.get_script', { uuid });

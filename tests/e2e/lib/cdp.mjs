@@ -169,6 +169,8 @@ export class Browser {
     }
     await waitExit(this.proc, 3000);
     killGroup(this.proc.pid);
+    // Reap it, so no zombie outlives the test.
+    await waitExit(this.proc, 3000);
   }
 }
 
