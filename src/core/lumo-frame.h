@@ -116,6 +116,8 @@ void             lumo_frame_writer_close            (LumoFrameWriter   *self);
 
 /* Signals: ::closed (const GError *error) — emitted once, when a write
  * fails (the peer is gone: error set) or on lumo_frame_writer_close()
- * (error NULL). */
+ * (error NULL). Properties: "congested" and "queued-bytes" (guint64), both
+ * notified. A write to a pipe whose reader is gone raises SIGPIPE: a
+ * process that uses the writer must ignore SIGPIPE to get the error. */
 
 G_END_DECLS

@@ -104,4 +104,9 @@ guint              lumo_review_queue_cancel_matching (LumoReviewQueue    *self,
                                                       const char         *provider_id,
                                                       const char         *caller_id);
 
+/* Properties: "timeout" (guint seconds, read-write), "n-items" (guint, for
+ * a badge). Signals: ::decided (LumoReviewRequest *request,
+ * LumoReviewOutcome outcome) — emitted for every way a request leaves the
+ * queue, after it left the model and before its submitter hears of it. */
+
 G_END_DECLS

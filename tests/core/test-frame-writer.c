@@ -1,0 +1,288 @@
+/* test-frame-writer.c — the ordered, bounded, asynchronous frame writer
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <signal.h>
+
+#include "frame-test-util.h"
+
+/* ---- LumoFrameWriter ---------------------------------------------------- */
+
+static JsonObject *
+numbered (guint n,
+          gsize padding)
+{
+  JsonObject *o = json_object_new ();
+  g_autofree char *pad = g_malloc (padding + 1);
+
+  memset (pad, 'x', padding);
+  pad[padding] = '\0';
+  json_object_set_int_member (o, "n", n);
+  json_object_set_string_member (o, "pad", pad);
+  return o;
+}
+
+static void
+test_writer_order (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(LumoFrameReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint n = 2000;
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  reader = lumo_frame_reader_new (p.in);
+
+  /* Sizes vary so that frames straddle the pipe's buffer boundaries. */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(JsonObject) o = numbered (i, (i * 7919) % 3000);
+
+      g_assert_true (lumo_frame_writer_send (writer, o, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), >, 0);
+
+  for (guint i = 0; i < n; i++)
+    assert_read_object (reader, "n", i);
+
+  while (lumo_frame_writer_get_queued_bytes (writer) > 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  pipe_clear (&p);
+}
+
+static void
+test_writer_max_out (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(LumoFrameReader) reader = NULL;
+  g_autoptr(JsonObject) exact = json_object_new ();
+  g_autoptr(JsonObject) over = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *s = NULL;
+  ReadResult r;
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  reader = lumo_frame_reader_new (p.in);
+
+  /* {"a":"…"} is 8 bytes around the string. */
+  s = g_malloc (LUMO_FRAME_MAX_OUT - 8 + 2);
+  memset (s, 'y', LUMO_FRAME_MAX_OUT - 8 + 1);
+  s[LUMO_FRAME_MAX_OUT - 8 + 1] = '\0';
+  json_object_set_string_member (over, "a", s);
+  s[LUMO_FRAME_MAX_OUT - 8] = '\0';
+  json_object_set_string_member (exact, "a", s);
+
+  g_assert_false (lumo_frame_writer_send (writer, over, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+  g_clear_error (&error);
+
+  g_assert_true (lumo_frame_writer_send (writer, exact, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, LUMO_FRAME_MAX_OUT + 4);
+
+  read_one (reader, &r);
+  g_assert_no_error (r.error);
+  g_assert_cmpuint (strlen (json_object_get_string_member (r.object, "a")), ==, LUMO_FRAME_MAX_OUT - 8);
+  read_result_clear (&r);
+
+  pipe_clear (&p);
+}
+
+static void
+on_notify_congested_cb (GObject    *object,
+                        GParamSpec *pspec,
+                        guint      *n_notifies)
+{
+  (*n_notifies)++;
+}
+
+static void
+on_flushed_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  gboolean *flushed = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (lumo_frame_writer_flush_finish (LUMO_FRAME_WRITER (source), result, &error));
+  g_assert_no_error (error);
+  *flushed = TRUE;
+}
+
+static void
+test_writer_back_pressure (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(LumoFrameReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_notifies = 0;
+  gboolean flushed = FALSE;
+  guint sent = 0;
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  reader = lumo_frame_reader_new (p.in);
+  g_signal_connect (writer, "notify::congested", G_CALLBACK (on_notify_congested_cb), &n_notifies);
+
+  /* Nobody reads: the pipe fills, then the queue, then sending is refused. */
+  for (;;)
+    {
+      g_autoptr(JsonObject) o = numbered (sent, 100 * 1000);
+
+      if (!lumo_frame_writer_send (writer, o, &error))
+        break;
+      sent++;
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      if (sent == 1000)
+        g_error ("the queue is not bounded");
+    }
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED);
+  g_assert_true (lumo_frame_writer_get_congested (writer));
+  g_assert_cmpuint (n_notifies, ==, 1);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), <=, LUMO_FRAME_WRITER_MAX_QUEUED);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), >, LUMO_FRAME_WRITER_HIGH_WATER);
+
+  lumo_frame_writer_flush_async (writer, NULL, on_flushed_cb, &flushed);
+
+  /* Reading drains it, in order; congestion clears below the low mark. */
+  for (guint i = 0; i < sent; i++)
+    {
+      assert_read_object (reader, "n", i);
+      if (lumo_frame_writer_get_queued_bytes (writer) >= LUMO_FRAME_WRITER_LOW_WATER)
+        g_assert_true (lumo_frame_writer_get_congested (writer));
+    }
+  while (!flushed)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_false (lumo_frame_writer_get_congested (writer));
+  g_assert_cmpuint (n_notifies, ==, 2);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+
+  pipe_clear (&p);
+}
+
+typedef struct
+{
+  guint   n_closed;
+  GError *error;
+} Closed;
+
+static void
+on_closed_cb (LumoFrameWriter *writer,
+              const GError    *error,
+              Closed          *c)
+{
+  c->n_closed++;
+  g_clear_error (&c->error);
+  c->error = error ? g_error_copy (error) : NULL;
+}
+
+static void
+test_writer_peer_gone (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(JsonObject) o = numbered (1, 10);
+  g_autoptr(GError) error = NULL;
+  Closed c = { 0 };
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  g_signal_connect (writer, "closed", G_CALLBACK (on_closed_cb), &c);
+
+  g_assert_true (g_input_stream_close (p.in, NULL, NULL));
+  g_assert_true (lumo_frame_writer_send (writer, o, &error));
+  while (c.n_closed == 0)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_cmpuint (c.n_closed, ==, 1);
+  g_assert_error (c.error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE);
+  g_assert_true (lumo_frame_writer_is_closed (writer));
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+
+  g_assert_false (lumo_frame_writer_send (writer, o, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);
+
+  lumo_frame_writer_close (writer);
+  g_assert_cmpuint (c.n_closed, ==, 1);
+
+  g_clear_error (&c.error);
+  pipe_clear (&p);
+}
+
+static void
+on_flush_fails_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  gboolean *failed = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (lumo_frame_writer_flush_finish (LUMO_FRAME_WRITER (source), result, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);
+  *failed = TRUE;
+}
+
+static void
+test_writer_close (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean failed = FALSE;
+  Closed c = { 0 };
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  g_signal_connect (writer, "closed", G_CALLBACK (on_closed_cb), &c);
+
+  /* More than the pipe holds, so something is still queued. */
+  for (guint i = 0; i < 10; i++)
+    {
+      g_autoptr(JsonObject) o = numbered (i, 100 * 1000);
+      g_assert_true (lumo_frame_writer_send (writer, o, &error));
+    }
+  lumo_frame_writer_flush_async (writer, NULL, on_flush_fails_cb, &failed);
+
+  lumo_frame_writer_close (writer);
+  g_assert_cmpuint (c.n_closed, ==, 1);
+  g_assert_null (c.error);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+  while (!failed)
+    g_main_context_iteration (NULL, TRUE);
+
+  /* Let the cancelled write in flight finish. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  pipe_clear (&p);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  /* A write to a pipe whose reader is gone must fail with EPIPE, not kill
+   * the process; the app does the same. */
+  signal (SIGPIPE, SIG_IGN);
+
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/frame/writer/order", test_writer_order);
+  g_test_add_func ("/frame/writer/max-out", test_writer_max_out);
+  g_test_add_func ("/frame/writer/back-pressure", test_writer_back_pressure);
+  g_test_add_func ("/frame/writer/peer-gone", test_writer_peer_gone);
+  g_test_add_func ("/frame/writer/close", test_writer_close);
+
+  return g_test_run ();
+}
