@@ -1,0 +1,515 @@
+/* test-audit-query.c — the search language, its SQL, and searching a store
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "audit-test-util.h"
+
+#define NOW_US G_GINT64_CONSTANT (1767225600000000)   /* 2026-01-01T00:00:00Z */
+#define HOUR_US G_GINT64_CONSTANT (3600000000)
+
+/* ---- the parser ---------------------------------------------------------------- */
+
+static LumoAuditQuery *
+parse_ok (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  LumoAuditQuery *q = lumo_audit_query_parse (text, NOW_US, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (q);
+  return q;
+}
+
+static void
+assert_parse_error (const char *text,
+                    const char *needle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditQuery) q = lumo_audit_query_parse (text, NOW_US, &error);
+
+  g_assert_null (q);
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT);
+  if (strstr (error->message, needle) == NULL)
+    g_error ("“%s”: “%s” does not say “%s”", text, error->message, needle);
+}
+
+static void
+test_parse_terms (void)
+{
+  g_autoptr(LumoAuditQuery) q = NULL;
+
+  q = parse_ok (NULL);
+  g_assert_true (lumo_audit_query_is_empty (q));
+  g_clear_pointer (&q, lumo_audit_query_unref);
+  q = parse_ok ("   ");
+  g_assert_true (lumo_audit_query_is_empty (q));
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  q = parse_ok ("script");
+  g_assert_false (lumo_audit_query_is_empty (q));
+  g_assert_false (lumo_audit_query_uses_scan (q));
+  g_assert_cmpstr (lumo_audit_query_get_text (q), ==, "script");
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  /* Under three characters: no trigram, a scan, and the query says so. */
+  q = parse_ok ("sc");
+  g_assert_true (lumo_audit_query_uses_scan (q));
+  g_clear_pointer (&q, lumo_audit_query_unref);
+  q = parse_ok ("script tool:ab");
+  g_assert_true (lumo_audit_query_uses_scan (q));
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  /* Characters, not bytes. */
+  q = parse_ok ("中文字");
+  g_assert_false (lumo_audit_query_uses_scan (q));
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  /* Unknown prefixes are text; an unterminated quote runs to the end. */
+  q = parse_ok ("12:30 \"not found");
+  g_assert_false (lumo_audit_query_is_empty (q));
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  q = parse_ok ("TOOL:save \"\"");
+  g_assert_false (lumo_audit_query_is_empty (q));
+}
+
+static void
+test_parse_filters (void)
+{
+  g_autoptr(LumoAuditQuery) q = NULL;
+  g_autoptr(GTimeZone) local = g_time_zone_new_local ();
+  g_autoptr(GDateTime) midnight = g_date_time_new (local, 2025, 1, 31, 0, 0, 0);
+  gint64 midnight_us = g_date_time_to_unix (midnight) * G_USEC_PER_SEC;
+
+  q = parse_ok ("since:1h");
+  g_assert_cmpint (lumo_audit_query_get_since (q), ==, NOW_US - HOUR_US);
+  g_assert_cmpint (lumo_audit_query_get_until (q), ==, 0);
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  q = parse_ok ("since:7d until:30m");
+  g_assert_cmpint (lumo_audit_query_get_since (q), ==, NOW_US - 7 * 24 * HOUR_US);
+  g_assert_cmpint (lumo_audit_query_get_until (q), ==, NOW_US - HOUR_US / 2);
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  q = parse_ok ("since:2w until:45s");
+  g_assert_cmpint (lumo_audit_query_get_since (q), ==, NOW_US - 14 * 24 * HOUR_US);
+  g_assert_cmpint (lumo_audit_query_get_until (q), ==, NOW_US - 45 * G_USEC_PER_SEC);
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  /* A date is local midnight; until: takes in the whole day. */
+  q = parse_ok ("since:2025-01-31 until:2025-01-31");
+  g_assert_cmpint (lumo_audit_query_get_since (q), ==, midnight_us);
+  g_assert_cmpint (lumo_audit_query_get_until (q), ==, midnight_us + 24 * HOUR_US);
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  q = parse_ok ("since:2025-01-31T10:00:00Z until:\"2025-01-31 12:30:00+02:00\"");
+  g_assert_cmpint (lumo_audit_query_get_since (q), ==, G_GINT64_CONSTANT (1738317600) * G_USEC_PER_SEC);
+  g_assert_cmpint (lumo_audit_query_get_until (q), ==, G_GINT64_CONSTANT (1738319400) * G_USEC_PER_SEC);
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  /* Repeated bounds narrow. */
+  q = parse_ok ("since:2d since:1d");
+  g_assert_cmpint (lumo_audit_query_get_since (q), ==, NOW_US - 24 * HOUR_US);
+  g_clear_pointer (&q, lumo_audit_query_unref);
+
+  q = parse_ok ("caller:\"Lumo Agent\" tool:save provider:" PROVIDER_A " decision:deny "
+                "decision:pending-review result:ok result:Error result:denied result:pending "
+                "params:" SHA_A " params:" "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08");
+  g_assert_false (lumo_audit_query_is_empty (q));
+}
+
+static void
+test_parse_errors (void)
+{
+  assert_parse_error ("tool:", "tool: needs a value");
+  assert_parse_error ("caller:\"\"", "caller: needs a value");
+  assert_parse_error ("provider:lumo", "provider: “lumo” is not an extension id");
+  assert_parse_error ("provider:" CALLER_A "x", "provider:");
+  assert_parse_error ("decision:maybe", "decision: “maybe” is not one of allow, deny, pending-review");
+  assert_parse_error ("result:great", "result: “great” is not one of ok, error, denied, pending");
+  assert_parse_error ("params:abc", "params: “abc” is not a keyed params hash");
+  assert_parse_error ("since:yesterday", "since: “yesterday” is not a date");
+  assert_parse_error ("until:2025-02-30", "until: “2025-02-30”");
+  assert_parse_error ("since:5y", "since: “5y”");
+  assert_parse_error ("since:99999999999999999999d", "since:");
+  assert_parse_error ("since:2025-13-01T00:00", "since:");
+  assert_parse_error ("since:1h until:2h", "until: must be later than since:");
+  assert_parse_error ("bad \xff utf8", "UTF-8");
+}
+
+static void
+test_sql_binds_everything (void)
+{
+  const char *evil = "x'); DROP TABLE audit; --";
+  g_autofree char *text = g_strdup_printf ("\"%s\" caller:\"%s\" tool:\"%s\" %s zz "
+                                           "decision:allow result:pending since:1d",
+                                           evil, evil, evil, "ab%_\\");
+  g_autoptr(LumoAuditQuery) q = parse_ok (text);
+  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  g_autoptr(GPtrArray) count_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  g_autofree char *sql = lumo_audit_query_build_page_sql (q, "a.id", 500, 20, binds);
+  g_autofree char *count_sql = lumo_audit_query_build_count_sql (q, count_binds);
+  guint placeholders = 0;
+  gboolean found = FALSE;
+
+  /* No user text reaches the SQL; every value is a placeholder. */
+  g_assert_null (strstr (sql, "DROP"));
+  g_assert_null (strstr (count_sql, "DROP"));
+  g_assert_null (strstr (sql, "allow"));
+  for (const char *p = sql; *p; p++)
+    placeholders += *p == '?';
+  g_assert_cmpuint (placeholders, ==, binds->len);
+
+  for (guint i = 0; i < binds->len; i++)
+    {
+      GVariant *v = g_ptr_array_index (binds, i);
+
+      if (g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) &&
+          strstr (g_variant_get_string (v, NULL), "DROP TABLE") != NULL)
+        found = TRUE;
+    }
+  g_assert_true (found);
+}
+
+/* ---- searching a store ------------------------------------------------------------- */
+
+typedef struct
+{
+  const char        *tool;
+  const char        *caller_id;
+  const char        *caller_name;
+  const char        *provider_id;
+  LumoAuditDecision  decision;
+  int                result;       /* -1 none, 0 error, 1 ok */
+  const char        *error_text;
+  gint64             hours_ago;
+} Seed;
+
+static const Seed seeds[] = {
+  { "save_script", CALLER_A, "Lumo Agent", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 1, NULL, 50 },
+  { "save_script", CALLER_A, "Lumo Agent", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 0, "Script not found", 40 },
+  { "delete_script", CALLER_B, "Other Bot", PROVIDER_A, LUMO_AUDIT_DECISION_DENY, -1, NULL, 30 },
+  { "list_scripts", CALLER_B, "Other Bot", PROVIDER_B, LUMO_AUDIT_DECISION_ALLOW, -1, NULL, 20 },
+  { "export_everything", CALLER_A, "Lumo Agent", PROVIDER_B, LUMO_AUDIT_DECISION_PENDING_REVIEW, -1, NULL, 10 },
+  { "save_script", CALLER_B, "Other Bot", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 0, "Permission denied by page 100%", 5 },
+  { "run_macro", CALLER_A, "Lumo Agent", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 1, NULL, 1 },
+};
+
+typedef struct
+{
+  char           *dir;
+  LumoAuditStore *store;
+  gint64          now;
+} SearchFixture;
+
+static void
+search_set_up (SearchFixture *f,
+               gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->dir = audit_test_tmpdir ();
+  f->store = audit_test_open (f->dir);
+  f->now = g_get_real_time ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (seeds); i++)
+    {
+      const Seed *s = &seeds[i];
+      LumoAuditRecord r = audit_test_record (s->tool);
+      gint64 id;
+
+      r.caller_id = s->caller_id;
+      r.caller_name = s->caller_name;
+      r.provider_id = s->provider_id;
+      r.decision = s->decision;
+      r.reason = s->decision == LUMO_AUDIT_DECISION_DENY ? "not_authorized" : NULL;
+      r.time_us = f->now - s->hours_ago * HOUR_US;
+      id = lumo_audit_store_append (f->store, &r, &error);
+      g_assert_no_error (error);
+      if (s->result >= 0)
+        g_assert_true (lumo_audit_store_set_result (f->store, id, s->result == 1, s->error_text,
+                                                    &error));
+      g_assert_no_error (error);
+    }
+}
+
+static void
+search_tear_down (SearchFixture *f,
+                  gconstpointer  data)
+{
+  g_clear_object (&f->store);
+  audit_test_rm_rf (f->dir);
+  g_free (f->dir);
+}
+
+/* The ids (1-based seed positions) a search finds, newest first, as "7,6,1". */
+static char *
+search (SearchFixture *f,
+        const char    *text,
+        gboolean      *scanned)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditQuery) q = lumo_audit_query_parse (text, 0, &error);
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  g_assert_no_error (error);
+  rows = lumo_audit_store_fetch_page (f->store, q, 0, 100, NULL, &error);
+  g_assert_no_error (error);
+
+  for (guint i = 0; i < rows->len; i++)
+    g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i ? "," : "",
+                            lumo_audit_row_get_id (g_ptr_array_index (rows, i)));
+
+  /* The count agrees with the rows. */
+  g_assert_cmpint (lumo_audit_store_count (f->store, q, NULL, &error), ==, rows->len);
+  if (scanned != NULL)
+    *scanned = lumo_audit_query_uses_scan (q);
+
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+#define assert_search(f, text, expected) \
+  G_STMT_START { \
+    g_autofree char *got_ = search ((f), (text), NULL); \
+    if (g_strcmp0 (got_, (expected)) != 0) \
+      g_error ("search “%s”: got [%s], expected [%s]", (text), got_, (expected)); \
+  } G_STMT_END
+
+static void
+test_search_substring (SearchFixture *f,
+                       gconstpointer  data)
+{
+  gboolean scanned = TRUE;
+  g_autofree char *got = NULL;
+
+  /* 3, 5 and 10 characters, through the trigram index. */
+  got = search (f, "scr", &scanned);
+  g_assert_cmpstr (got, ==, "6,4,3,2,1");
+  g_assert_false (scanned);
+  assert_search (f, "ete_s", "3");
+  assert_search (f, "Script not", "2");
+  /* Case-insensitive, any field: caller name, caller id, target, text. */
+  assert_search (f, "OTHER", "6,4,3");
+  assert_search (f, "ponmlkjihg", "7,5,2,1");
+  assert_search (f, "d9cb-469f", "7,6,5,4,3,2,1");
+  assert_search (f, "denied by", "6");
+  assert_search (f, "\"page 100%\"", "6");
+  /* Every term must match. */
+  assert_search (f, "save agent", "2,1");
+  assert_search (f, "nothing_like_this", "");
+}
+
+static void
+test_search_short (SearchFixture *f,
+                   gconstpointer  data)
+{
+  gboolean scanned = FALSE;
+  g_autofree char *got = NULL;
+
+  got = search (f, "ru", &scanned);
+  g_assert_true (scanned);
+  g_assert_cmpstr (got, ==, "7");
+  g_clear_pointer (&got, g_free);
+
+  /* LIKE wildcards in the text are literal. */
+  got = search (f, "0%", &scanned);
+  g_assert_true (scanned);
+  g_assert_cmpstr (got, ==, "6");
+  assert_search (f, "_", "7,6,5,4,3,2,1");
+  assert_search (f, "%", "6");
+  /* Mixed: the long term through the index, the short one scanned. */
+  assert_search (f, "script ot", "6,4,3,2");
+}
+
+static void
+test_search_filters (SearchFixture *f,
+                     gconstpointer  data)
+{
+  assert_search (f, "caller:other", "6,4,3");
+  assert_search (f, "caller:" CALLER_A, "7,5,2,1");
+  assert_search (f, "caller:Lu", "7,5,2,1");
+  assert_search (f, "tool:save_script", "6,2,1");
+  assert_search (f, "tool:script", "6,4,3,2,1");
+  assert_search (f, "tool:ma", "7");
+  assert_search (f, "provider:" PROVIDER_B, "5,4");
+  assert_search (f, "decision:deny", "3");
+  assert_search (f, "decision:pending-review", "5");
+  assert_search (f, "decision:allow", "7,6,4,2,1");
+  assert_search (f, "result:ok", "7,1");
+  assert_search (f, "result:error", "6,2");
+  assert_search (f, "result:denied", "3");
+  assert_search (f, "result:pending", "5,4");
+  assert_search (f, "since:25h", "7,6,5,4");
+  assert_search (f, "until:25h", "3,2,1");
+  assert_search (f, "since:45h until:15h", "4,3,2");
+  assert_search (f, "since:12h tool:save", "6");
+  assert_search (f, "caller:lumo result:ok since:2h", "7");
+  assert_search (f, "\"Lumo Agent\" tool:save_script result:error", "2");
+}
+
+typedef struct
+{
+  LumoAuditStore *store;
+  guint           n;
+} AdderData;
+
+static gpointer
+adder_thread (gpointer data)
+{
+  AdderData *ad = data;
+
+  for (guint i = 0; i < ad->n; i++)
+    audit_test_append (ad->store, i % 2 ? "page_tool_odd" : "page_tool_even");
+
+  return NULL;
+}
+
+/* Pages while another thread appends: every row that existed when the
+ * first page was read shows up exactly once, in order. */
+static void
+check_paging_while_adding (LumoAuditStore *store,
+                           const char     *text,
+                           gint64          first_id,
+                           guint           expected_step)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditQuery) q = lumo_audit_query_parse (text, 0, &error);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  AdderData ad = { store, 300 };
+  GThread *thread;
+  gint64 before = 0, top = 0;
+
+  thread = g_thread_new ("adder", adder_thread, &ad);
+
+  for (;;)
+    {
+      g_autoptr(GPtrArray) page = lumo_audit_store_fetch_page (store, q, before, 37, NULL, &error);
+
+      g_assert_no_error (error);
+      for (guint i = 0; i < page->len; i++)
+        {
+          gint64 id = lumo_audit_row_get_id (g_ptr_array_index (page, i));
+
+          g_assert_false (g_hash_table_contains (seen, &id));
+          g_array_append_val (ids, id);
+          g_hash_table_add (seen, &g_array_index (ids, gint64, ids->len - 1));
+          if (top == 0)
+            top = id;
+          g_assert_true (before == 0 || id < before);
+          before = id;
+        }
+      if (page->len < 37)
+        break;
+      g_usleep (500);
+    }
+
+  g_thread_join (thread);
+
+  /* No gaps: every matching id from the newest of the first page down. */
+  g_assert_cmpint (ids->len, >, 0);
+  for (guint i = 0; i < ids->len; i++)
+    g_assert_cmpint (g_array_index (ids, gint64, i), ==, top - (gint64) i * expected_step);
+  g_assert_cmpint (g_array_index (ids, gint64, ids->len - 1), ==, first_id);
+}
+
+static void
+test_keyset_paging (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autoptr(LumoAuditStore) store = audit_test_open (dir);
+  AdderData ad = { store, 500 };
+
+  adder_thread (&ad);
+
+  /* All rows, then only the odd ones through the index. */
+  check_paging_while_adding (store, NULL, 1, 1);
+  check_paging_while_adding (store, "page_tool_odd", 2, 2);
+  check_paging_while_adding (store, "tool:odd since:1d", 2, 2);
+  g_assert_cmpint (audit_test_count (store, NULL), ==, 1400);
+  g_assert_cmpint (audit_test_count (store, "page_tool_odd"), ==, 700);
+
+  g_clear_object (&store);
+  audit_test_rm_rf (dir);
+}
+
+typedef struct
+{
+  GMainLoop *loop;
+  guint      pending;
+  guint      page_len;
+  gint64     count;
+} AsyncReads;
+
+static void
+on_page_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  AsyncReads *ar = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = lumo_audit_store_fetch_page_finish (LUMO_AUDIT_STORE (object),
+                                                                  result, &error);
+
+  g_assert_no_error (error);
+  ar->page_len = rows->len;
+  if (--ar->pending == 0)
+    g_main_loop_quit (ar->loop);
+}
+
+static void
+on_count_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  AsyncReads *ar = user_data;
+  g_autoptr(GError) error = NULL;
+
+  ar->count = lumo_audit_store_count_finish (LUMO_AUDIT_STORE (object), result, &error);
+  g_assert_no_error (error);
+  if (--ar->pending == 0)
+    g_main_loop_quit (ar->loop);
+}
+
+static void
+test_async_reads (SearchFixture *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(LumoAuditQuery) q = parse_ok ("script");
+  AsyncReads ar = { loop, 2, 0, -1 };
+
+  /* The count runs beside the first page, on its own connection. */
+  lumo_audit_store_fetch_page_async (f->store, q, 0, 2, NULL, on_page_cb, &ar);
+  lumo_audit_store_count_async (f->store, q, NULL, on_count_cb, &ar);
+  g_main_loop_run (loop);
+
+  g_assert_cmpuint (ar.page_len, ==, 2);
+  g_assert_cmpint (ar.count, ==, 5);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/audit-query/parse-terms", test_parse_terms);
+  g_test_add_func ("/audit-query/parse-filters", test_parse_filters);
+  g_test_add_func ("/audit-query/parse-errors", test_parse_errors);
+  g_test_add_func ("/audit-query/sql-binds-everything", test_sql_binds_everything);
+#define ADD(name, func) \
+  g_test_add ("/audit-query/" name, SearchFixture, NULL, search_set_up, func, search_tear_down)
+  ADD ("search-substring", test_search_substring);
+  ADD ("search-short", test_search_short);
+  ADD ("search-filters", test_search_filters);
+  ADD ("async-reads", test_async_reads);
+  g_test_add_func ("/audit-query/keyset-paging", test_keyset_paging);
+
+  return g_test_run ();
+}
