@@ -17,6 +17,17 @@
 #include "lumo-error.h"
 #include "lumo-policy-private.h"
 
+/* A missing or non-string member binds NULL. */
+static void
+bind_member_text (sqlite3_stmt *stmt,
+                  int           col,
+                  JsonObject   *o,
+                  const char   *name)
+{
+  sqlite3_bind_text (stmt, col, json_object_get_string_member_with_default (o, name, NULL),
+                     -1, SQLITE_TRANSIENT);
+}
+
 static void
 bind_time (sqlite3_stmt *stmt,
            int           col,
@@ -194,10 +205,10 @@ restore_caller_object (sqlite3     *db,
                                 "  write_count = max (write_count, excluded.write_count)",
                                 error)))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, json_object_get_string_member_with_default (o, "provider_id", NULL), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 2, json_object_get_string_member_with_default (o, "id", NULL), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 3, json_object_get_string_member_with_default (o, "display_name", NULL), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 4, json_object_get_string_member_with_default (o, "state", NULL), -1, SQLITE_TRANSIENT);
+  bind_member_text (stmt, 1, o, "provider_id");
+  bind_member_text (stmt, 2, o, "id");
+  bind_member_text (stmt, 3, o, "display_name");
+  bind_member_text (stmt, 4, o, "state");
   sqlite3_bind_int64 (stmt, 5, json_object_get_int_member_with_default (o, "first_seen", 0));
   sqlite3_bind_int64 (stmt, 6, json_object_get_int_member_with_default (o, "last_seen", 0));
   sqlite3_bind_int64 (stmt, 7, json_object_get_int_member_with_default (o, "probe_count", 0));
@@ -249,10 +260,10 @@ lumo_policy_store_restore_provider (sqlite3     *db,
                                 "                         first_seen, excluded.first_seen)",
                                 error)))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, json_object_get_string_member_with_default (o, "id", NULL), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 2, json_object_get_string_member_with_default (o, "namespace", NULL), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 3, json_object_get_string_member_with_default (o, "display_name", NULL), -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 4, json_object_get_string_member_with_default (o, "version", NULL), -1, SQLITE_TRANSIENT);
+  bind_member_text (stmt, 1, o, "id");
+  bind_member_text (stmt, 2, o, "namespace");
+  bind_member_text (stmt, 3, o, "display_name");
+  bind_member_text (stmt, 4, o, "version");
   sqlite3_bind_int (stmt, 5, json_object_get_boolean_member_with_default (o, "enabled", TRUE));
   sqlite3_bind_int (stmt, 6, json_object_get_boolean_member_with_default (o, "writes", TRUE));
   sqlite3_bind_int (stmt, 7, json_object_get_boolean_member_with_default (o, "review", TRUE));

@@ -116,9 +116,9 @@ column_strdup (sqlite3_stmt *stmt,
 
 gboolean
 lumo_policy_store_step_done (sqlite3       *db,
-           sqlite3_stmt  *stmt,
-           const char    *what,
-           GError       **error)
+                             sqlite3_stmt  *stmt,
+                             const char    *what,
+                             GError       **error)
 {
   int rc = sqlite3_step (stmt);
 

@@ -212,7 +212,8 @@ load_state (LumoPolicy  *self,
   if (!lumo_db_exec (self->db, "BEGIN", error))
     return FALSE;
   provider_list = lumo_policy_store_list_providers (self->db, error);
-  caller_list = provider_list ? lumo_policy_store_list_callers (self->db, NULL, LUMO_CALLER_STATE_ANY, error) : NULL;
+  if (provider_list != NULL)
+    caller_list = lumo_policy_store_list_callers (self->db, NULL, LUMO_CALLER_STATE_ANY, error);
   *last_history_id = caller_list ? lumo_policy_store_last_history_id (self->db, error) : -1;
   if (*last_history_id < 0 || !lumo_db_commit (self->db, error))
     {
