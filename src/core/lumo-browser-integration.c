@@ -31,6 +31,7 @@ struct _LumoBrowserIntegration
   char    *flatpak_app_id;
   char   **extension_ids;
   char   **origins;
+  gboolean ids_set;   /* install refuses to guess the providers */
 };
 
 enum {
@@ -352,6 +353,7 @@ lumo_browser_integration_set_extension_ids (LumoBrowserIntegration *self,
 
   g_strfreev (self->origins);
   self->origins = (char **) g_ptr_array_free (g_steal_pointer (&origins), FALSE);
+  self->ids_set = TRUE;
 
   return TRUE;
 }
@@ -430,6 +432,8 @@ lumo_browser_integration_install (LumoBrowserIntegration *self,
   g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), FALSE);
   g_return_val_if_fail (LUMO_IS_BROWSER (browser), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  /* Writing before the providers are known would empty allowed_origins. */
+  g_return_val_if_fail (self->ids_set, FALSE);
 
   if (browser->scope == LUMO_BROWSER_SCOPE_SYSTEM && self->flatpak_app_id != NULL)
     {
@@ -576,6 +580,7 @@ lumo_browser_integration_install_detected (LumoBrowserIntegration *self,
 {
   g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
+  g_return_val_if_fail (self->ids_set, 0);
 
   return sweep (self, scope, SWEEP_INSTALL_DETECTED, error);
 }
@@ -597,6 +602,7 @@ lumo_browser_integration_refresh_stale (LumoBrowserIntegration *self,
 {
   g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
+  g_return_val_if_fail (self->ids_set, 0);
 
   return sweep (self, LUMO_BROWSER_SCOPE_USER, SWEEP_REFRESH_STALE, error);
 }

@@ -77,7 +77,10 @@ const char            *lumo_browser_get_directory      (LumoBrowser *self);
 const char            *lumo_browser_get_manifest_path  (LumoBrowser *self);
 LumoBrowserStatus      lumo_browser_get_status         (LumoBrowser *self);
 LumoBrowserStaleFlags  lumo_browser_get_stale_flags    (LumoBrowser *self);
-/* Translated sentence(s) saying what does and does not work for this target
+/* Properties for binding: "id", "name", "scope", "status", "stale-flags",
+ * "advice", "fix-command" (the last four notify when they change).
+ *
+ * Translated sentence(s) saying what does and does not work for this target
  * and what to do, or NULL when there is nothing to add to the status. */
 const char            *lumo_browser_get_advice         (LumoBrowser *self);
 /* The exact shell command the user must run for this target to work (a
@@ -123,7 +126,9 @@ void        lumo_browser_integration_set_flatpak_app_id (LumoBrowserIntegration 
  * sandboxed. */
 char       *lumo_browser_integration_dup_wrapper_path  (LumoBrowserIntegration *self);
 
-/* The providers whose extensions may start the helper. Each must pass
+/* The providers whose extensions may start the helper; call this before
+ * scan (the origins are part of the status) and before any install or
+ * refresh (which refuse to run without it). Each must pass
  * lumo_is_extension_id() (LUMO_ERROR_INVALID_ID otherwise, and nothing
  * changes). Duplicates are dropped; the manifest lists
  * "chrome-extension://ID/" for each, sorted. An empty list is allowed: the

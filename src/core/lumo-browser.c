@@ -75,6 +75,7 @@ enum {
   PROP_STATUS,
   PROP_STALE_FLAGS,
   PROP_ADVICE,
+  PROP_FIX_COMMAND,
   N_PROPS
 };
 
@@ -124,6 +125,9 @@ lumo_browser_get_property (GObject    *object,
     case PROP_ADVICE:
       g_value_set_string (value, self->advice);
       break;
+    case PROP_FIX_COMMAND:
+      g_value_set_string (value, self->fix_command);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -157,6 +161,10 @@ lumo_browser_class_init (LumoBrowserClass *klass)
                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_ADVICE] =
     g_param_spec_string ("advice", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  properties[PROP_FIX_COMMAND] =
+    g_param_spec_string ("fix-command", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -438,6 +446,7 @@ lumo_browser_update (LumoBrowser            *self,
   g_autofree char *old_advice = g_steal_pointer (&self->advice);
   g_autofree char *found_path = NULL;
   g_autofree char *fix_command = NULL;
+  g_autofree char *old_fix_command = NULL;
   LumoBrowserStatus old_status = self->status;
   LumoBrowserStaleFlags old_flags = self->stale_flags;
   const char *expected_path;
@@ -475,7 +484,7 @@ lumo_browser_update (LumoBrowser            *self,
   if (advice->len > 0 && advice->str[advice->len - 1] == '\n')
     g_string_truncate (advice, advice->len - 1);
   self->advice = advice->len > 0 ? g_string_free (g_steal_pointer (&advice), FALSE) : NULL;
-  g_free (self->fix_command);
+  old_fix_command = g_steal_pointer (&self->fix_command);
   self->fix_command = g_steal_pointer (&fix_command);
 
   if (old_status != self->status)
@@ -484,6 +493,8 @@ lumo_browser_update (LumoBrowser            *self,
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STALE_FLAGS]);
   if (g_strcmp0 (old_advice, self->advice) != 0)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ADVICE]);
+  if (g_strcmp0 (old_fix_command, self->fix_command) != 0)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIX_COMMAND]);
 }
 
 LumoBrowser *

@@ -937,6 +937,35 @@ test_status_notifies (Fixture       *f,
   g_assert_cmpuint (count, ==, 1);
 }
 
+/* Installing before the providers are known would write a manifest that
+ * lets nobody in: a programmer error, refused loudly, nothing written. */
+static void
+test_requires_providers (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = g_dir_make_tmp ("lumo-browser-XXXXXX", &error);
+  g_autofree char *chrome = g_build_filename (root, ".config/google-chrome", NULL);
+  g_autoptr(LumoBrowserIntegration) integration = lumo_browser_integration_new (root, root);
+  g_autoptr(LumoBrowser) browser = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (g_mkdir_with_parents (chrome, 0700), ==, 0);
+  lumo_browser_integration_set_flatpak_app_id (integration, NULL);
+  browser = lumo_browser_integration_lookup (integration, LUMO_BROWSER_SCOPE_USER, "chrome",
+                                             NULL);
+
+  g_test_expect_message ("lumo-browser-integration", G_LOG_LEVEL_CRITICAL, "*ids_set*");
+  g_assert_false (lumo_browser_integration_install (integration, browser, &error));
+  g_test_assert_expected_messages ();
+  g_test_expect_message ("lumo-browser-integration", G_LOG_LEVEL_CRITICAL, "*ids_set*");
+  g_assert_cmpuint (lumo_browser_integration_refresh_stale (integration, &error), ==, 0);
+  g_test_assert_expected_messages ();
+  g_assert_no_error (error);
+  g_assert_false (g_file_test (lumo_browser_get_directory (browser), G_FILE_TEST_EXISTS));
+
+  rm_rf (root);
+}
+
 static void
 test_environment_config_dir (void)
 {
@@ -987,6 +1016,7 @@ main (int   argc,
   ADD ("/browser-integration/sandboxed-app", test_sandboxed_app);
   ADD ("/browser-integration/status-notifies", test_status_notifies);
   g_test_add_func ("/browser-integration/read-only", test_read_only);
+  g_test_add_func ("/browser-integration/requires-providers", test_requires_providers);
   g_test_add_func ("/browser-integration/environment-config-dir", test_environment_config_dir);
 
 #undef ADD
