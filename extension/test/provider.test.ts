@@ -317,3 +317,27 @@ test('probeTarget: the app gets the raw outcome of a real L0 probe', async (t) =
   assert.equal(byRe['app-1'].answer.echo.channel, 'lumo:probe');
   assert.deepEqual(byRe['app-2'], { kind: 'rejected', error: 'Could not establish connection. Receiving end does not exist.' });
 });
+
+test('probeTarget: a target that answers nothing is reported as answer null', async (t) => {
+  const s = setup(t);
+  await ready(s);
+  (s.provider as any).deps.sendMessage = async () => undefined;
+  s.app.push({ type: 'probeTarget', id: 7, target: OTHER });
+  await until(() => s.app.of('probeTarget.result').length === 1, 'answer');
+  assert.deepEqual(s.app.of('probeTarget.result')[0]?.outcome, { kind: 'answer', answer: null });
+});
+
+test('L0: an app answer the provider cannot check fails closed', async (t) => {
+  const s = setup(t);
+  await ready(s);
+  const port = s.app.port!;
+  port.handler = (m) => {
+    if (m.type === 'probe')
+      port.deliver({ type: 'probe.result', re: m.id, status: { enabled: true, authorized: true, pendingApproval: false } });
+  };
+  const a = await s.provider.probe({ channel: PROBE_CHANNEL, version: 1, id: 'p' }, { id: CALLER }) as any;
+  assert.equal(a.ok, true);
+  assert.equal(a.status.authorized, false);
+  assert.equal(a.status.ready, false);
+  assert.match(a.status.reason, /invalid probe.result: status.ready/);
+});
