@@ -154,15 +154,20 @@ quick_check (sqlite3     *db,
   const char *result;
   int rc;
 
-  if (!(stmt = lumo_db_prepare (db, "PRAGMA quick_check", error)))
-    return FALSE;
-
-  rc = sqlite3_step (stmt);
+  /* A file that is not a database fails already at prepare (SQLITE_NOTADB):
+   * name the file and say it was left alone, whichever step noticed. */
+  rc = sqlite3_prepare_v2 (db, "PRAGMA quick_check", -1, &stmt, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_step (stmt);
   if (rc != SQLITE_ROW)
     {
-      lumo_db_set_error (error, db, rc, "Cannot check the database");
-      if (error && *error && (*error)->code == LUMO_ERROR_DB)
-        (*error)->code = LUMO_ERROR_DB_CORRUPT;
+      int code = lumo_db_error_code (rc);
+
+      if (code == LUMO_ERROR_DB)
+        code = LUMO_ERROR_DB_CORRUPT;
+      g_set_error (error, LUMO_ERROR, code,
+                   "Cannot open “%s”: %s; the file was left as it is",
+                   path, sqlite3_errmsg (db));
       return FALSE;
     }
 
