@@ -31,7 +31,6 @@ G_DEFINE_FLAGS_TYPE (LumoBrowserStaleFlags, lumo_browser_stale_flags,
   G_DEFINE_ENUM_VALUE (LUMO_BROWSER_STALE_WRAPPER, "wrapper"),
   G_DEFINE_ENUM_VALUE (LUMO_BROWSER_STALE_INVALID, "invalid"))
 
-
 static const TargetInfo user_targets[] = {
   { "chrome",           N_("Google Chrome"),          "google-chrome" },
   { "chrome-beta",      N_("Google Chrome Beta"),     "google-chrome-beta" },
@@ -47,7 +46,8 @@ static const TargetInfo user_targets[] = {
   { "vivaldi-snapshot", N_("Vivaldi Snapshot"),       "vivaldi-snapshot" },
   { "chrome-flatpak",   N_("Google Chrome (Flatpak)"), "google-chrome", "com.google.Chrome" },
   { "chromium-flatpak", N_("Chromium (Flatpak)"),     "chromium", "org.chromium.Chromium" },
-  { "brave-flatpak",    N_("Brave (Flatpak)"),        "BraveSoftware/Brave-Browser", "com.brave.Browser" },
+  { "brave-flatpak",    N_("Brave (Flatpak)"),        "BraveSoftware/Brave-Browser",
+    "com.brave.Browser" },
   { "edge-flatpak",     N_("Microsoft Edge (Flatpak)"), "microsoft-edge", "com.microsoft.Edge" },
   { "vivaldi-flatpak",  N_("Vivaldi (Flatpak)"),      "vivaldi", "com.vivaldi.Vivaldi" },
 };
@@ -59,13 +59,13 @@ static const TargetInfo system_targets[] = {
   { "chrome",   N_("Google Chrome"), "etc/opt/chrome/native-messaging-hosts", NULL,
     { "etc/opt/chrome", "opt/google/chrome", "opt/brave.com" } },
   { "chromium", N_("Chromium"), "etc/chromium/native-messaging-hosts", NULL,
-    { "etc/chromium", "usr/lib/chromium", "usr/lib/chromium-browser", "usr/lib64/chromium-browser" } },
+    { "etc/chromium", "usr/lib/chromium", "usr/lib/chromium-browser",
+      "usr/lib64/chromium-browser" } },
   { "edge",     N_("Microsoft Edge"), "etc/opt/edge/native-messaging-hosts", NULL,
     { "etc/opt/edge", "opt/microsoft/msedge" } },
 };
 
 /* ---- LumoBrowser -------------------------------------------------------- */
-
 
 enum {
   PROP_0,

@@ -881,7 +881,8 @@ test_sandboxed_app (Fixture       *f,
   g_assert_no_error (error);
   g_clear_pointer (&output, g_free);
   {
-    g_autoptr(JsonObject) object = read_manifest (lumo_browser_get_manifest_path (flatpak_chromium));
+    const char *path = lumo_browser_get_manifest_path (flatpak_chromium);
+    g_autoptr(JsonObject) object = read_manifest (path);
 
     output = run_wrapper (f, json_object_get_string_member (object, "path"));
   }

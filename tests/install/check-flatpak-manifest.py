@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-source_root = sys.argv[1]
+source_root = os.path.abspath(sys.argv[1])
 manifest_path = os.path.join(source_root, 'flatpak', 'dev.lumo.Access.json')
 manifest_dir = os.path.dirname(manifest_path)
 failures = []
