@@ -27,6 +27,8 @@ export class FakeApp {
   // The next authorize gets this denial instead of the policy's answer.
   denyNext: Decision | null = null;
   acceptedTools = true;
+  // Tool names the app refuses (e.g. another provider came first).
+  refuse = new Set<string>();
   connects = 0;
 
   get port (): FakeNativePort | undefined {
@@ -95,14 +97,21 @@ export class FakeApp {
     };
   }
 
+  private verdicts (tools: unknown) {
+    const names = (tools as Array<{ name: string }>).map((t) => t.name);
+    return {
+      accepted: names.filter((n) => !this.refuse.has(n)),
+      refused: names.flatMap((n, index) => this.refuse.has(n) ? [{ index, name: n, reason: 'duplicate', message: 'another provider came first' }] : []),
+    };
+  }
+
   private onMessage (port: FakeNativePort, m: Record<string, unknown>): void {
     this.received.push(m);
     const answer = (a: Record<string, unknown>) => port.deliver({ ...a, re: m.id });
     const caller = (m.caller as { id?: string } | undefined)?.id ?? '';
     switch (m.type) {
       case 'hello':
-        answer({ type: 'hello.result', bridge: 1, app: { version: 'test' }, policy: { ...this.policy },
-          tools: { accepted: (m.tools as Array<{ name: string }>).map((t) => t.name), refused: [] } });
+        answer({ type: 'hello.result', bridge: 1, app: { version: 'test' }, policy: { ...this.policy }, tools: this.verdicts(m.tools) });
         break;
       case 'probe':
         answer({ type: 'probe.result', status: this.status(caller) });
@@ -137,7 +146,7 @@ export class FakeApp {
         answer({ type: 'port.result' });
         break;
       case 'tools':
-        answer({ type: 'tools.result', tools: { accepted: [], refused: [] } });
+        answer({ type: 'tools.result', tools: this.verdicts(m.tools) });
         break;
       default:
         break; // answers to our probeTarget requests are only recorded

@@ -341,3 +341,20 @@ test('L0: an app answer the provider cannot check fails closed', async (t) => {
   assert.equal(a.status.ready, false);
   assert.match(a.status.reason, /invalid probe.result: status.ready/);
 });
+
+test('catalogue: limits are enforced before listing, the app is told, and its refusals are not listed', async (t) => {
+  const s = setup(t);
+  s.app.refuse.add('delete_script');
+  await ready(s);
+  s.app.allow(CALLER);
+  await s.session.refresh();
+  assert.deepEqual(s.session.tools?.map((x) => x.name), ['list_scripts', 'get_script', 'create_script', 'update_script', 'set_script_enabled']);
+  const { TOOLS } = await import('../src/provider/tools.ts');
+  const base = TOOLS[0]!;
+  const extra = [...TOOLS, { ...base, name: 'x'.repeat(41) }, { ...base, name: 'site_tool' }];
+  s.app.refuse.clear();
+  await s.provider.updateCatalogue(extra);
+  const sent = s.app.of('tools')[0]?.tools as Array<{ name: string }>;
+  assert.deepEqual(sent.map((x) => x.name), [...TOOLS.map((x) => x.name), 'site_tool']);
+  assert.equal(s.provider.tools.length, 7);
+});

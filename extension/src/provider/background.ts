@@ -49,6 +49,9 @@ chrome.storage.onChanged.addListener((_changes, area) => {
 });
 
 provider.start();
+// Registrations survive worker restarts, but not an update of the
+// extension or a change of the user-scripts toggle: make them match.
+void store.list().then((s) => syncUserScripts(s, log));
 
 // For the e2e driver and the benchmark, which evaluate in this worker over
 // CDP. Holds no capability a page could reach.

@@ -72,7 +72,10 @@ export class Provider {
   readonly bridge: Bridge;
   readonly store: ScriptStore;
   readonly service: ServiceInfo;
-  readonly tools: readonly ToolDef[];
+  private catalogueTools: readonly ToolDef[];
+  // The names the app accepted in its last hello/tools answer; null until
+  // it answered. Only these are listed: the app refuses the others anyway.
+  private accepted: Set<string> | null = null;
   private readonly deps: ProviderDeps;
   private readonly ports = new Map<string, OpenPort>();
   private portCounter = 0;
@@ -81,12 +84,12 @@ export class Provider {
     this.deps = deps;
     this.store = deps.store;
     this.service = deps.service ?? SERVICE;
-    this.tools = catalogue(deps.tools, (m) => deps.log?.(m));
+    this.catalogueTools = catalogue(deps.tools, (m) => deps.log?.(m));
     this.bridge = new Bridge({
       connect: deps.connectNative,
       lastError: deps.lastError,
-      hello: () => ({ bridge: 1, service: { ...this.service }, tools: bridgeCatalogue(this.tools) }),
-      onReady: () => this.onBridgeReady(),
+      hello: () => ({ bridge: 1, service: { ...this.service }, tools: bridgeCatalogue(this.catalogueTools) }),
+      onReady: (answer) => this.onBridgeReady(answer),
       onPolicy: (push) => this.onPolicy(push),
       onRequest: (m) => this.onAppRequest(m),
       onStateChange: (state, reason) => deps.log?.(`bridge ${state}${reason ? `: ${reason}` : ''}`),
@@ -97,6 +100,30 @@ export class Provider {
 
   start (): void {
     this.bridge.start();
+  }
+
+  // The tools a new port lists: the catalogue, less what the app refused.
+  get tools (): readonly ToolDef[] {
+    const accepted = this.accepted;
+    return accepted === null ? this.catalogueTools : this.catalogueTools.filter((t) => accepted.has(t.name));
+  }
+
+  private takeVerdicts (answer: Record<string, unknown>): void {
+    const t = answer.tools as { accepted?: unknown; refused?: unknown } | undefined;
+    if (t && Array.isArray(t.accepted))
+      this.accepted = new Set(t.accepted.filter((n): n is string => typeof n === 'string'));
+    if (t && Array.isArray(t.refused) && t.refused.length > 0)
+      this.deps.log?.('Lumo Access refused tools:', JSON.stringify(t.refused));
+  }
+
+  // A new catalogue (the site tools add and remove tools): checked against
+  // the limits here, then reported to the app, which answers with what it
+  // accepts. Ports opened from now on list the new set.
+  async updateCatalogue (tools: readonly ToolDef[]): Promise<void> {
+    this.catalogueTools = catalogue(tools, (m) => this.deps.log?.(m));
+    if (this.bridge.state !== 'ready')
+      return; // the next hello carries it
+    this.takeVerdicts(await this.bridge.request('tools', { tools: bridgeCatalogue(this.catalogueTools) }));
   }
 
   get openPortCount (): number {
@@ -203,7 +230,8 @@ export class Provider {
 
   // ---- app → provider ----------------------------------------------------
 
-  private onBridgeReady (): void {
+  private onBridgeReady (answer: Record<string, unknown>): void {
+    this.takeVerdicts(answer);
     // Ports opened before a reconnect belong to the old session: tell the
     // new one about them so the app shows them.
     for (const p of this.ports.values())
