@@ -41,10 +41,16 @@
  * What the chain cannot see: someone who can write the database AND
  * recomputes every hash after an edit makes the chain consistent again; the
  * checkpoint then no longer matches (reported as LUMO_AUDIT_FAULT_CHECKPOINT
- * at the checkpoint's row, since the first edited row cannot be named). Rows
- * added after the newest checkpoint are counted in
- * LumoAuditVerifyReport.rows_after_checkpoint: normally 0 (a crash between
- * commit and checkpoint leaves a few).
+ * at the checkpoint's row, since the first edited row cannot be named).
+ *
+ * Rows after the newest checkpoint are counted in
+ * LumoAuditVerifyReport.rows_after_checkpoint, normally 0. The store writes
+ * the checkpoint before it tells any caller that its row is durable, so
+ * such rows were never acknowledged: a power loss just after a commit, or a
+ * commit whose fsync failed and that SQLite's WAL recovery brought back
+ * after a crash (the append had returned an error, so the backend denied
+ * that write). They stay "unconfirmed" only until the next commit moves
+ * the checkpoint past them.
  */
 #pragma once
 

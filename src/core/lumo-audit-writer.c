@@ -535,6 +535,9 @@ writer_process (LumoAuditStore *self,
   else
     lumo_db_rollback (self->writer_db);
 
+  if (!ok)
+    g_prefix_error (&error, "Cannot write to the audit log “%s”: ", self->path);
+
   /* The checkpoint follows the commit, never precedes it: it may lag the
    * database after a crash, but it can never name a row that is not
    * there. */
