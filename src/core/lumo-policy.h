@@ -26,18 +26,33 @@
  *   otherwise                    → allow
  * A rate-limit slot is consumed only when every check before it passed.
  *
- * Every change (switch, caller state, provider added/removed) is one
- * transaction together with its history row; a failed change changes
- * nothing. Another process (lumo-access-ctl while the app runs) may change
- * the same file: decisions always read the database, and a GFileMonitor on
- * the WAL file makes this instance diff its cached state against the file
- * and emit the same signals a local change would (lumo_policy_refresh()
- * forces that check).
+ * Every change (switch, caller state, provider added/removed, a new
+ * pending caller) is one transaction together with its history row; a
+ * failed change changes nothing.
+ *
+ * Decisions (probe, authorize) answer from an in-memory snapshot of the
+ * providers and callers, checked against one `PRAGMA data_version` per
+ * decision: when another process (lumo-access-ctl while the app runs) has
+ * committed, the snapshot is reloaded first, so its change counts at the
+ * very next decision. A GFileMonitor on the WAL file also makes this
+ * instance diff the snapshot against the file and emit the same signals a
+ * local change would (lumo_policy_refresh() forces that check).
+ *
+ * Bookkeeping — probe and write counts, last_seen, a caller's refreshed
+ * display name — is not a policy change: it is kept in memory and written
+ * in one transaction at most LUMO_POLICY_FLUSH_DELAY_SECONDS (+1) later,
+ * by a one-shot timeout on the creator's thread-default main context that
+ * exists only while something is waiting. lumo_policy_flush(),
+ * lumo_policy_refresh(), every change of this instance and dispose write
+ * it at once. This instance's own reads (get/list callers) include what is
+ * waiting; other processes, and ::caller-changed for the new counts, see it
+ * only after the write — the UI's counts may be that late.
  *
  * Signals (emitted in the thread that created the policy, after the change
  * is committed):
  *   ::provider-changed (provider_id)          added, removed or any field
  *   ::caller-changed   (provider_id, caller_id) added, removed or any field
+ *                      (counts and last_seen: when they are written)
  *   ::caller-pending   (provider_id, caller_id) a new caller waits for approval
  *   ::revoked          (provider_id, caller_id) the caller could use L1 (allowed
  *                      on an enabled provider) and no longer can: denied,
@@ -330,10 +345,26 @@ gboolean   lumo_policy_undo_last         (LumoPolicy        *self,
 
 /* ---- other processes ---------------------------------------------------- */
 
-/* Checks PRAGMA data_version now and, if another connection committed,
- * diffs and emits the signals. The file monitor calls this by itself. */
+/* Writes the waiting bookkeeping, then checks PRAGMA data_version now
+ * and, if another connection committed, diffs and emits the signals. The
+ * file monitor calls this by itself. */
 gboolean   lumo_policy_refresh           (LumoPolicy        *self,
                                           GError           **error);
+
+/* ---- bookkeeping ---------------------------------------------------------- */
+
+/* The delay of the coalesced bookkeeping write, in seconds (a
+ * g_timeout_add_seconds(), so it fires within one second more). */
+#define LUMO_POLICY_FLUSH_DELAY_SECONDS 1
+
+/* Writes the waiting probe/write counts and last_seen times in one
+ * transaction now and announces them (::caller-changed). TRUE with
+ * nothing to do. On failure they stay waiting for the next try. */
+gboolean   lumo_policy_flush             (LumoPolicy        *self,
+                                          GError           **error);
+/* TRUE while bookkeeping waits in memory — exactly while the flush
+ * timeout exists. */
+gboolean   lumo_policy_has_pending_writes (LumoPolicy       *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoProviderInfo, lumo_provider_info_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCallerInfo, lumo_caller_info_free)
