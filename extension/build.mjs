@@ -49,8 +49,9 @@ async function buildExtension ({ root, entries, outdir, statics = [], keyOverrid
 
 await buildExtension({
   root: here,
-  entries: { background: join(here, 'src/provider/background.ts') },
+  entries: { background: join(here, 'src/provider/background.ts'), popup: join(here, 'src/provider/popup.ts') },
   outdir: join(here, 'dist'),
+  statics: ['popup.html'],
   keyOverride: process.env.LUMO_MANIFEST_KEY,
 });
 

@@ -283,6 +283,21 @@ async function main () {
     return `audit row ${row.id}: decision ${row.decision}, result ${row.result}; scanned ${files.map((f) => `${f.slice(dataDir.length + 1)} (${statSync(f).size} B)`).join(', ')}`;
   });
 
+  await step('the provider\'s popup shows the connection and the new script', async () => {
+    const { targetId: pt } = await browser.send('Target.createTarget', { url: `chrome-extension://${PROVIDER}/popup.html` });
+    const pop = await browser.attach(pt);
+    const text = await browser.waitFor(pop,
+      `(() => { const t = document.body.innerText; return /Connected to Lumo Access/.test(t) && /E2E canary/.test(t) ? t : ''; })()`,
+      'the popup to render');
+    if (process.env.LUMO_E2E_SCREENSHOT) {
+      await browser.send('Emulation.setDeviceMetricsOverride', { width: 360, height: 300, deviceScaleFactor: 1, mobile: false }, pop);
+      const shot = await browser.send('Page.captureScreenshot', { format: 'png' }, pop);
+      writeFileSync(process.env.LUMO_E2E_SCREENSHOT, Buffer.from(shot.data, 'base64'));
+    }
+    await browser.send('Target.closeTarget', { targetId: pt });
+    return text.split('\n').filter(Boolean).slice(0, 3).join(' | ');
+  });
+
   await step('writes off: the next write is refused with a readable reason, reads still work', async () => {
     await ctlRun('set', 'writes', 'off', '--provider', PROVIDER);
     const w = await poll(() => call('userscripts.set_script_enabled', { uuid, enabled: false }), (r) => r.isError, 'a refused write');

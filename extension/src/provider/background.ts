@@ -12,6 +12,7 @@ import { Provider } from './provider.ts';
 import { ScriptStore } from './scripts.ts';
 import { syncUserScripts } from './userscripts-runtime.ts';
 import { runBench } from './bench.ts';
+import { statusReport } from './status.ts';
 
 // Zod probes for eval support with new Function, which MV3's CSP reports as
 // a violation; say up front that there is none.
@@ -41,6 +42,15 @@ chrome.runtime.onMessageExternal.addListener((message, sender, sendResponse) => 
 
 chrome.runtime.onConnectExternal.addListener((port) => {
   provider.connect(port as unknown as PortLike);
+});
+
+// The popup asks for the status; only this extension's own pages can send
+// on this (internal) channel.
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id || (message as { type?: string })?.type !== 'lumo:status')
+    return false;
+  void statusReport(provider).then(sendResponse);
+  return true;
 });
 
 chrome.storage.onChanged.addListener((_changes, area) => {

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// The toolbar popup: whether Lumo Access is reachable (and if not, what to
+// do), the policy in force, and the stored scripts. Decisions are made in
+// the app; this only shows them.
+
+import type { StatusReport } from './status.ts';
+
+function el (id: string): HTMLElement {
+  return document.getElementById(id) as HTMLElement;
+}
+
+async function render (): Promise<void> {
+  const r = await chrome.runtime.sendMessage({ type: 'lumo:status' }) as StatusReport;
+  const state = el('state');
+  state.className = `state ${r.bridge.state}`;
+  state.textContent = r.bridge.state === 'ready'
+    ? `Connected to Lumo Access · ${r.openPorts} open ${r.openPorts === 1 ? 'session' : 'sessions'}`
+    : (r.bridge.reason ?? 'Not connected to Lumo Access.');
+  el('policy').textContent = r.policy === null ? ''
+    : !r.policy.enabled ? 'Agent access is turned off in Lumo Access.'
+    : `Agents: on · writes ${r.policy.writes ? 'on' : 'off'}${r.policy.review ? ' · each write reviewed' : ''}`;
+  el('userscripts').textContent = r.userScripts ? ''
+    : 'Scripts are stored but do not run: turn on "Allow User Scripts" for this extension in chrome://extensions.';
+  const list = el('scripts');
+  list.replaceChildren(...r.scripts.map((s) => {
+    const li = document.createElement('li');
+    li.textContent = `${s.name} (${s.matches.join(', ') || 'no pages'})`;
+    if (!s.enabled)
+      li.className = 'off';
+    return li;
+  }));
+  if (r.scripts.length === 0)
+    list.textContent = 'No scripts yet.';
+}
+
+void render();
