@@ -358,3 +358,12 @@ test('catalogue: limits are enforced before listing, the app is told, and its re
   assert.deepEqual(sent.map((x) => x.name), [...TOOLS.map((x) => x.name), 'site_tool']);
   assert.equal(s.provider.tools.length, 7);
 });
+
+test('display texts are cut to the bridge\'s byte bounds on whole characters', async () => {
+  const { bounded } = await import('../src/provider/probe.ts');
+  assert.equal(bounded('😀'.repeat(40), 128), '😀'.repeat(32));
+  assert.equal(bounded('a'.repeat(10), 128), 'a'.repeat(10));
+  assert.equal(bounded('', 128), undefined);
+  assert.equal(bounded(5, 128), undefined);
+  assert.equal(new TextEncoder().encode(bounded('é'.repeat(700), 1024)).length, 1024);
+});

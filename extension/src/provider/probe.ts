@@ -26,14 +26,18 @@ const MAX_VERSION_BYTES = 64;
 
 // Display fields are bounded by the bridge; cut rather than let a long
 // name turn a probe into a bridge error.
-function bounded (value: unknown, maxBytes: number): string | undefined {
+export function bounded (value: unknown, maxBytes: number): string | undefined {
   if (typeof value !== 'string' || value.length === 0)
     return undefined;
   const enc = new TextEncoder();
-  let s = value;
-  while (enc.encode(s).length > maxBytes)
-    s = s.slice(0, -1);
-  return s;
+  if (enc.encode(value).length <= maxBytes)
+    return value;
+  // Cut whole code points until it fits.
+  const chars = [...value];
+  let bytes = enc.encode(value).length;
+  while (bytes > maxBytes)
+    bytes -= enc.encode(chars.pop() as string).length;
+  return chars.join('');
 }
 
 function protocolError (id: unknown, error: string): ProbeAnswer {

@@ -11,7 +11,7 @@ import type { PortLike } from '../shared/port.ts';
 import { probeExtension, type SendMessage } from '../host/probe.ts';
 import { Bridge, BridgeError, type BridgeOptions, type BridgePolicy, type PolicyPush } from './bridge.ts';
 import { bridgeCatalogue, catalogue, createProviderServer, SERVICE } from './mcp-server.ts';
-import { handleProbe } from './probe.ts';
+import { bounded, handleProbe } from './probe.ts';
 import { ScriptStore } from './scripts.ts';
 import { BufferedPortTransport } from './transport.ts';
 import type { AuthorizeOutcome, AuthorizeRequest, ToolContext, ToolDef } from './tools.ts';
@@ -195,8 +195,9 @@ export class Provider {
       authorize: (req) => this.authorize(callerId, callerName(), req),
       complete: async (auditId, ok, error) => {
         const fields: Record<string, unknown> = { auditId, ok };
-        if (error !== undefined)
-          fields.error = error;
+        const text = bounded(error, 1024);
+        if (text !== undefined)
+          fields.error = text;
         try {
           await this.bridge.request('result', fields);
         } catch (e) {
@@ -208,8 +209,9 @@ export class Provider {
 
   private async authorize (callerId: string, name: string | undefined, req: AuthorizeRequest): Promise<AuthorizeOutcome> {
     const caller: Record<string, unknown> = { id: callerId };
-    if (name !== undefined && name.length > 0)
-      caller.name = name.slice(0, 128);
+    const shown = bounded(name, 128);
+    if (shown !== undefined)
+      caller.name = shown;
     let answer: Record<string, unknown>;
     try {
       answer = await this.bridge.request('authorize', { caller, ...req }, 3000);

@@ -201,7 +201,7 @@ export async function runTool (def: ToolDef, args: Record<string, unknown>, ctx:
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     if (def.write && auth.auditId !== undefined)
-      await ctx.complete(auth.auditId, false, message.slice(0, 1024));
+      await ctx.complete(auth.auditId, false, message);
     if (e instanceof ScriptError)
       return errorResult(message);
     return errorResult(`The tool failed: ${message}`);
