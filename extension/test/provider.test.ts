@@ -367,3 +367,27 @@ test('display texts are cut to the bridge\'s byte bounds on whole characters', a
   assert.equal(bounded(5, 128), undefined);
   assert.equal(new TextEncoder().encode(bounded('é'.repeat(700), 1024)).length, 1024);
 });
+
+test('a call that waits for review is kept alive by progress, not cut by the client timeout', async (t) => {
+  const s = setup(t);
+  (s.provider as any).deps.progressIntervalMs = 20;
+  await ready(s);
+  s.app.allow(CALLER);
+  const fast = new ProviderSession({
+    providerId: PROVIDER, client: { id: CALLER, name: 'Reviewer test' },
+    sendMessage: (id, m) => s.provider.probe(JSON.parse(JSON.stringify(m)), { id: CALLER }).then((a) => a ?? undefined),
+    connectPort: (_id, name) => { const [h, p] = portPair(name, CALLER); s.provider.connect(p); return h; },
+    lastError: () => undefined, callTimeoutMs: 100,
+  });
+  // The app holds the answer for 400 ms, as a reviewer would.
+  const port = s.app.port!;
+  const original = port.handler!;
+  port.handler = (m) => {
+    if (m.type === 'authorize')
+      setTimeout(() => original(m), 400);
+    else
+      original(m);
+  };
+  const r = await fast.callTool('create_script', { name: 'slow', source: 'x' });
+  assert.equal(r.isError, undefined, JSON.stringify(r));
+});

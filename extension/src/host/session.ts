@@ -23,9 +23,11 @@ export interface SessionOptions {
   connectPort?: ConnectPort;
   lastError?: () => string | undefined;
   probeTimeoutMs?: number;
-  // tools/call may wait for a person to review a write; the SDK's 60 s
-  // default would give up first.
+  // How long a tools/call may go without an answer or a progress
+  // notification (default 60 s; the provider sends progress while a person
+  // reviews a write), and how long it may take in all (default 10 min).
   callTimeoutMs?: number;
+  callMaxTotalMs?: number;
   onChange?: (session: ProviderSession) => void;
 }
 
@@ -202,8 +204,13 @@ export class ProviderSession {
       const transport = this.transport;
       const sentBefore = transport?.sent ?? 0;
       try {
-        return await client.callTool({ name, arguments: args }, undefined,
-          { timeout: this.opts.callTimeoutMs ?? 10 * 60 * 1000 }) as CallToolResult;
+        return await client.callTool({ name, arguments: args }, undefined, {
+          timeout: this.opts.callTimeoutMs ?? 60 * 1000,
+          maxTotalTimeout: this.opts.callMaxTotalMs ?? 10 * 60 * 1000,
+          resetTimeoutOnProgress: true,
+          // Asking for progress is what makes the provider send it.
+          onprogress: () => undefined,
+        }) as CallToolResult;
       } catch (e) {
         // Resend only what never left: a call lost in flight may have run.
         const neverSent = transport !== null && transport.sent === sentBefore;

@@ -54,7 +54,13 @@ export function instructions (policy: BridgePolicy | null): string {
   return parts.join('\n\n');
 }
 
-export function createProviderServer (tools: readonly ToolDef[], policy: BridgePolicy | null, ctx: ToolContext): McpServer {
+// While a call waits for the app (a person may be reviewing a write), a
+// progress notification every so often keeps a client that asked for
+// progress from timing out.
+export const PROGRESS_INTERVAL_MS = 10000;
+
+export function createProviderServer (tools: readonly ToolDef[], policy: BridgePolicy | null, ctx: ToolContext,
+  progressIntervalMs = PROGRESS_INTERVAL_MS): McpServer {
   const server = new McpServer(
     { name: SERVICE.name, version: SERVICE.version },
     {
@@ -70,7 +76,24 @@ export function createProviderServer (tools: readonly ToolDef[], policy: BridgeP
       description: def.description,
       inputSchema: def.inputSchema,
       annotations: { title: def.title, ...def.annotations },
-    }, async (args: Record<string, unknown>) => runTool(def, args ?? {}, ctx));
+    }, async (args: Record<string, unknown>, extra) => {
+      const token = extra._meta?.progressToken;
+      let timer: ReturnType<typeof setInterval> | undefined;
+      if (token !== undefined) {
+        let progress = 0;
+        timer = setInterval(() => {
+          extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: ++progress, message: 'Waiting for Lumo Access; a person may be reviewing this call.' },
+          }).catch(() => undefined);
+        }, progressIntervalMs);
+      }
+      try {
+        return await runTool(def, args ?? {}, ctx);
+      } finally {
+        clearInterval(timer);
+      }
+    });
   }
   return server;
 }

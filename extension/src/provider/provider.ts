@@ -29,6 +29,7 @@ export interface ProviderDeps {
   // How long a probe may wait for a bridge that is still connecting; the
   // host gives up after 1500 ms, so this stays well under it.
   probeWaitMs?: number;
+  progressIntervalMs?: number;
   log?: (...args: unknown[]) => void;
 }
 
@@ -155,7 +156,8 @@ export class Provider {
     const id = `p${++this.portCounter}`;
     const open: OpenPort = { id, callerId, transport, announced: false };
     this.ports.set(id, open);
-    const server = createProviderServer(this.tools, this.bridge.policy, this.toolContext(callerId, () => server.server.getClientVersion()?.name));
+    const server = createProviderServer(this.tools, this.bridge.policy,
+      this.toolContext(callerId, () => server.server.getClientVersion()?.name), this.deps.progressIntervalMs);
     transport.onclose = () => {
       this.ports.delete(id);
       if (open.announced && this.bridge.state === 'ready')
