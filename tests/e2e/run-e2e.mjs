@@ -5,7 +5,7 @@
 // caller and a stub provider loaded, the real native host, and the app
 // started by D-Bus activation on a private bus. It walks the whole flow a
 // user goes through and prints TAP. With --bench it measures tools/call
-// round trips instead (see README.md).
+// round trips instead (see extension/README.md).
 //
 // Environment (meson sets it): LUMO_ACCESS_HOST, LUMO_ACCESS_CTL,
 // LUMO_ACCESS_APP; optional CHROMIUM (default /usr/lib/chromium/chromium).
