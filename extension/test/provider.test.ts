@@ -370,21 +370,21 @@ test('display texts are cut to the bridge\'s byte bounds on whole characters', a
 
 test('a call that waits for review is kept alive by progress, not cut by the client timeout', async (t) => {
   const s = setup(t);
-  (s.provider as any).deps.progressIntervalMs = 20;
+  (s.provider as any).deps.progressIntervalMs = 25;
   await ready(s);
   s.app.allow(CALLER);
   const fast = new ProviderSession({
     providerId: PROVIDER, client: { id: CALLER, name: 'Reviewer test' },
     sendMessage: (id, m) => s.provider.probe(JSON.parse(JSON.stringify(m)), { id: CALLER }).then((a) => a ?? undefined),
     connectPort: (_id, name) => { const [h, p] = portPair(name, CALLER); s.provider.connect(p); return h; },
-    lastError: () => undefined, callTimeoutMs: 100,
+    lastError: () => undefined, callTimeoutMs: 500,
   });
-  // The app holds the answer for 400 ms, as a reviewer would.
+  // The app holds the answer for 1.5 s (three client timeouts), as a reviewer would.
   const port = s.app.port!;
   const original = port.handler!;
   port.handler = (m) => {
     if (m.type === 'authorize')
-      setTimeout(() => original(m), 400);
+      setTimeout(() => original(m), 1500);
     else
       original(m);
   };
