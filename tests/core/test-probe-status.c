@@ -391,6 +391,69 @@ test_zh_cn (void)
   g_test_trap_assert_passed ();
 }
 
+/* The same table, read from the fixture that the extension's connector tests
+ * read too: if either side drifts from the other, one of them fails. */
+static LumoProbeRow
+row_from_name (const char *name)
+{
+  static const char *names[] = {
+    "rejected", "timeout", "protocol_error", "incomplete", "disabled",
+    "pending_approval", "not_authorized", "not_ready", "connected",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (g_strcmp0 (names[i], name) == 0)
+      return (LumoProbeRow) i;
+
+  g_error ("unknown row “%s” in the fixture", name);
+}
+
+static void
+test_shared_fixture (void)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "fixtures",
+                                                 "probe-status", "cases.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *cases;
+  guint rows_seen = 0;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  cases = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                        "cases");
+  g_assert_nonnull (cases);
+  g_assert_cmpuint (json_array_get_length (cases), >, 9);
+
+  for (guint i = 0; i < json_array_get_length (cases); i++)
+    {
+      JsonObject *c = json_array_get_object_element (cases, i);
+      const char *name = json_object_get_string_member (c, "name");
+      g_autoptr(LumoProbeOutcome) outcome = NULL;
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *message = NULL;
+      LumoProbeState state;
+      LumoProbeRow row, expected;
+
+      g_test_message ("case: %s", name);
+      outcome = lumo_probe_outcome_from_json (json_object_get_member (c, "outcome"),
+                                              &local_error);
+      g_assert_no_error (local_error);
+      expected = row_from_name (json_object_get_string_member (c, "row"));
+      row = lumo_probe_status_map (outcome, &state, &message);
+      g_assert_cmpint (row, ==, expected);
+      g_assert_cmpint (state, ==, expected == LUMO_PROBE_ROW_CONNECTED
+                                    ? LUMO_PROBE_STATE_CONNECTED
+                                    : LUMO_PROBE_STATE_ERROR);
+      if (json_object_has_member (c, "message"))
+        g_assert_cmpstr (message, ==, json_object_get_string_member (c, "message"));
+      rows_seen |= 1u << row;
+    }
+
+  /* Every row of the table is reached by at least one case. */
+  g_assert_cmpuint (rows_seen, ==, (1u << (LUMO_PROBE_ROW_CONNECTED + 1)) - 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -412,6 +475,7 @@ main (int   argc,
   g_test_add_func ("/probe-status/foreign-text-bounded", test_foreign_text_bounded);
   g_test_add_func ("/probe-status/from-json", test_from_json);
   g_test_add_func ("/probe-status/zh-CN", test_zh_cn);
+  g_test_add_func ("/probe-status/shared-fixture", test_shared_fixture);
 
   return g_test_run ();
 }
