@@ -291,16 +291,25 @@ lumo_bridge_session_pop_outgoing (LumoBridgeSession *self)
 
 /* ---- reading -------------------------------------------------------------- */
 
+static gboolean
+close_later_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+
+  lumo_bridge_session_close_with_reason (g_task_get_source_object (task), g_task_get_task_data (task));
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_close_flushed_cb (GObject      *object,
                      GAsyncResult *result,
                      gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  LumoBridgeSession *self = g_task_get_source_object (task);
-
   lumo_frame_writer_flush_finish (LUMO_FRAME_WRITER (object), result, NULL);
-  lumo_bridge_session_close_with_reason (self, g_task_get_task_data (task));
+
+  /* Not from inside the writer's own completion: closing it completes its
+   * other waiters. */
+  g_idle_add_full (G_PRIORITY_HIGH, close_later_cb, user_data, g_object_unref);
 }
 
 static gboolean

@@ -144,6 +144,46 @@ bridge_json_matches (JsonNode  *actual,
   return matches (actual, expect, "", where);
 }
 
+/* The bytes on the wire for one entry of frames.json. */
+GBytes *
+bridge_frame_bytes (JsonObject *frame)
+{
+  GByteArray *bytes = g_byte_array_new ();
+  const char *hex = json_object_get_string_member_with_default (frame, "payload_hex", "");
+  gsize hex_len = strlen (hex);
+
+  if (json_object_has_member (frame, "raw_hex"))
+    {
+      hex = json_object_get_string_member (frame, "raw_hex");
+      hex_len = strlen (hex);
+    }
+  else
+    {
+      guint32 length = json_object_has_member (frame, "length")
+                       ? (guint32) json_object_get_int_member (frame, "length")
+                       : (guint32) (hex_len / 2);
+
+      g_byte_array_append (bytes, (const guint8 *) &length, 4);
+      if (json_object_has_member (frame, "payload_fill"))
+        {
+          guint8 fill = json_object_get_string_member (frame, "payload_fill")[0];
+
+          for (guint32 i = 0; i < length; i++)
+            g_byte_array_append (bytes, &fill, 1);
+          hex_len = 0;
+        }
+    }
+
+  for (gsize i = 0; i + 1 < hex_len; i += 2)
+    {
+      guint8 b = (g_ascii_xdigit_value (hex[i]) << 4) | g_ascii_xdigit_value (hex[i + 1]);
+
+      g_byte_array_append (bytes, &b, 1);
+    }
+
+  return g_byte_array_free_to_bytes (bytes);
+}
+
 /* ---- a backend on a temporary data directory ---------------------------- */
 
 #include <glib/gstdio.h>
@@ -198,11 +238,24 @@ bridge_test_env_free (BridgeTestEnv *env)
   if (env == NULL)
     return;
 
+  LumoAuditStore *store = g_object_ref (lumo_backend_get_audit_store (env->backend));
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
   /* Sessions and audit writes finish before the files go. */
   g_object_run_dispose (G_OBJECT (env->backend));
   bridge_test_drain ();
   g_clear_object (&env->backend);
   bridge_test_drain ();
+
+  /* The audit writer thread drops its reference to a completed append's
+   * task (and so to the store) a moment after the answer arrived; the last
+   * reference must not be that one, or the thread would join itself. */
+  while (g_atomic_int_get (&G_OBJECT (store)->ref_count) > 1 && g_get_monotonic_time () < deadline)
+    {
+      bridge_test_drain ();
+      g_usleep (1000);
+    }
+  g_object_unref (store);
   remove_tree (env->dir);
   g_free (env->dir);
   g_free (env);

@@ -22,7 +22,7 @@ gboolean   bridge_json_matches    (JsonNode   *actual,
                                    JsonNode   *expect,
                                    char      **where);
 
-/* The bytes on the wire for one entry of frames.json (test-bridge-scenario.c). */
+/* The bytes on the wire for one entry of frames.json. */
 GBytes    *bridge_frame_bytes     (JsonObject *frame);
 
 /* Registered by test-bridge-scenario.c. */

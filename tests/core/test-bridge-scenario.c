@@ -326,46 +326,6 @@ bridge_add_scenario_tests (void)
 
 /* ---- frames.json ----------------------------------------------------------- */
 
-/* The bytes on the wire for one entry of frames.json. */
-GBytes *
-bridge_frame_bytes (JsonObject *frame)
-{
-  GByteArray *bytes = g_byte_array_new ();
-  const char *hex = json_object_get_string_member_with_default (frame, "payload_hex", "");
-  gsize hex_len = strlen (hex);
-
-  if (json_object_has_member (frame, "raw_hex"))
-    {
-      hex = json_object_get_string_member (frame, "raw_hex");
-      hex_len = strlen (hex);
-    }
-  else
-    {
-      guint32 length = json_object_has_member (frame, "length")
-                       ? (guint32) json_object_get_int_member (frame, "length")
-                       : (guint32) (hex_len / 2);
-
-      g_byte_array_append (bytes, (const guint8 *) &length, 4);
-      if (json_object_has_member (frame, "payload_fill"))
-        {
-          guint8 fill = json_object_get_string_member (frame, "payload_fill")[0];
-
-          for (guint32 i = 0; i < length; i++)
-            g_byte_array_append (bytes, &fill, 1);
-          hex_len = 0;
-        }
-    }
-
-  for (gsize i = 0; i + 1 < hex_len; i += 2)
-    {
-      guint8 b = (g_ascii_xdigit_value (hex[i]) << 4) | g_ascii_xdigit_value (hex[i + 1]);
-
-      g_byte_array_append (bytes, &b, 1);
-    }
-
-  return g_byte_array_free_to_bytes (bytes);
-}
-
 static void
 test_frames (void)
 {

@@ -1,0 +1,1120 @@
+/* test-bridge-session.c — real bridge sessions over pipes
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Each test plays the provider end of one or more native-messaging
+ * connections: non-blocking pipes, GUnix streams on the app's side as the
+ * D-Bus Attach method makes them, and a backend on temporary policy and
+ * audit databases with a fake clock.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+
+#include "lumo-audit-store.h"
+#include "lumo-bridge-session-private.h"
+#include "lumo-error.h"
+#include "lumo-frame.h"
+#include "lumo-review-queue.h"
+#include "lumo-tool-registry.h"
+
+#include "bridge-test-util.h"
+
+#define PROVIDER "abcdefghijklmnopabcdefghijklmnop"
+#define ORIGIN   "chrome-extension://" PROVIDER "/"
+#define CALLER   "ponmlkjihgfedcbaponmlkjihgfedcba"
+#define CALLER2  "aaaabbbbccccddddeeeeffffgggghhhh"
+#define HASH     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+#define HELLO \
+  "{\"type\":\"hello\",\"id\":1,\"bridge\":1," \
+  "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo Userscripts\",\"version\":\"1.0.1\"}," \
+  "\"tools\":[{\"name\":\"list_scripts\",\"write\":false},{\"name\":\"save_script\",\"write\":true}]}"
+
+/* ---- the provider end ----------------------------------------------------- */
+
+typedef struct
+{
+  BridgeTestEnv     *env;
+  int                to_app;     /* the provider writes here */
+  int                from_app;   /* and reads the app's answers here */
+  GByteArray        *out;        /* bytes not yet written */
+  GByteArray        *in;         /* bytes read, not yet decoded */
+  gboolean           eof;
+  gboolean           done;       /* the Attach call completed */
+  char              *reason;
+  GError            *error;
+} Peer;
+
+static void
+on_attached_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Peer *peer = user_data;
+
+  peer->reason = lumo_backend_attach_finish (LUMO_BACKEND (object), result, &peer->error);
+  peer->done = TRUE;
+}
+
+static Peer *
+peer_new (BridgeTestEnv *env,
+          const char    *origin)
+{
+  Peer *peer = g_new0 (Peer, 1);
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  int to_app[2];
+  int from_app[2];
+
+  g_autoptr(GError) error = NULL;
+
+  /* Both ends non-blocking, as the Attach method makes the app's. */
+  g_assert_true (g_unix_open_pipe (to_app, FD_CLOEXEC, &error));
+  g_assert_true (g_unix_open_pipe (from_app, FD_CLOEXEC, &error));
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_true (g_unix_set_fd_nonblocking (to_app[i], TRUE, &error));
+      g_assert_true (g_unix_set_fd_nonblocking (from_app[i], TRUE, &error));
+    }
+
+  peer->env = env;
+  peer->to_app = to_app[1];
+  peer->from_app = from_app[0];
+  peer->out = g_byte_array_new ();
+  peer->in = g_byte_array_new ();
+
+  input = g_unix_input_stream_new (to_app[0], TRUE);
+  output = g_unix_output_stream_new (from_app[1], TRUE);
+  lumo_backend_attach_async (env->backend, origin, input, output, NULL, on_attached_cb, peer);
+  return peer;
+}
+
+static void
+peer_close_write (Peer *peer)
+{
+  if (peer->to_app >= 0)
+    close (peer->to_app);
+  peer->to_app = -1;
+}
+
+static gboolean peer_done (gpointer data);
+
+/* Ends the connection as Chrome does and waits for the session to end. */
+static void
+peer_free (Peer *peer)
+{
+  peer_close_write (peer);
+  bridge_test_wait_until (peer_done, peer);
+  if (peer->from_app >= 0)
+    close (peer->from_app);
+  g_byte_array_unref (peer->out);
+  g_byte_array_unref (peer->in);
+  g_free (peer->reason);
+  g_clear_error (&peer->error);
+  g_free (peer);
+}
+
+/* Writes what the pipe takes now; TRUE if anything was written. */
+static gboolean
+peer_write_some (Peer  *peer,
+                 gsize  max)
+{
+  gboolean progress = FALSE;
+
+  while (peer->out->len > 0 && peer->to_app >= 0)
+    {
+      gssize n = write (peer->to_app, peer->out->data, MIN (peer->out->len, max));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && errno == EPIPE)
+        {
+          /* The app ended the session: the rest is not wanted. */
+          g_byte_array_set_size (peer->out, 0);
+          break;
+        }
+      if (n < 0)
+        {
+          g_assert_cmpint (errno, ==, EAGAIN);
+          break;
+        }
+      g_byte_array_remove_range (peer->out, 0, n);
+      progress = TRUE;
+    }
+
+  return progress;
+}
+
+static void
+peer_queue_bytes (Peer         *peer,
+                  const guint8 *data,
+                  gsize         len)
+{
+  g_byte_array_append (peer->out, data, len);
+}
+
+static void
+peer_queue (Peer       *peer,
+            const char *json)
+{
+  guint32 len = strlen (json);
+
+  peer_queue_bytes (peer, (const guint8 *) &len, 4);
+  peer_queue_bytes (peer, (const guint8 *) json, len);
+}
+
+static gboolean
+out_empty (gpointer data)
+{
+  Peer *peer = data;
+
+  peer_write_some (peer, G_MAXSIZE);
+  return peer->out->len == 0 || peer->to_app < 0;
+}
+
+static void
+peer_send (Peer       *peer,
+           const char *json)
+{
+  peer_queue (peer, json);
+  bridge_test_wait_until (out_empty, peer);
+}
+
+/* Decodes one answer from what was read, if it is all there. */
+static JsonObject *
+peer_try_decode (Peer *peer)
+{
+  g_autoptr(GError) error = NULL;
+  JsonObject *object = NULL;
+  gboolean in_sync = FALSE;
+  gsize consumed = 0;
+
+  if (!lumo_frame_decode (peer->in->data, peer->in->len, &consumed, &object, &in_sync, &error))
+    {
+      /* The app never sends a bad frame. */
+      g_assert_no_error (error);
+      return NULL;
+    }
+
+  g_byte_array_remove_range (peer->in, 0, consumed);
+  return object;
+}
+
+static void
+peer_read_some (Peer *peer)
+{
+  guint8 buf[65536];
+
+  while (!peer->eof)
+    {
+      gssize n = read (peer->from_app, buf, sizeof buf);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          g_assert_cmpint (errno, ==, EAGAIN);
+          return;
+        }
+      if (n == 0)
+        peer->eof = TRUE;
+      else
+        g_byte_array_append (peer->in, buf, n);
+    }
+}
+
+typedef struct
+{
+  Peer       *peer;
+  JsonObject *object;
+} Recv;
+
+static gboolean
+received (gpointer data)
+{
+  Recv *recv = data;
+
+  peer_write_some (recv->peer, G_MAXSIZE);
+  peer_read_some (recv->peer);
+  recv->object = peer_try_decode (recv->peer);
+  return recv->object != NULL || recv->peer->eof;
+}
+
+/* The next message of the app, or NULL at the end of the stream. */
+static JsonObject *
+peer_recv (Peer *peer)
+{
+  Recv recv = { peer, NULL };
+
+  bridge_test_wait_until (received, &recv);
+  return recv.object;
+}
+
+static void
+peer_expect (Peer       *peer,
+             const char *expected_json)
+{
+  g_autoptr(JsonObject) actual = peer_recv (peer);
+  g_autoptr(JsonNode) expected = NULL;
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *where = NULL;
+  g_autofree char *field = NULL;
+  g_autoptr(GError) error = NULL;
+
+  expected = json_from_string (expected_json, &error);
+  g_assert_no_error (error);
+  if (actual == NULL)
+    g_error ("The session ended; expected %s", expected_json);
+
+  json_node_set_object (node, actual);
+  g_assert_true (lumo_bridge_validate_app_message (actual, &field, &error));
+  if (!bridge_json_matches (node, expected, &where))
+    g_error ("At %s the app sent\n  %s\ninstead of\n  %s", where, bridge_json_to_string (node), expected_json);
+}
+
+/* Sends @request and returns the answer's auditId (0 if none). */
+static gint64
+peer_authorize (Peer       *peer,
+                const char *request,
+                const char *expected)
+{
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) want = json_from_string (expected, NULL);
+  g_autofree char *where = NULL;
+
+  peer_send (peer, request);
+  answer = peer_recv (peer);
+  g_assert_nonnull (answer);
+  json_node_set_object (node, answer);
+  if (!bridge_json_matches (node, want, &where))
+    g_error ("At %s the app sent\n  %s\ninstead of\n  %s", where, bridge_json_to_string (node), expected);
+  return json_object_get_int_member_with_default (answer, "auditId", 0);
+}
+
+static gboolean
+peer_done (gpointer data)
+{
+  return ((Peer *) data)->done;
+}
+
+static void
+peer_hello (Peer *peer)
+{
+  peer_send (peer, HELLO);
+  peer_expect (peer, "{\"type\":\"hello.result\",\"re\":1,\"bridge\":1,"
+                     "\"tools\":{\"accepted\":[\"list_scripts\",\"save_script\"],\"refused\":[]}}");
+}
+
+static LumoBridgeSession *
+only_session (BridgeTestEnv *env)
+{
+  GListModel *sessions = lumo_backend_get_sessions (env->backend);
+  g_autoptr(LumoBridgeSession) session = NULL;
+
+  g_assert_cmpuint (g_list_model_get_n_items (sessions), ==, 1);
+  session = g_list_model_get_item (sessions, 0);
+  return session;   /* the backend keeps its reference */
+}
+
+static void
+setup_provider (BridgeTestEnv *env,
+                gboolean       writes,
+                gboolean       review)
+{
+  g_autoptr(GError) error = NULL;
+
+  lumo_policy_add_provider (env->policy, PROVIDER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_WRITES, writes, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_REVIEW, review, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+}
+
+static GPtrArray *
+audit_rows (BridgeTestEnv *env)
+{
+  g_autoptr(GError) error = NULL;
+  GPtrArray *rows;
+
+  rows = lumo_audit_store_fetch_page (lumo_backend_get_audit_store (env->backend), NULL, 0, 1000, NULL, &error);
+  g_assert_no_error (error);
+  return rows;
+}
+
+static char *
+write_request (guint       id,
+               const char *caller)
+{
+  return g_strdup_printf ("{\"type\":\"authorize\",\"id\":%u,\"caller\":{\"id\":\"%s\",\"name\":\"Lumo\"},"
+                          "\"tool\":\"save_script\",\"write\":true,"
+                          "\"target\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"paramsHash\":\"" HASH "\","
+                          "\"preview\":{\"name\":\"Dark mode\",\"bytes\":812}}",
+                          id, caller);
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+static void
+test_hello_probe_allow (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  LumoBridgeSession *session;
+
+  peer_send (peer, "{\"type\":\"probe\",\"id\":\"early\",\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_expect (peer, "{\"type\":\"error\",\"re\":\"early\",\"code\":\"hello_required\"}");
+
+  peer_hello (peer);
+  session = only_session (env);
+  g_assert_true (lumo_bridge_session_get_hello_done (session));
+  g_assert_cmpstr (lumo_bridge_session_get_namespace (session), ==, "userscripts");
+  g_assert_true (lumo_backend_is_provider_connected (env->backend, PROVIDER));
+
+  /* An unknown caller is pending: the person has not decided. */
+  peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\",\"name\":\"Lumo\"}}");
+  peer_expect (peer, "{\"type\":\"probe.result\",\"re\":2,\"status\":{\"enabled\":true,\"authorized\":false,"
+                     "\"ready\":true,\"pendingApproval\":true}}");
+
+  /* The person allows it: the provider is told, and the next probe in the
+   * same session is authorized. */
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_expect (peer, "{\"type\":\"policy\",\"revoked\":[]}");
+  peer_send (peer, "{\"type\":\"probe\",\"id\":3,\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_expect (peer, "{\"type\":\"probe.result\",\"re\":3,\"status\":{\"authorized\":true,\"pendingApproval\":false}}");
+
+  /* 33 letters is not an ID, and nothing is recorded for it. */
+  peer_send (peer, "{\"type\":\"probe\",\"id\":4,\"caller\":{\"id\":\"" CALLER "a\"}}");
+  peer_expect (peer, "{\"type\":\"error\",\"re\":4,\"code\":\"invalid_id\",\"field\":\"caller.id\"}");
+  {
+    g_autoptr(GPtrArray) callers = lumo_policy_list_callers (env->policy, PROVIDER, LUMO_CALLER_STATE_ANY, &error);
+
+    g_assert_cmpuint (callers->len, ==, 1);
+  }
+
+  peer_close_write (peer);
+  bridge_test_wait_until (peer_done, peer);
+  g_assert_no_error (peer->error);
+  g_assert_cmpstr (peer->reason, ==, "closed");
+  g_assert_cmpuint (lumo_backend_get_n_sessions (env->backend), ==, 0);
+  g_assert_false (lumo_backend_is_provider_connected (env->backend, PROVIDER));
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+test_bad_origin (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  const char *origins[] = {
+    "chrome-extension://" PROVIDER,          /* no slash */
+    "chrome-extension://" PROVIDER "/x",
+    "https://" PROVIDER "/",
+    "chrome-extension://abcdefghijklmnopabcdefghijklmnoq/",
+    "",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (origins); i++)
+    {
+      Peer *peer = peer_new (env, origins[i]);
+
+      bridge_test_wait_until (peer_done, peer);
+      g_assert_error (peer->error, LUMO_ERROR, LUMO_ERROR_INVALID_ID);
+      g_assert_null (peer->reason);
+      g_assert_cmpuint (lumo_backend_get_n_sessions (env->backend), ==, 0);
+      peer_free (peer);
+    }
+
+  bridge_test_env_free (env);
+}
+
+static void
+test_writes_audited (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autofree char *w1 = write_request (10, CALLER);
+  g_autofree char *w2 = write_request (11, CALLER);
+  g_autofree char *w3 = write_request (12, CALLER2);
+  g_autofree char *result = NULL;
+  gint64 allowed;
+  gint64 denied;
+
+  setup_provider (env, TRUE, FALSE);
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  allowed = peer_authorize (peer, w1, "{\"re\":10,\"allow\":true,\"auditId\":\"<any>\"}");
+  result = g_strdup_printf ("{\"type\":\"result\",\"id\":20,\"auditId\":%" G_GINT64_FORMAT ",\"ok\":false,"
+                            "\"error\":\"Script not found\"}", allowed);
+  peer_send (peer, result);
+  peer_expect (peer, "{\"type\":\"result.result\",\"re\":20}");
+
+  /* An unknown caller's write is denied, and still recorded. */
+  peer_authorize (peer, w3, "{\"re\":12,\"allow\":false,\"reason\":\"not_authorized\",\"auditId\":\"<any>\"}");
+
+  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_WRITES, FALSE, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_expect (peer, "{\"type\":\"policy\",\"enabled\":true,\"writes\":false,\"revoked\":[]}");
+  denied = peer_authorize (peer, w2, "{\"re\":11,\"allow\":false,\"reason\":\"writes_off\",\"auditId\":\"<any>\"}");
+
+  /* Reads are not writes. */
+  peer_authorize (peer, "{\"type\":\"authorize\",\"id\":13,\"caller\":{\"id\":\"" CALLER "\"},"
+                        "\"tool\":\"list_scripts\",\"write\":false}",
+                  "{\"re\":13,\"allow\":true}");
+
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 3);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      LumoAuditRow *row = g_ptr_array_index (rows, i);
+
+      g_assert_cmpstr (lumo_audit_row_get_provider_id (row), ==, PROVIDER);
+      g_assert_cmpstr (lumo_audit_row_get_tool (row), ==, "userscripts.save_script");
+      g_assert_cmpstr (lumo_audit_row_get_target (row), ==, "0f8fad5b-d9cb-469f-a165-70867728950e");
+      g_assert_true (lumo_audit_row_get_write (row));
+      /* Keyed, never the provider's hash itself. */
+      g_assert_cmpstr (lumo_audit_row_get_params_hmac (row), !=, HASH);
+      if (lumo_audit_row_get_id (row) == allowed)
+        {
+          g_assert_cmpint (lumo_audit_row_get_decision (row), ==, LUMO_AUDIT_DECISION_ALLOW);
+          g_assert_cmpint (lumo_audit_row_get_result (row), ==, LUMO_AUDIT_RESULT_ERROR);
+          g_assert_cmpstr (lumo_audit_row_get_result_text (row), ==, "Script not found");
+        }
+      else
+        {
+          g_assert_cmpint (lumo_audit_row_get_decision (row), ==, LUMO_AUDIT_DECISION_DENY);
+          if (lumo_audit_row_get_id (row) == denied)
+            g_assert_cmpstr (lumo_audit_row_get_reason (row), ==, "writes_off");
+          else
+            g_assert_cmpstr (lumo_audit_row_get_reason (row), ==, "not_authorized");
+        }
+    }
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+test_rate_limit (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+
+  setup_provider (env, TRUE, FALSE);
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *w = write_request (100 + i, CALLER);
+      g_autofree char *want = g_strdup_printf ("{\"re\":%u,\"allow\":true}", 100 + i);
+
+      peer_authorize (peer, w, want);
+      bridge_test_env_advance (env, G_USEC_PER_SEC);
+    }
+
+  /* 30 in the last 60 s: the first frees its slot 30 s from now. */
+  {
+    g_autofree char *w = write_request (200, CALLER);
+
+    peer_authorize (peer, w, "{\"re\":200,\"allow\":false,\"reason\":\"rate_limited\",\"retryAfterMs\":30000}");
+  }
+  bridge_test_env_advance (env, 30 * G_USEC_PER_SEC);
+  {
+    g_autofree char *w = write_request (201, CALLER);
+
+    peer_authorize (peer, w, "{\"re\":201,\"allow\":true}");
+  }
+
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 32);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static gboolean
+review_waiting (gpointer data)
+{
+  BridgeTestEnv *env = data;
+
+  return g_list_model_get_n_items (G_LIST_MODEL (lumo_backend_get_review_queue (env->backend))) > 0;
+}
+
+static gboolean
+review_queue_empty (gpointer data)
+{
+  return !review_waiting (data);
+}
+
+static void
+decide_oldest (BridgeTestEnv *env,
+               gboolean       approve)
+{
+  LumoReviewQueue *queue = lumo_backend_get_review_queue (env->backend);
+  g_autoptr(LumoReviewRequest) request = NULL;
+  g_autoptr(GError) error = NULL;
+
+  bridge_test_wait_until (review_waiting, env);
+  request = g_list_model_get_item (G_LIST_MODEL (queue), 0);
+  g_assert_cmpstr (lumo_review_request_get_caller_id (request), ==, CALLER);
+  g_assert_cmpstr (lumo_review_request_get_tool (request), ==, "userscripts.save_script");
+  lumo_review_queue_decide (queue, lumo_review_request_get_id (request), approve, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_review (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autofree char *w1 = write_request (30, CALLER);
+  g_autofree char *w2 = write_request (31, CALLER);
+  g_autofree char *w3 = write_request (32, CALLER);
+
+  setup_provider (env, TRUE, TRUE);
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  /* The write waits for a person; a probe is answered meanwhile. */
+  peer_send (peer, w1);
+  bridge_test_wait_until (review_waiting, env);
+  peer_send (peer, "{\"type\":\"probe\",\"id\":\"p\",\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_expect (peer, "{\"type\":\"probe.result\",\"re\":\"p\",\"status\":{\"authorized\":true}}");
+  g_assert_cmpuint (lumo_bridge_session_get_n_in_flight (only_session (env)), ==, 1);
+  decide_oldest (env, TRUE);
+  peer_expect (peer, "{\"type\":\"authorize.result\",\"re\":30,\"allow\":true,\"auditId\":\"<any>\"}");
+
+  peer_send (peer, w2);
+  decide_oldest (env, FALSE);
+  peer_expect (peer, "{\"type\":\"authorize.result\",\"re\":31,\"allow\":false,\"reason\":\"review_rejected\"}");
+
+  /* Nobody decides: the review times out on the (fake) clock. */
+  peer_send (peer, w3);
+  bridge_test_wait_until (review_waiting, env);
+  bridge_test_env_advance (env, (LUMO_REVIEW_DEFAULT_TIMEOUT_S + 1) * G_USEC_PER_SEC);
+  peer_expect (peer, "{\"type\":\"authorize.result\",\"re\":32,\"allow\":false,\"reason\":\"review_timeout\"}");
+
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 3);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+on_port_cb (LumoBackend    *backend,
+            LumoBridgePort *port,
+            guint          *count)
+{
+  g_assert_cmpstr (port->caller_id, ==, CALLER);
+  (*count)++;
+}
+
+static void
+test_close_cancels_and_closes_ports (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) ports = NULL;
+  g_autofree char *w = write_request (40, CALLER);
+  guint opened = 0;
+  guint closed = 0;
+
+  g_signal_connect (env->backend, "port-opened", G_CALLBACK (on_port_cb), &opened);
+  g_signal_connect (env->backend, "port-closed", G_CALLBACK (on_port_cb), &closed);
+
+  setup_provider (env, TRUE, TRUE);
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  peer_send (peer, "{\"type\":\"port\",\"id\":1,\"caller\":{\"id\":\"" CALLER "\"},\"port\":\"p1\",\"state\":\"open\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":1}");
+  peer_send (peer, "{\"type\":\"port\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\"},\"port\":\"p2\",\"state\":\"open\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":2}");
+  peer_send (peer, "{\"type\":\"port\",\"id\":3,\"caller\":{\"id\":\"" CALLER "\"},\"port\":\"p2\",\"state\":\"closed\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":3}");
+  ports = lumo_backend_list_ports (env->backend, PROVIDER);
+  g_assert_cmpuint (ports->len, ==, 1);
+  g_assert_cmpstr (((LumoBridgePort *) g_ptr_array_index (ports, 0))->port_id, ==, "p1");
+  g_assert_cmpuint (opened, ==, 2);
+  g_assert_cmpuint (closed, ==, 1);
+
+  peer_send (peer, w);
+  bridge_test_wait_until (review_waiting, env);
+
+  /* Chrome closes the pipe (the service worker went away). */
+  peer_close_write (peer);
+  bridge_test_wait_until (peer_done, peer);
+  g_assert_cmpstr (peer->reason, ==, "closed");
+  bridge_test_wait_until (review_queue_empty, env);
+  g_assert_cmpuint (closed, ==, 2);
+  g_clear_pointer (&ports, g_ptr_array_unref);
+  ports = lumo_backend_list_ports (env->backend, NULL);
+  g_assert_cmpuint (ports->len, ==, 0);
+
+  /* The abandoned attempt is still a row. */
+  bridge_test_drain ();
+  while ((rows = audit_rows (env))->len == 0)
+    {
+      g_ptr_array_unref (rows);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_assert_cmpint (lumo_audit_row_get_decision (g_ptr_array_index (rows, 0)), ==, LUMO_AUDIT_DECISION_DENY);
+  g_assert_cmpstr (lumo_audit_row_get_reason (g_ptr_array_index (rows, 0)), ==, "review_cancelled");
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+test_revoke_push (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *w = write_request (50, CALLER);
+
+  setup_provider (env, TRUE, TRUE);
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  /* A write waiting for review when its caller is revoked is not left for
+   * a person to approve by mistake. */
+  peer_send (peer, w);
+  bridge_test_wait_until (review_waiting, env);
+  lumo_policy_deny_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+
+  {
+    g_autoptr(JsonObject) a = peer_recv (peer);
+    g_autoptr(JsonObject) b = peer_recv (peer);
+    JsonObject *push = g_str_equal (json_object_get_string_member (a, "type"), "policy") ? a : b;
+    JsonObject *answer = push == a ? b : a;
+    JsonArray *revoked = json_object_get_array_member (push, "revoked");
+
+    g_assert_cmpuint (json_array_get_length (revoked), ==, 1);
+    g_assert_cmpstr (json_array_get_string_element (revoked, 0), ==, CALLER);
+    g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "authorize.result");
+    g_assert_false (json_object_get_boolean_member (answer, "allow"));
+    g_assert_cmpstr (json_object_get_string_member (answer, "reason"), ==, "not_authorized");
+  }
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+test_malformed_frames (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  g_autofree char *dir = bridge_fixture_dir ();
+  g_autofree char *path = g_build_filename (dir, "frames.json", NULL);
+  g_autoptr(JsonNode) root = bridge_load_json (path);
+  JsonArray *frames = json_object_get_array_member (json_node_get_object (root), "frames");
+  Peer *peer = peer_new (env, ORIGIN);
+
+  peer_hello (peer);
+
+  for (guint i = 0; i < json_array_get_length (frames); i++)
+    {
+      JsonObject *frame = json_array_get_object_element (frames, i);
+      g_autoptr(GBytes) bytes = bridge_frame_bytes (frame);
+      JsonNode *expect_error = json_object_get_member (frame, "error");
+      gboolean close = json_object_get_boolean_member_with_default (frame, "close", FALSE);
+      Peer *victim = close ? peer_new (env, ORIGIN) : peer;
+
+      g_test_message ("frame: %s", json_object_get_string_member (frame, "name"));
+      peer_queue_bytes (victim, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+      if (close)
+        {
+          /* Out of sync: at most one answer, then the end. */
+          g_autoptr(JsonObject) answer = NULL;
+
+          bridge_test_wait_until (out_empty, victim);
+          if (expect_error == NULL)
+            peer_close_write (victim);   /* the stream ends inside the frame */
+          answer = peer_recv (victim);
+          if (expect_error != NULL)
+            {
+              g_autoptr(JsonObject) end = NULL;
+
+              g_assert_nonnull (answer);
+              g_assert_cmpstr (json_object_get_string_member (answer, "code"), ==,
+                               json_object_get_string_member (json_node_get_object (expect_error), "code"));
+              end = peer_recv (victim);
+              g_assert_null (end);
+            }
+          else
+            g_assert_null (answer);
+          bridge_test_wait_until (peer_done, victim);
+          g_assert_true (g_str_has_prefix (victim->reason, "error: "));
+          peer_free (victim);
+          continue;
+        }
+
+      bridge_test_wait_until (out_empty, victim);
+      if (json_object_get_boolean_member (frame, "valid"))
+        peer_expect (peer, "{\"type\":\"probe.result\",\"re\":\"p-1\"}");
+      else
+        {
+          g_autofree char *want = g_strdup_printf ("{\"type\":\"error\",\"re\":null,\"code\":\"%s\"}",
+                                                   json_object_get_string_member (json_node_get_object (expect_error),
+                                                                                  "code"));
+
+          peer_expect (peer, want);
+        }
+    }
+
+  /* In sync all along: the first session still works. */
+  peer_send (peer, "{\"type\":\"probe\",\"id\":9,\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_expect (peer, "{\"type\":\"probe.result\",\"re\":9}");
+  g_assert_false (peer->done);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+test_one_byte_writes (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  const char *probe = "{\"type\":\"probe\",\"id\":7,\"caller\":{\"id\":\"" CALLER "\"}}";
+
+  peer_hello (peer);
+  peer_queue (peer, probe);
+  while (peer->out->len > 0)
+    {
+      peer_write_some (peer, 1);
+      /* The app reads each byte as it comes and must wait for the rest. */
+      bridge_test_drain ();
+    }
+  peer_expect (peer, "{\"type\":\"probe.result\",\"re\":7}");
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+/* 10,000 requests written without reading a single answer: the app stops
+ * reading when its queue for the provider is full, instead of growing. */
+static void
+test_pipelined_without_reading (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GString) tools = g_string_new ("[");
+  LumoBridgeSession *session;
+  gsize max_queued = 0;
+  guint max_in_flight = 0;
+  guint answers = 0;
+  guint idle_rounds = 0;
+  const guint n = 10000;
+
+  peer_hello (peer);
+  session = only_session (env);
+
+  /* Each answer lists 64 tool names of 40 characters: about 3 KiB, so
+   * 10,000 answers are far more than the writer may hold. */
+  for (guint i = 0; i < LUMO_MAX_TOOLS; i++)
+    g_string_append_printf (tools, "%s{\"name\":\"tool_%02u_%s\",\"write\":false}", i ? "," : "", i,
+                            "abcdefghijklmnopabcdefghijklmnopab");
+  g_string_append (tools, "]");
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *m = g_strdup_printf ("{\"type\":\"tools\",\"id\":%u,\"tools\":%s}", 1000 + i, tools->str);
+
+      peer_queue (peer, m);
+    }
+
+  /* Write, never read, until nothing moves any more. */
+  while (idle_rounds < 50)
+    {
+      gboolean moved = peer_write_some (peer, G_MAXSIZE);
+
+      moved |= g_main_context_iteration (NULL, FALSE);
+      idle_rounds = moved ? 0 : idle_rounds + 1;
+      max_queued = MAX (max_queued, lumo_bridge_session_get_queued_bytes (session));
+      max_in_flight = MAX (max_in_flight, lumo_bridge_session_get_n_in_flight (session));
+    }
+
+  g_assert_true (lumo_bridge_session_get_stalled (session));
+  g_assert_false (lumo_bridge_session_is_closed (session));
+  g_assert_cmpuint (peer->out->len, >, 0);   /* the provider is blocked, not the app */
+  g_assert_cmpuint (max_queued, <=, LUMO_FRAME_WRITER_HIGH_WATER + 64 * 1024);
+  g_assert_cmpuint (max_in_flight, <=, LUMO_BRIDGE_MAX_IN_FLIGHT);
+
+  /* Now the provider reads: every request gets its answer, in order. */
+  while (answers < n)
+    {
+      g_autoptr(JsonObject) answer = peer_recv (peer);
+
+      g_assert_nonnull (answer);
+      g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "tools.result");
+      g_assert_cmpint (json_object_get_int_member (answer, "re"), ==, 1000 + answers);
+      answers++;
+      max_queued = MAX (max_queued, lumo_bridge_session_get_queued_bytes (session));
+    }
+  g_assert_cmpuint (max_queued, <=, LUMO_FRAME_WRITER_HIGH_WATER + 64 * 1024);
+  g_assert_false (lumo_bridge_session_get_stalled (session));
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+test_busy_and_duplicate_id (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  /* Three callers, so that 64 writes stay under each one's rate limit. */
+  const char *callers[] = { CALLER, CALLER2, "bbbbccccddddeeeeffffgggghhhhiiii" };
+  guint pushes = 0;
+
+  setup_provider (env, TRUE, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (callers); i++)
+    {
+      lumo_policy_allow_caller (env->policy, PROVIDER, callers[i], LUMO_POLICY_ORIGIN_UI, &error);
+      g_assert_no_error (error);
+    }
+  peer_hello (peer);
+
+  /* 64 writes wait for review; the 65th is refused at once. */
+  for (guint i = 0; i < LUMO_BRIDGE_MAX_IN_FLIGHT + 1; i++)
+    {
+      g_autofree char *w = write_request (300 + i, callers[i % G_N_ELEMENTS (callers)]);
+
+      peer_queue (peer, w);
+    }
+  peer_send (peer, "{\"type\":\"probe\",\"id\":300,\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_expect (peer, "{\"type\":\"error\",\"re\":364,\"code\":\"busy\"}");
+  peer_expect (peer, "{\"type\":\"error\",\"re\":300,\"code\":\"duplicate_id\",\"field\":\"id\"}");
+  g_assert_cmpuint (lumo_bridge_session_get_n_in_flight (only_session (env)), ==, LUMO_BRIDGE_MAX_IN_FLIGHT);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (lumo_backend_get_review_queue (env->backend))), ==,
+                    LUMO_BRIDGE_MAX_IN_FLIGHT);
+
+  /* Turning the provider off cancels what waits: each answer says why,
+   * and one push names every caller that lost access. */
+  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_ENABLED, FALSE, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < LUMO_BRIDGE_MAX_IN_FLIGHT + 1; i++)
+    {
+      g_autoptr(JsonObject) m = peer_recv (peer);
+
+      if (g_str_equal (json_object_get_string_member (m, "type"), "policy"))
+        {
+          g_assert_false (json_object_get_boolean_member (m, "enabled"));
+          g_assert_cmpuint (json_array_get_length (json_object_get_array_member (m, "revoked")), ==, 3);
+          pushes++;
+          continue;
+        }
+      g_assert_cmpstr (json_object_get_string_member (m, "type"), ==, "authorize.result");
+      g_assert_cmpstr (json_object_get_string_member (m, "reason"), ==, "disabled");
+    }
+  g_assert_cmpuint (pushes, ==, 1);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static void
+on_probe_target_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  GError **error = user_data;
+  g_autoptr(LumoProbeOutcome) outcome = NULL;
+  LumoProbeState state;
+  g_autofree char *message = NULL;
+
+  outcome = lumo_backend_probe_target_finish (LUMO_BACKEND (object), result, error);
+  if (outcome != NULL)
+    {
+      g_assert_cmpint (outcome->kind, ==, LUMO_PROBE_OUTCOME_REJECTED);
+      g_assert_cmpint (lumo_probe_status_map (outcome, &state, &message), ==, LUMO_PROBE_ROW_REJECTED);
+      g_assert_cmpint (state, ==, LUMO_PROBE_STATE_ERROR);
+      *error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_EXISTS, "mapped");
+    }
+}
+
+static gboolean
+error_set (gpointer data)
+{
+  return *(GError **) data != NULL;
+}
+
+static void
+test_probe_target (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) request = NULL;
+  g_autofree char *answer = NULL;
+
+  /* No session that said hello: a clear error, at once. */
+  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
+  bridge_test_wait_until (error_set, &error);
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);
+  g_clear_error (&error);
+
+  lumo_backend_probe_target_async (env->backend, PROVIDER, "notanid", NULL, on_probe_target_cb, &error);
+  bridge_test_wait_until (error_set, &error);
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ID);
+  g_clear_error (&error);
+
+  peer_hello (peer);
+  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
+  request = peer_recv (peer);
+  g_assert_cmpstr (json_object_get_string_member (request, "type"), ==, "probeTarget");
+  g_assert_cmpstr (json_object_get_string_member (request, "target"), ==, CALLER2);
+  answer = g_strdup_printf ("{\"type\":\"probeTarget.result\",\"re\":\"%s\","
+                            "\"outcome\":{\"kind\":\"rejected\",\"error\":\"Receiving end does not exist.\"}}",
+                            json_object_get_string_member (request, "id"));
+  peer_send (peer, answer);
+  bridge_test_wait_until (error_set, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);   /* the outcome arrived and mapped */
+  g_clear_error (&error);
+
+  /* The provider refuses: a protocol error. */
+  g_clear_pointer (&request, json_object_unref);
+  g_clear_pointer (&answer, g_free);
+  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
+  request = peer_recv (peer);
+  answer = g_strdup_printf ("{\"type\":\"error\",\"re\":\"%s\",\"code\":\"invalid_id\",\"message\":\"no\"}",
+                            json_object_get_string_member (request, "id"));
+  peer_send (peer, answer);
+  bridge_test_wait_until (error_set, &error);
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_PROTOCOL);
+  g_clear_error (&error);
+
+  /* The session ends before the provider answers. */
+  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
+  peer_close_write (peer);
+  bridge_test_wait_until (error_set, &error);
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static gboolean
+all_done (gpointer data)
+{
+  GPtrArray *peers = data;
+
+  for (guint i = 0; i < peers->len; i++)
+    if (!((Peer *) g_ptr_array_index (peers, i))->done)
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_many_sessions (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  g_autoptr(GPtrArray) peers = g_ptr_array_new_with_free_func ((GDestroyNotify) peer_free);
+  const guint n = 50;
+
+  /* 50 providers (and so 50 namespaces), all at once. */
+  for (guint i = 0; i < n; i++)
+    {
+      char id[33];
+      g_autofree char *origin = NULL;
+
+      for (guint k = 0; k < 32; k++)
+        id[k] = 'a' + ((i >> (k % 4 * 2)) + k) % 16;
+      id[32] = '\0';
+      id[0] = 'a' + i % 16;
+      id[1] = 'a' + i / 16;
+      origin = g_strdup_printf ("chrome-extension://%s/", id);
+      g_ptr_array_add (peers, peer_new (env, origin));
+    }
+  g_assert_cmpuint (lumo_backend_get_n_sessions (env->backend), ==, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *hello = g_strdup_printf ("{\"type\":\"hello\",\"id\":1,\"bridge\":1,"
+                                                "\"service\":{\"namespace\":\"ns%u\",\"name\":\"P\",\"version\":\"1\"},"
+                                                "\"tools\":[{\"name\":\"t\",\"write\":false}]}", i);
+
+      peer_queue (g_ptr_array_index (peers, i), hello);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      Peer *peer = g_ptr_array_index (peers, i);
+
+      bridge_test_wait_until (out_empty, peer);
+      peer_expect (peer, "{\"type\":\"hello.result\",\"tools\":{\"accepted\":[\"t\"],\"refused\":[]}}");
+      peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\"}}");
+      peer_expect (peer, "{\"type\":\"probe.result\",\"re\":2,\"status\":{\"pendingApproval\":true}}");
+    }
+  g_assert_cmpuint (lumo_tool_registry_get_n_tools (lumo_backend_get_tool_registry (env->backend)), ==, n);
+
+  for (guint i = 0; i < n; i++)
+    peer_close_write (g_ptr_array_index (peers, i));
+  bridge_test_wait_until (all_done, peers);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpstr (((Peer *) g_ptr_array_index (peers, i))->reason, ==, "closed");
+  g_assert_cmpuint (lumo_backend_get_n_sessions (env->backend), ==, 0);
+  /* Gone providers hold no names. */
+  g_assert_cmpuint (lumo_tool_registry_get_n_tools (lumo_backend_get_tool_registry (env->backend)), ==, 0);
+
+  g_clear_pointer (&peers, g_ptr_array_unref);
+  bridge_test_env_free (env);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  /* Writing to a session the app has closed is EPIPE, not death; the app
+   * itself ignores SIGPIPE as every GDBus process does. */
+  signal (SIGPIPE, SIG_IGN);
+
+  g_test_add_func ("/bridge-session/hello-probe-allow", test_hello_probe_allow);
+  g_test_add_func ("/bridge-session/bad-origin", test_bad_origin);
+  g_test_add_func ("/bridge-session/writes-audited", test_writes_audited);
+  g_test_add_func ("/bridge-session/rate-limit", test_rate_limit);
+  g_test_add_func ("/bridge-session/review", test_review);
+  g_test_add_func ("/bridge-session/close-cancels-and-closes-ports", test_close_cancels_and_closes_ports);
+  g_test_add_func ("/bridge-session/revoke-push", test_revoke_push);
+  g_test_add_func ("/bridge-session/malformed-frames", test_malformed_frames);
+  g_test_add_func ("/bridge-session/one-byte-writes", test_one_byte_writes);
+  g_test_add_func ("/bridge-session/pipelined-without-reading", test_pipelined_without_reading);
+  g_test_add_func ("/bridge-session/busy-and-duplicate-id", test_busy_and_duplicate_id);
+  g_test_add_func ("/bridge-session/probe-target", test_probe_target);
+  g_test_add_func ("/bridge-session/many-sessions", test_many_sessions);
+
+  return g_test_run ();
+}
