@@ -4,9 +4,13 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Each change validates its IDs first, then runs as one IMMEDIATE
- * transaction that holds both the change and its history row; on any error
- * the transaction is rolled back, so a failed change changes nothing. A
+ * transaction that holds both the change and its history row (and the
+ * bookkeeping that was waiting, lumo_policy_begin()); on any error the
+ * transaction is rolled back, so a failed change changes nothing. A
  * change to the value a thing already has succeeds and records nothing.
+ *
+ * The caller reads add this instance's waiting bookkeeping, so the counts
+ * it shows never go back when they are written.
  */
 #define G_LOG_DOMAIN "lumo-policy"
 
@@ -34,7 +38,7 @@ finish (LumoPolicy  *self,
       return FALSE;
     }
 
-  if (!lumo_db_commit (self->db, error))
+  if (!lumo_policy_commit (self, error))
     return FALSE;
 
   lumo_policy_announce (self);
@@ -76,7 +80,7 @@ lumo_policy_register_provider (LumoPolicy  *self,
   clean_name = lumo_policy_store_clean_text (display_name);
   clean_version = lumo_policy_store_clean_text (version);
 
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   provider = lumo_policy_store_get_provider (self->db, provider_id, &local_error);
@@ -126,7 +130,7 @@ lumo_policy_add_provider (LumoPolicy        *self,
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
 
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   if ((provider = lumo_policy_store_get_provider (self->db, provider_id, &local_error)))
@@ -163,7 +167,7 @@ lumo_policy_remove_provider (LumoPolicy        *self,
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
 
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, error)) ||
@@ -197,7 +201,7 @@ lumo_policy_set_switch (LumoPolicy        *self,
 
   on = !!on;
 
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, error)))
@@ -264,7 +268,7 @@ change_caller (LumoPolicy        *self,
 
   name = lumo_policy_store_clean_text (display_name);
 
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, error)))
@@ -367,7 +371,7 @@ lumo_policy_forget_caller (LumoPolicy        *self,
       !lumo_validate_extension_id (caller_id, "caller ID", error))
     return FALSE;
 
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   if (!(caller = lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)) ||
@@ -387,13 +391,19 @@ lumo_policy_get_caller (LumoPolicy  *self,
                         const char  *caller_id,
                         GError     **error)
 {
+  LumoCallerInfo *info;
+
   g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
 
   if (!lumo_validate_extension_id (provider_id, "provider ID", error) ||
       !lumo_validate_extension_id (caller_id, "caller ID", error))
     return NULL;
 
-  return lumo_policy_store_get_caller (self->db, provider_id, caller_id, error);
+  if (!(info = lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)))
+    return NULL;
+  lumo_policy_pending_overlay (self, info);
+
+  return info;
 }
 
 GPtrArray *
@@ -402,13 +412,20 @@ lumo_policy_list_callers (LumoPolicy       *self,
                           LumoCallerState   state,
                           GError          **error)
 {
+  GPtrArray *callers;
+
   g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
   g_return_val_if_fail (state >= LUMO_CALLER_STATE_ANY && state <= LUMO_CALLER_STATE_DENIED, NULL);
 
   if (provider_id != NULL && !lumo_validate_extension_id (provider_id, "provider ID", error))
     return NULL;
 
-  return lumo_policy_store_list_callers (self->db, provider_id, state, error);
+  if (!(callers = lumo_policy_store_list_callers (self->db, provider_id, state, error)))
+    return NULL;
+  for (guint i = 0; i < callers->len; i++)
+    lumo_policy_pending_overlay (self, g_ptr_array_index (callers, i));
+
+  return callers;
 }
 
 /* ---- history --------------------------------------------------------------- */
@@ -435,7 +452,7 @@ lumo_policy_undo_last (LumoPolicy         *self,
   g_return_val_if_fail (valid_origin (origin), FALSE);
   g_return_val_if_fail (undone == NULL || *undone == NULL, FALSE);
 
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   entry = lumo_policy_store_undo_last (self->db, origin, error);

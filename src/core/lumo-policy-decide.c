@@ -3,8 +3,12 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Both read the database on every call, never a cache, so a switch flipped
- * by another process counts at the very next call.
+ * Both answer from the policy's snapshot once lumo_policy_ensure_current()
+ * has shown it is the file's state (one PRAGMA data_version; a reload when
+ * another process committed), so a switch flipped by another process
+ * counts at the very next call. What they count is left in memory
+ * (lumo-policy-pending.c). Only a caller's first probe writes at once: a
+ * new pending caller is a request to a person, with its history row.
  */
 #define G_LOG_DOMAIN "lumo-policy"
 
@@ -14,33 +18,34 @@
 #include "lumo-policy-private.h"
 #include "lumo-protocol.h"
 
-gboolean
-lumo_policy_probe (LumoPolicy        *self,
-                   const char        *provider_id,
-                   const char        *caller_id,
-                   const char        *display_name,
-                   LumoPolicyStatus  *status,
-                   GError           **error)
+static void
+set_status (LumoPolicyStatus *status,
+            gboolean          enabled,
+            LumoCallerState   state)
+{
+  status->enabled = enabled;
+  status->authorized = state == LUMO_CALLER_STATE_ALLOWED;
+  status->pending_approval = state == LUMO_CALLER_STATE_PENDING;
+  status->ready = TRUE;
+}
+
+/* A caller the snapshot does not know: checked again inside the write
+ * lock, since another process may have added it since. */
+static gboolean
+probe_new_caller (LumoPolicy        *self,
+                  const char        *provider_id,
+                  const char        *caller_id,
+                  const char        *name,
+                  LumoPolicyStatus  *status,
+                  GError           **error)
 {
   g_autoptr(LumoProviderInfo) provider = NULL;
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *name = NULL;
   LumoCallerState state;
 
-  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (status != NULL, FALSE);
-
-  *status = (LumoPolicyStatus) { FALSE, FALSE, FALSE, FALSE };
-
-  if (!lumo_validate_extension_id (provider_id, "provider ID", error) ||
-      !lumo_validate_extension_id (caller_id, "caller ID", error))
-    return FALSE;
-
-  name = lumo_policy_store_clean_text (display_name);
-
-  if (!lumo_db_begin (self->db, error))
+  if (!lumo_policy_begin (self, error))
     return FALSE;
 
   if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, &local_error)))
@@ -88,13 +93,10 @@ lumo_policy_probe (LumoPolicy        *self,
     }
   g_clear_pointer (&stmt, sqlite3_finalize);
 
-  if (!lumo_db_commit (self->db, error))
+  if (!lumo_policy_commit (self, error))
     return FALSE;
 
-  status->enabled = provider->enabled;
-  status->authorized = state == LUMO_CALLER_STATE_ALLOWED;
-  status->pending_approval = state == LUMO_CALLER_STATE_PENDING;
-  status->ready = TRUE;
+  set_status (status, provider->enabled, state);
 
   lumo_policy_announce (self);
 
@@ -105,6 +107,49 @@ fail:
   return FALSE;
 }
 
+gboolean
+lumo_policy_probe (LumoPolicy        *self,
+                   const char        *provider_id,
+                   const char        *caller_id,
+                   const char        *display_name,
+                   LumoPolicyStatus  *status,
+                   GError           **error)
+{
+  const LumoProviderInfo *provider;
+  const LumoCallerInfo *caller;
+  char key[LUMO_POLICY_KEY_SIZE];
+
+  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
+  g_return_val_if_fail (status != NULL, FALSE);
+
+  *status = (LumoPolicyStatus) { FALSE, FALSE, FALSE, FALSE };
+
+  if (!lumo_validate_extension_id (provider_id, "provider ID", error) ||
+      !lumo_validate_extension_id (caller_id, "caller ID", error))
+    return FALSE;
+
+  /* May emit signals: look nothing up before it. */
+  if (!lumo_policy_ensure_current (self, error))
+    return FALSE;
+
+  /* Nothing to record: a caller exists only under a known provider. */
+  if (!(provider = g_hash_table_lookup (self->providers, provider_id)))
+    return TRUE;
+
+  lumo_policy_caller_key (key, provider_id, caller_id);
+  if (!(caller = g_hash_table_lookup (self->callers, key)))
+    {
+      g_autofree char *name = lumo_policy_store_clean_text (display_name);
+
+      return probe_new_caller (self, provider_id, caller_id, name, status, error);
+    }
+
+  set_status (status, provider->enabled, caller->state);
+  lumo_policy_pending_note (self, key, TRUE, display_name);
+
+  return TRUE;
+}
+
 static void
 decide (LumoPolicyDecision *decision,
         LumoDenyReason      reason,
@@ -113,33 +158,6 @@ decide (LumoPolicyDecision *decision,
   decision->allowed = reason == LUMO_DENY_REASON_NONE;
   decision->reason = reason;
   decision->retry_after_us = retry_after_us;
-}
-
-static void
-count_write (LumoPolicy *self,
-             const char *provider_id,
-             const char *caller_id)
-{
-  g_autoptr(sqlite3_stmt) stmt = NULL;
-  g_autoptr(GError) error = NULL;
-
-  /* Bookkeeping for the UI; the decision does not depend on it. */
-  if (!(stmt = lumo_db_prepare (self->db,
-                                "UPDATE callers SET write_count = write_count + 1, last_seen = ? "
-                                "WHERE provider_id = ? AND id = ?",
-                                &error)))
-    {
-      g_warning ("Cannot count a write: %s", error->message);
-      return;
-    }
-  sqlite3_bind_int64 (stmt, 1, g_get_real_time ());
-  sqlite3_bind_text (stmt, 2, provider_id, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 3, caller_id, -1, SQLITE_TRANSIENT);
-  if (sqlite3_step (stmt) != SQLITE_DONE)
-    g_warning ("Cannot count a write: %s", sqlite3_errmsg (self->db));
-  g_clear_pointer (&stmt, sqlite3_finalize);
-
-  lumo_policy_announce (self);
 }
 
 gboolean
@@ -153,12 +171,12 @@ lumo_policy_authorize (LumoPolicy          *self,
                        LumoPolicyDecision  *decision,
                        GError             **error)
 {
-  g_autoptr(sqlite3_stmt) stmt = NULL;
-  g_autofree char *key = NULL;
-  LumoCallerState state = LUMO_CALLER_STATE_ANY;
-  gboolean writes, review;
+  const LumoProviderInfo *provider;
+  const LumoCallerInfo *caller;
+  g_autofree char *limiter_key = NULL;
+  char key[LUMO_POLICY_KEY_SIZE];
+  LumoCallerState state;
   gint64 retry_after = 0;
-  int rc;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
   g_return_val_if_fail (decision != NULL, FALSE);
@@ -176,32 +194,17 @@ lumo_policy_authorize (LumoPolicy          *self,
       return FALSE;
     }
 
-  if (!(stmt = lumo_db_prepare (self->db,
-                                "SELECT p.enabled, p.writes, p.review, c.state "
-                                "FROM providers p "
-                                "LEFT JOIN callers c ON c.provider_id = p.id AND c.id = ?2 "
-                                "WHERE p.id = ?1",
-                                error)))
+  /* May emit signals: look nothing up before it. */
+  if (!lumo_policy_ensure_current (self, error))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 2, caller_id, -1, SQLITE_TRANSIENT);
 
-  rc = sqlite3_step (stmt);
-  if (rc == SQLITE_DONE)
-    return TRUE;  /* unknown provider: disabled */
-  if (rc != SQLITE_ROW)
-    {
-      lumo_db_set_error (error, self->db, rc, "Cannot read the policy");
-      return FALSE;
-    }
-
-  if (sqlite3_column_int (stmt, 0) == 0)
+  provider = g_hash_table_lookup (self->providers, provider_id);
+  if (provider == NULL || !provider->enabled)
     return TRUE;
-  writes = sqlite3_column_int (stmt, 1) != 0;
-  review = sqlite3_column_int (stmt, 2) != 0;
-  if (sqlite3_column_type (stmt, 3) != SQLITE_NULL)
-    lumo_caller_state_from_string ((const char *) sqlite3_column_text (stmt, 3), &state);
-  g_clear_pointer (&stmt, sqlite3_finalize);
+
+  lumo_policy_caller_key (key, provider_id, caller_id);
+  caller = g_hash_table_lookup (self->callers, key);
+  state = caller != NULL ? caller->state : LUMO_CALLER_STATE_ANY;
 
   if (state == LUMO_CALLER_STATE_PENDING)
     decide (decision, LUMO_DENY_REASON_PENDING, 0);
@@ -209,15 +212,16 @@ lumo_policy_authorize (LumoPolicy          *self,
     decide (decision, LUMO_DENY_REASON_NOT_AUTHORIZED, 0);
   else if (!is_write)
     decide (decision, LUMO_DENY_REASON_NONE, 0);
-  else if (!writes)
+  else if (!provider->writes)
     decide (decision, LUMO_DENY_REASON_WRITES_OFF, 0);
-  else if (key = lumo_rate_limiter_key (provider_id, caller_id),
-           !lumo_rate_limiter_try_acquire (self->limiter, key, &retry_after))
+  else if (limiter_key = lumo_rate_limiter_key (provider_id, caller_id),
+           !lumo_rate_limiter_try_acquire (self->limiter, limiter_key, &retry_after))
     decide (decision, LUMO_DENY_REASON_RATE_LIMITED, retry_after);
   else
     {
-      decide (decision, review ? LUMO_DENY_REASON_REVIEW_REQUIRED : LUMO_DENY_REASON_NONE, 0);
-      count_write (self, provider_id, caller_id);
+      decide (decision, provider->review ? LUMO_DENY_REASON_REVIEW_REQUIRED : LUMO_DENY_REASON_NONE, 0);
+      /* Bookkeeping for the UI; the decision does not depend on it. */
+      lumo_policy_pending_note (self, key, FALSE, NULL);
     }
 
   return TRUE;

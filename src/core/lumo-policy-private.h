@@ -6,7 +6,9 @@
  * reading rows into the boxed types, history rows, the JSON snapshots that
  * make a removal undoable, and applying an undo. It knows nothing of
  * signals or caches; lumo-policy.c wraps each call in a transaction and
- * then diffs the state to emit signals.
+ * then diffs the state to emit signals. lumo-policy-pending.c holds the
+ * bookkeeping (counts, last_seen) that decisions leave in memory, and
+ * writes it.
  */
 #pragma once
 
@@ -31,17 +33,70 @@ struct _LumoPolicy
   GFileMonitor     *wal_monitor;
   GFileMonitor     *db_monitor;
 
-  /* the state last announced by signals */
+  sqlite3_stmt     *data_version_stmt;
+
+  /* The state last announced by signals, and what decisions answer from:
+   * it is the file's state as long as PRAGMA data_version still reads
+   * data_version (-1: unknown, reload before the next decision). */
   GHashTable       *providers;      /* id → LumoProviderInfo */
   GHashTable       *callers;        /* "provider/caller" → LumoCallerInfo */
   gint64            last_history_id;
   gint64            data_version;
+
+  /* Bookkeeping not written yet, and the one-shot timeout that writes it:
+   * flush_source exists exactly while pending is not empty. */
+  GHashTable       *pending;        /* "provider/caller" → LumoPolicyPending */
+  GMainContext     *context;        /* the creator's thread-default context */
+  GSource          *flush_source;
 };
+
+/* "provider/caller" of two valid IDs, without an allocation. */
+#define LUMO_POLICY_KEY_SIZE (32 + 1 + 32 + 1)
+void lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
+                             const char *provider_id,
+                             const char *caller_id);
 
 /* After our own commit: emits the signals for what changed. The change is
  * made already, so a failure here is only logged; the next change or
  * refresh announces it. */
 void lumo_policy_announce (LumoPolicy *self);
+/* Makes the snapshot the file's state: reloads (and announces) if another
+ * connection committed since it was read. */
+gboolean lumo_policy_ensure_current (LumoPolicy  *self,
+                                     GError     **error);
+
+/* A change's transaction: BEGIN IMMEDIATE, then the waiting bookkeeping,
+ * so that what the change snapshots (a removal's undo data) is complete
+ * and one commit writes both. */
+gboolean lumo_policy_begin          (LumoPolicy  *self,
+                                     GError     **error);
+/* COMMIT; the bookkeeping written by lumo_policy_begin() is no longer
+ * waiting. On failure the transaction is rolled back and it still is. */
+gboolean lumo_policy_commit         (LumoPolicy  *self,
+                                     GError     **error);
+
+/* ---- lumo-policy-pending.c ---- */
+
+/* "provider/caller" → the waiting bookkeeping of that caller. */
+GHashTable *lumo_policy_pending_new_table (void);
+
+/* Counts one probe (@probe) or one admitted write of a known caller now,
+ * and arms the flush timeout. @display_name: as the caller gave it (it is
+ * cleaned here), or NULL. */
+void     lumo_policy_pending_note      (LumoPolicy  *self,
+                                        const char  *key,
+                                        gboolean     probe,
+                                        const char  *display_name);
+/* Inside a transaction: applies every waiting row. */
+gboolean lumo_policy_pending_write     (LumoPolicy  *self,
+                                        GError     **error);
+/* After the commit of lumo_policy_pending_write(): nothing waits. */
+void     lumo_policy_pending_clear     (LumoPolicy  *self);
+/* What this instance's reads add to a row of the file. */
+void     lumo_policy_pending_overlay   (LumoPolicy      *self,
+                                        LumoCallerInfo  *info);
+/* Dispose: writes what waits without announcing it, and stops the timer. */
+void     lumo_policy_pending_dispose   (LumoPolicy  *self);
 
 extern const LumoMigration lumo_policy_migrations[];
 extern const guint lumo_policy_n_migrations;

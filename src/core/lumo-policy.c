@@ -3,17 +3,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * LumoPolicy keeps one connection to policy.db, the rate limiter, and a
- * cached copy of the providers and callers. The cache is never used for a
- * decision (decisions read the database, so a change by another process
- * counts at once); it exists to tell what changed, so that every change —
- * ours, or another process's seen through the file monitor — ends in the
- * same precise signals.
+ * snapshot of the providers and callers. The snapshot tells what changed,
+ * so that every change — ours, or another process's seen through the file
+ * monitor — ends in the same precise signals; and decisions answer from it,
+ * after one PRAGMA data_version has shown that no other connection
+ * committed since it was read (else it is reloaded first), so a change by
+ * another process still counts at the very next decision.
  */
 #define G_LOG_DOMAIN "lumo-policy"
 
 #include "config.h"
 
 #include <gio/gio.h>
+#include <string.h>
 
 #include "lumo-error.h"
 #include "lumo-paths.h"
@@ -183,6 +185,37 @@ caller_key (const char *provider_id,
   return g_strconcat (provider_id, "/", caller_id, NULL);
 }
 
+void
+lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
+                        const char *provider_id,
+                        const char *caller_id)
+{
+  g_assert (strlen (provider_id) == 32 && strlen (caller_id) == 32);
+
+  memcpy (key, provider_id, 32);
+  key[32] = '/';
+  memcpy (key + 33, caller_id, 32);
+  key[LUMO_POLICY_KEY_SIZE - 1] = '\0';
+}
+
+/* A statement kept prepared: this runs before every decision. */
+static gint64
+read_data_version (LumoPolicy  *self,
+                   GError     **error)
+{
+  gint64 version = -1;
+  int rc;
+
+  rc = sqlite3_step (self->data_version_stmt);
+  if (rc == SQLITE_ROW)
+    version = sqlite3_column_int64 (self->data_version_stmt, 0);
+  else
+    lumo_db_set_error (error, self->db, rc, "Cannot read the data version of the policy");
+  sqlite3_reset (self->data_version_stmt);
+
+  return version;
+}
+
 /* Reads everything the signals describe. The tables are small (a handful of
  * providers, tens of callers), so a full read per change is cheaper to get
  * right than tracking each statement's effect. */
@@ -201,13 +234,8 @@ load_state (LumoPolicy  *self,
 
   /* Read the version first: a commit racing with the reads below is then
    * seen again by the next refresh rather than missed. */
-  if ((*data_version = lumo_db_data_version (self->db)) < 0)
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB,
-                   "Cannot read the data version of “%s”: %s",
-                   self->path, sqlite3_errmsg (self->db));
-      return FALSE;
-    }
+  if ((*data_version = read_data_version (self, error)) < 0)
+    return FALSE;
 
   if (!lumo_db_exec (self->db, "BEGIN", error))
     return FALSE;
@@ -259,7 +287,11 @@ sync_state (LumoPolicy  *self,
   gint64 data_version;
 
   if (!load_state (self, &providers, &callers, &last_history_id, &data_version, error))
-    return FALSE;
+    {
+      /* The snapshot may be behind the file: never decide from it. */
+      self->data_version = -1;
+      return FALSE;
+    }
 
   emissions = g_array_new (FALSE, FALSE, sizeof (Emission));
   g_array_set_clear_func (emissions, emission_clear);
@@ -300,26 +332,29 @@ lumo_policy_announce (LumoPolicy *self)
 }
 
 gboolean
-lumo_policy_refresh (LumoPolicy  *self,
-                     GError     **error)
+lumo_policy_ensure_current (LumoPolicy  *self,
+                            GError     **error)
 {
   gint64 version;
 
-  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-
-  if ((version = lumo_db_data_version (self->db)) < 0)
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB,
-                   "Cannot read the data version of “%s”: %s",
-                   self->path, sqlite3_errmsg (self->db));
-      return FALSE;
-    }
+  if ((version = read_data_version (self, error)) < 0)
+    return FALSE;
 
   /* data_version moves only for commits of other connections. */
   if (version == self->data_version)
     return TRUE;
 
   return sync_state (self, error);
+}
+
+gboolean
+lumo_policy_refresh (LumoPolicy  *self,
+                     GError     **error)
+{
+  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
+
+  return lumo_policy_flush (self, error) &&
+         lumo_policy_ensure_current (self, error);
 }
 
 static void
@@ -332,7 +367,9 @@ on_file_monitor_changed_cb (GFileMonitor      *monitor,
   LumoPolicy *self = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!lumo_policy_refresh (self, &error))
+  /* Not lumo_policy_refresh(): our own bookkeeping write changes the WAL
+   * too, and flushing on its echo would defeat the coalescing. */
+  if (!lumo_policy_ensure_current (self, &error))
     g_warning ("Cannot apply a policy change made by another process: %s", error->message);
 }
 
@@ -381,6 +418,9 @@ lumo_policy_initable_init (GInitable     *initable,
                                  error)))
     return FALSE;
 
+  if (!(self->data_version_stmt = lumo_db_prepare (self->db, "PRAGMA data_version", error)))
+    return FALSE;
+
   if (!sync_state (self, error))
     return FALSE;
 
@@ -414,6 +454,7 @@ lumo_policy_dispose (GObject *object)
 {
   LumoPolicy *self = LUMO_POLICY (object);
 
+  lumo_policy_pending_dispose (self);
   stop_monitor (self, &self->wal_monitor);
   stop_monitor (self, &self->db_monitor);
   g_clear_object (&self->limiter);
@@ -426,9 +467,12 @@ lumo_policy_finalize (GObject *object)
 {
   LumoPolicy *self = LUMO_POLICY (object);
 
+  g_clear_pointer (&self->data_version_stmt, sqlite3_finalize);
   g_clear_pointer (&self->db, lumo_db_close);
   g_clear_pointer (&self->providers, g_hash_table_unref);
   g_clear_pointer (&self->callers, g_hash_table_unref);
+  g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->path, g_free);
 
   G_OBJECT_CLASS (lumo_policy_parent_class)->finalize (object);
@@ -516,6 +560,8 @@ lumo_policy_init (LumoPolicy *self)
   self->providers = g_hash_table_new (g_str_hash, g_str_equal);
   self->callers = g_hash_table_new (g_str_hash, g_str_equal);
   self->data_version = -1;
+  self->pending = lumo_policy_pending_new_table ();
+  self->context = g_main_context_ref_thread_default ();
 }
 
 LumoPolicy *
