@@ -7,7 +7,9 @@
  * itself must cost a few microseconds. This measures LumoPolicy alone, on
  * a real policy.db in a temporary directory: the probe of a known caller,
  * a read and a write authorize, and for scale a switch change (immediate
- * and transactional) and the coalesced bookkeeping write.
+ * and transactional) and the coalesced bookkeeping write (built only
+ * where LumoPolicy has lumo_policy_flush(), so the same program measures
+ * the code before it).
  *
  * Run: <build>/tests/bench/bench-policy [ITERATIONS]
  * Figures are in docs/PERFORMANCE.md ("Policy decisions"). A command, not
@@ -105,6 +107,18 @@ op_set_switch (Bench *b)
                                  LUMO_POLICY_ORIGIN_CLI, &error), error);
 }
 
+#ifdef LUMO_POLICY_FLUSH_DELAY_SECONDS
+/* What the coalesced write costs when it runs: the counts of one caller. */
+static void
+op_probe_flush (Bench *b)
+{
+  g_autoptr(GError) error = NULL;
+
+  op_probe (b);
+  check (lumo_policy_flush (b->policy, &error), error);
+}
+#endif
+
 static int
 compare_double (gconstpointer a,
                 gconstpointer b)
@@ -195,6 +209,9 @@ main (int   argc,
   run (&b, "authorize write (review off)", op_authorize_write, iterations);
   run (&b, "authorize, unknown provider", op_authorize_unknown_provider, iterations);
   run (&b, "set_switch (a change + history)", op_set_switch, iterations / 10 + 1);
+#ifdef LUMO_POLICY_FLUSH_DELAY_SECONDS
+  run (&b, "probe + flush (counts of 1 caller)", op_probe_flush, iterations / 10 + 1);
+#endif
 
   g_clear_object (&b.policy);
   remove_dir (dir);
