@@ -1,0 +1,83 @@
+/* lumo-audit-model-private.h — the state LumoAuditModel shares between its files
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "lumo-audit-item.h"
+#include "lumo-audit-model.h"
+
+G_BEGIN_DECLS
+
+#define PAGE_SIZE             LUMO_AUDIT_MODEL_PAGE_SIZE
+#define LUMO_AUDIT_WALK_PAGES 50
+/* Rows appended by this store whose result is not known yet are read again
+ * this often, until it is (or after this many tries). */
+#define RESULT_REFRESH_MS     1500
+#define RESULT_REFRESH_TRIES  40
+
+typedef struct
+{
+  guint           index;
+  GPtrArray      *rows;                 /* LumoAuditRow; NULL until fetched */
+  LumoAuditItem  *items[PAGE_SIZE];     /* handed out so far, else NULL */
+  gboolean        in_flight;
+  GList           lru_link;             /* in LumoAuditModel.lru, data = page */
+} Page;
+
+struct _LumoAuditModel
+{
+  GObject          parent_instance;
+
+  LumoAuditStore  *store;
+  LumoAuditQuery  *query;
+  GHashTable      *provider_names;
+  GCancellable    *cancellable;      /* of the current query's fetches */
+  guint            generation;
+  GError          *error;
+
+  gint64           top_id;           /* newest row of the paged region; 0 = none yet */
+  gboolean         first_page_done;
+  gboolean         contiguous;       /* arithmetic anchors (unfiltered log) */
+  gboolean         counted;
+  guint            n_paged;
+  GArray          *anchors;          /* gint64 per page; 0 = unknown */
+  GHashTable      *pages;            /* index → Page */
+  GQueue           lru;              /* most recently used first */
+  gboolean         walking;
+
+  GPtrArray       *head;             /* LumoAuditItem, newest first */
+  gint64           newest_id;        /* newest id shown at all */
+  gint64           live_max_id;      /* newest id announced by ::row-added */
+  gboolean         live_in_flight;
+  guint            refresh_id;
+  guint            refresh_tries;
+
+  guint64          rows_fetched;
+  guint            pages_fetched;
+};
+
+typedef struct
+{
+  LumoAuditModel *self;
+  guint           generation;
+  guint           first_page;
+  guint           n_pages;
+  gint64          before_id;
+} LumoAuditFetchData;
+
+void lumo_audit_fetch_data_free (LumoAuditFetchData *data);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditFetchData, lumo_audit_fetch_data_free)
+
+LumoAuditFetchData *lumo_audit_fetch_data_new (LumoAuditModel *self);
+
+/* lumo-audit-item.c */
+void lumo_audit_item_set_row             (LumoAuditItem  *self,
+                                          LumoAuditRow   *row,
+                                          GHashTable     *provider_names);
+/* lumo-audit-model-live.c: rows appended while the model is alive */
+void lumo_audit_model_live_row_added     (LumoAuditModel *self,
+                                          gint64          id);
+void lumo_audit_model_live_reset         (LumoAuditModel *self);
+
+G_END_DECLS

@@ -1,0 +1,717 @@
+/* lumo-audit-model.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Positions: [0, head->len) are rows that arrived live after the query
+ * started (newest first); the rest is the "paged region", page k holding
+ * positions head->len + k * PAGE_SIZE onwards.
+ *
+ * Keyset paging needs, for page k, the id to start before (its anchor).
+ * Page 0 starts before the newest row. For the unfiltered log the anchors
+ * are arithmetic: the audit chain allows no gaps in ids (a gap is reported
+ * as a deleted row, and retention only cuts the oldest end), so row p of
+ * the paged region has id top_id - p. A page that disagrees switches the
+ * model to the general case, where an anchor is the last id of the page
+ * before: a page whose anchor is unknown is reached by one "walk" fetch of
+ * up to LUMO_AUDIT_WALK_PAGES pages from the nearest known anchor, which
+ * learns every anchor on the way.
+ */
+#define G_LOG_DOMAIN "lumo-audit-model"
+
+#include "config.h"
+
+#include "lumo-audit-model-private.h"
+
+/* ---- LumoAuditModel ----------------------------------------------------- */
+
+static void list_model_iface_init (GListModelInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (LumoAuditModel, lumo_audit_model, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
+
+enum {
+  PROP_0,
+  PROP_COUNTED,
+  PROP_LOADING,
+  PROP_ROWS_FETCHED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void request_page (LumoAuditModel *self,
+                          guint           index);
+
+static void
+page_free (gpointer data)
+{
+  Page *page = data;
+
+  g_clear_pointer (&page->rows, g_ptr_array_unref);
+  for (guint i = 0; i < PAGE_SIZE; i++)
+    g_clear_object (&page->items[i]);
+  g_free (page);
+}
+
+LumoAuditFetchData *
+lumo_audit_fetch_data_new (LumoAuditModel *self)
+{
+  LumoAuditFetchData *data = g_new0 (LumoAuditFetchData, 1);
+
+  data->self = g_object_ref (self);
+  data->generation = self->generation;
+  return data;
+}
+
+void
+lumo_audit_fetch_data_free (LumoAuditFetchData *data)
+{
+  g_object_unref (data->self);
+  g_free (data);
+}
+
+static guint
+n_items (LumoAuditModel *self)
+{
+  return self->head->len + self->n_paged;
+}
+
+static void
+set_error (LumoAuditModel *self,
+           const GError   *error)
+{
+  g_clear_error (&self->error);
+  if (error != NULL)
+    self->error = g_error_copy (error);
+}
+
+/* Resizes the paged region, telling the view. */
+static void
+set_n_paged (LumoAuditModel *self,
+             guint           n_paged)
+{
+  guint old = self->n_paged;
+
+  if (old == n_paged)
+    return;
+
+  self->n_paged = n_paged;
+  if (n_paged > old)
+    g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + old, 0, n_paged - old);
+  else
+    g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + n_paged, old - n_paged, 0);
+}
+
+static gint64
+anchor_for (LumoAuditModel *self,
+            guint           index)
+{
+  if (index == 0)
+    return self->top_id != 0 ? self->top_id + 1 : 0;
+  if (self->top_id == 0)
+    return 0;
+  if (self->contiguous)
+    {
+      gint64 anchor = self->top_id + 1 - (gint64) index * PAGE_SIZE;
+
+      return anchor > 1 ? anchor : 0;
+    }
+  if (index < self->anchors->len)
+    return g_array_index (self->anchors, gint64, index);
+  return 0;
+}
+
+static void
+learn_anchor (LumoAuditModel *self,
+              guint           index,
+              gint64          anchor)
+{
+  if (index >= self->anchors->len)
+    g_array_set_size (self->anchors, index + 1);
+  g_array_index (self->anchors, gint64, index) = anchor;
+}
+
+static void
+evict_pages (LumoAuditModel *self)
+{
+  GList *link = self->lru.tail;
+
+  while (self->lru.length > LUMO_AUDIT_MODEL_MAX_PAGES && link != NULL)
+    {
+      GList *prev = link->prev;
+      Page *page = link->data;
+
+      if (!page->in_flight)
+        {
+          g_queue_unlink (&self->lru, link);
+          g_hash_table_remove (self->pages, GUINT_TO_POINTER (page->index));
+        }
+      link = prev;
+    }
+}
+
+static Page *
+lookup_page (LumoAuditModel *self,
+             guint           index,
+             gboolean        create)
+{
+  Page *page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (index));
+
+  if (page != NULL)
+    {
+      g_queue_unlink (&self->lru, &page->lru_link);
+      g_queue_push_head_link (&self->lru, &page->lru_link);
+      return page;
+    }
+
+  if (!create)
+    return NULL;
+
+  page = g_new0 (Page, 1);
+  page->index = index;
+  page->lru_link.data = page;
+  g_hash_table_insert (self->pages, GUINT_TO_POINTER (index), page);
+  g_queue_push_head_link (&self->lru, &page->lru_link);
+  evict_pages (self);
+
+  return page;
+}
+
+/* Stores @rows as page @index and fills in the items handed out already. */
+static void
+fill_page (LumoAuditModel *self,
+           Page           *page,
+           GPtrArray      *rows)
+{
+  g_clear_pointer (&page->rows, g_ptr_array_unref);
+  page->rows = g_ptr_array_ref (rows);
+
+  for (guint i = 0; i < PAGE_SIZE; i++)
+    if (page->items[i] != NULL)
+      lumo_audit_item_set_row (page->items[i], i < rows->len ? g_ptr_array_index (rows, i) : NULL,
+                               self->provider_names);
+}
+
+static void
+on_count_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(LumoAuditFetchData) data = user_data;
+  g_autoptr(GError) error = NULL;
+  LumoAuditModel *self = data->self;
+  gint64 count;
+
+  count = lumo_audit_store_count_finish (LUMO_AUDIT_STORE (object), result, &error);
+  if (data->generation != self->generation)
+    return;
+
+  if (count < 0)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_warning ("Cannot count the audit rows: %s", error->message);
+          set_error (self, error);
+        }
+      return;
+    }
+
+  /* The count may include rows that the live head shows already. */
+  count = MAX (count - (gint64) self->head->len, 0);
+  self->counted = TRUE;
+  set_n_paged (self, (guint) MIN (count, (gint64) G_MAXUINT - self->head->len));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
+}
+
+static void
+start_count (LumoAuditModel *self)
+{
+  LumoAuditFetchData *data = lumo_audit_fetch_data_new (self);
+
+  lumo_audit_store_count_async (self->store, self->query, self->cancellable, on_count_cb, data);
+}
+
+/* Pages that were asked for but could not be fetched yet (their anchor was
+ * unknown) are asked for again. */
+static void
+retry_waiting_pages (LumoAuditModel *self)
+{
+  g_autoptr(GArray) waiting = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (GList *l = self->lru.head; l != NULL; l = l->next)
+    {
+      Page *page = l->data;
+
+      if (page->rows == NULL && !page->in_flight)
+        g_array_append_val (waiting, page->index);
+    }
+
+  for (guint i = 0; i < waiting->len; i++)
+    request_page (self, g_array_index (waiting, guint, i));
+}
+
+static void reset (LumoAuditModel *self);
+
+static void
+on_page_fetched_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(LumoAuditFetchData) data = user_data;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoAuditModel *self = data->self;
+  gboolean was_loading;
+
+  rows = lumo_audit_store_fetch_page_finish (LUMO_AUDIT_STORE (object), result, &error);
+  if (data->generation != self->generation)
+    return;
+
+  was_loading = !self->first_page_done;
+  if (data->n_pages > 1)
+    self->walking = FALSE;
+
+  for (guint k = 0; k < data->n_pages; k++)
+    {
+      Page *page = lookup_page (self, data->first_page + k, FALSE);
+
+      if (page != NULL)
+        page->in_flight = FALSE;
+    }
+
+  if (rows == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_warning ("Cannot read the audit log: %s", error->message);
+          set_error (self, error);
+          self->first_page_done = TRUE;
+          if (was_loading)
+            g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+        }
+      return;
+    }
+
+  self->pages_fetched++;
+  self->rows_fetched += rows->len;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROWS_FETCHED]);
+
+  if (data->first_page == 0 && !self->first_page_done)
+    {
+      self->first_page_done = TRUE;
+      if (rows->len > 0)
+        {
+          self->top_id = lumo_audit_row_get_id (g_ptr_array_index (rows, 0));
+          self->newest_id = MAX (self->newest_id, self->top_id);
+        }
+      learn_anchor (self, 0, self->top_id + 1);
+    }
+  else if (self->contiguous && rows->len > 0 &&
+           lumo_audit_row_get_id (g_ptr_array_index (rows, 0)) != data->before_id - 1)
+    {
+      /* A gap in the ids: the arithmetic is off; start over, anchoring
+       * each page on the one before. */
+      g_debug ("Audit ids are not contiguous before %" G_GINT64_FORMAT, data->before_id);
+      self->contiguous = FALSE;
+      reset (self);
+      return;
+    }
+
+  for (guint k = 0; k < data->n_pages; k++)
+    {
+      guint index = data->first_page + k;
+      guint start = k * PAGE_SIZE;
+      Page *page = lookup_page (self, index, FALSE);
+      g_autoptr(GPtrArray) slice = g_ptr_array_new_with_free_func (g_object_unref);
+
+      for (guint i = start; i < rows->len && i < start + PAGE_SIZE; i++)
+        g_ptr_array_add (slice, g_object_ref (g_ptr_array_index (rows, i)));
+
+      if (slice->len == PAGE_SIZE)
+        learn_anchor (self, index + 1,
+                      lumo_audit_row_get_id (g_ptr_array_index (slice, PAGE_SIZE - 1)));
+
+      if (page != NULL)
+        fill_page (self, page, slice);
+
+      if (slice->len < PAGE_SIZE)
+        {
+          /* The end of the result: the region ends here, whatever the count
+           * said (rows of other processes, a count taken a moment later). */
+          guint end = index * PAGE_SIZE + slice->len;
+
+          if (self->n_paged > end || !self->counted)
+            set_n_paged (self, end);
+          break;
+        }
+      else if (!self->counted && self->n_paged < (index + 1) * PAGE_SIZE)
+        set_n_paged (self, (index + 1) * PAGE_SIZE);
+    }
+
+  if (was_loading)
+    {
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+      /* After the first page shows, never before: it must not wait for a
+       * count of a million rows. */
+      start_count (self);
+    }
+
+  retry_waiting_pages (self);
+}
+
+static void
+fetch_pages (LumoAuditModel *self,
+             guint           first_page,
+             guint           n_pages,
+             gint64          before_id)
+{
+  LumoAuditFetchData *data = lumo_audit_fetch_data_new (self);
+
+  data->first_page = first_page;
+  data->n_pages = n_pages;
+  data->before_id = before_id;
+
+  for (guint k = 0; k < n_pages; k++)
+    {
+      Page *page = lookup_page (self, first_page + k, FALSE);
+
+      if (page != NULL)
+        page->in_flight = TRUE;
+    }
+
+  lumo_audit_store_fetch_page_async (self->store, self->query, before_id, n_pages * PAGE_SIZE,
+                                     self->cancellable, on_page_fetched_cb, data);
+}
+
+static void
+request_page (LumoAuditModel *self,
+              guint           index)
+{
+  Page *page = lookup_page (self, index, TRUE);
+  gint64 anchor;
+  guint from;
+
+  if (page->rows != NULL || page->in_flight)
+    return;
+
+  if (index == 0 || (anchor = anchor_for (self, index)) != 0)
+    {
+      fetch_pages (self, index, 1, anchor_for (self, index));
+      return;
+    }
+
+  /* Unknown anchor: walk from the nearest known one. One walk at a time;
+   * when it ends, the pages still waiting are asked for again. */
+  if (self->walking)
+    return;
+
+  for (from = index; from > 0 && anchor_for (self, from) == 0; from--)
+    ;
+  self->walking = TRUE;
+  fetch_pages (self, from, MIN (index - from + 1, LUMO_AUDIT_WALK_PAGES), anchor_for (self, from));
+}
+
+/* ---- GListModel --------------------------------------------------------- */
+
+static GType
+lumo_audit_model_get_item_type (GListModel *model)
+{
+  return LUMO_TYPE_AUDIT_ITEM;
+}
+
+static guint
+lumo_audit_model_get_n_items (GListModel *model)
+{
+  return n_items (LUMO_AUDIT_MODEL (model));
+}
+
+static gpointer
+lumo_audit_model_get_item (GListModel *model,
+                           guint       position)
+{
+  LumoAuditModel *self = LUMO_AUDIT_MODEL (model);
+  guint p, index, offset;
+  Page *page;
+
+  if (position >= n_items (self))
+    return NULL;
+
+  if (position < self->head->len)
+    return g_object_ref (g_ptr_array_index (self->head, position));
+
+  p = position - self->head->len;
+  index = p / PAGE_SIZE;
+  offset = p % PAGE_SIZE;
+  page = lookup_page (self, index, TRUE);
+
+  if (page->items[offset] == NULL)
+    {
+      page->items[offset] = g_object_new (LUMO_TYPE_AUDIT_ITEM, NULL);
+      if (page->rows != NULL && offset < page->rows->len)
+        lumo_audit_item_set_row (page->items[offset], g_ptr_array_index (page->rows, offset),
+                                 self->provider_names);
+    }
+
+  if (page->rows == NULL)
+    request_page (self, index);
+
+  /* While the count is unknown, reading near the end fetches the next
+   * page, so that scrolling grows the list. */
+  if (!self->counted && page->rows != NULL && page->rows->len == PAGE_SIZE &&
+      (index + 1) * PAGE_SIZE >= self->n_paged)
+    request_page (self, index + 1);
+
+  return g_object_ref (page->items[offset]);
+}
+
+static void
+list_model_iface_init (GListModelInterface *iface)
+{
+  iface->get_item_type = lumo_audit_model_get_item_type;
+  iface->get_n_items = lumo_audit_model_get_n_items;
+  iface->get_item = lumo_audit_model_get_item;
+}
+
+/* ---- queries ------------------------------------------------------------ */
+
+/* Drops every row and starts the current query from its first page. */
+static void
+reset (LumoAuditModel *self)
+{
+  guint old_n = n_items (self);
+  gboolean contiguous = self->contiguous;
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  self->generation++;
+
+  /* The links live inside the pages: forget them, never free them. */
+  g_queue_init (&self->lru);
+  g_hash_table_remove_all (self->pages);
+  g_array_set_size (self->anchors, 0);
+  lumo_audit_model_live_reset (self);
+  g_clear_error (&self->error);
+
+  self->top_id = 0;
+  self->first_page_done = FALSE;
+  self->contiguous = contiguous && (self->query == NULL || lumo_audit_query_is_empty (self->query));
+  self->counted = FALSE;
+  self->walking = FALSE;
+  self->n_paged = 0;
+
+  if (old_n > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), 0, old_n, 0);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
+
+  request_page (self, 0);
+}
+
+static void
+on_store_row_added_cb (LumoAuditStore *store,
+                       gint64          id,
+                       LumoAuditModel *self)
+{
+  lumo_audit_model_live_row_added (self, id);
+}
+
+static void
+lumo_audit_model_dispose (GObject *object)
+{
+  LumoAuditModel *self = (LumoAuditModel *)object;
+
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_handle_id (&self->refresh_id, g_source_remove);
+  if (self->store != NULL)
+    g_signal_handlers_disconnect_by_func (self->store, on_store_row_added_cb, self);
+
+  /* The links live inside the pages: forget them, never free them. */
+  g_queue_init (&self->lru);
+  if (self->pages != NULL)
+    g_hash_table_remove_all (self->pages);
+  if (self->head != NULL)
+    g_ptr_array_set_size (self->head, 0);
+
+  g_clear_object (&self->store);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->query, lumo_audit_query_unref);
+  g_clear_pointer (&self->provider_names, g_hash_table_unref);
+
+  G_OBJECT_CLASS (lumo_audit_model_parent_class)->dispose (object);
+}
+
+static void
+lumo_audit_model_finalize (GObject *object)
+{
+  LumoAuditModel *self = (LumoAuditModel *)object;
+
+  g_clear_pointer (&self->pages, g_hash_table_unref);
+  g_clear_pointer (&self->anchors, g_array_unref);
+  g_clear_pointer (&self->head, g_ptr_array_unref);
+  g_clear_error (&self->error);
+
+  G_OBJECT_CLASS (lumo_audit_model_parent_class)->finalize (object);
+}
+
+static void
+lumo_audit_model_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  LumoAuditModel *self = LUMO_AUDIT_MODEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_COUNTED:
+      g_value_set_boolean (value, self->counted);
+      break;
+    case PROP_LOADING:
+      g_value_set_boolean (value, lumo_audit_model_get_loading (self));
+      break;
+    case PROP_ROWS_FETCHED:
+      g_value_set_uint64 (value, self->rows_fetched);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lumo_audit_model_class_init (LumoAuditModelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+
+  object_class->dispose = lumo_audit_model_dispose;
+  object_class->finalize = lumo_audit_model_finalize;
+  object_class->get_property = lumo_audit_model_get_property;
+
+  properties[PROP_COUNTED] = g_param_spec_boolean ("counted", NULL, NULL, FALSE, flags);
+  properties[PROP_LOADING] = g_param_spec_boolean ("loading", NULL, NULL, FALSE, flags);
+  properties[PROP_ROWS_FETCHED] =
+    g_param_spec_uint64 ("rows-fetched", NULL, NULL, 0, G_MAXUINT64, 0, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+lumo_audit_model_init (LumoAuditModel *self)
+{
+  self->pages = g_hash_table_new_full (NULL, NULL, NULL, page_free);
+  self->anchors = g_array_new (FALSE, TRUE, sizeof (gint64));
+  self->head = g_ptr_array_new_with_free_func (g_object_unref);
+  self->cancellable = g_cancellable_new ();
+  self->contiguous = TRUE;
+  g_queue_init (&self->lru);
+}
+
+LumoAuditModel *
+lumo_audit_model_new (LumoAuditStore *store)
+{
+  LumoAuditModel *self;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (store), NULL);
+
+  self = g_object_new (LUMO_TYPE_AUDIT_MODEL, NULL);
+  self->store = g_object_ref (store);
+  g_signal_connect (store, "row-added", G_CALLBACK (on_store_row_added_cb), self);
+
+  reset (self);
+
+  return self;
+}
+
+LumoAuditStore *
+lumo_audit_model_get_store (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), NULL);
+
+  return self->store;
+}
+
+void
+lumo_audit_model_set_query (LumoAuditModel *self,
+                            LumoAuditQuery *query)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_MODEL (self));
+
+  if (query != NULL)
+    lumo_audit_query_ref (query);
+  g_clear_pointer (&self->query, lumo_audit_query_unref);
+  self->query = query;
+  self->contiguous = TRUE;
+
+  reset (self);
+}
+
+LumoAuditQuery *
+lumo_audit_model_get_query (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), NULL);
+
+  return self->query;
+}
+
+gboolean
+lumo_audit_model_get_counted (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), FALSE);
+
+  return self->counted;
+}
+
+gboolean
+lumo_audit_model_get_loading (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), FALSE);
+
+  return !self->first_page_done;
+}
+
+const GError *
+lumo_audit_model_get_error (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), NULL);
+
+  return self->error;
+}
+
+void
+lumo_audit_model_set_provider_names (LumoAuditModel *self,
+                                     GHashTable     *names)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_MODEL (self));
+
+  if (names != NULL)
+    g_hash_table_ref (names);
+  g_clear_pointer (&self->provider_names, g_hash_table_unref);
+  self->provider_names = names;
+}
+
+guint64
+lumo_audit_model_get_rows_fetched (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), 0);
+
+  return self->rows_fetched;
+}
+
+guint
+lumo_audit_model_get_pages_fetched (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), 0);
+
+  return self->pages_fetched;
+}
+
+guint
+lumo_audit_model_get_pages_cached (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), 0);
+
+  return g_hash_table_size (self->pages);
+}

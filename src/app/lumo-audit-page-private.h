@@ -1,0 +1,63 @@
+/* lumo-audit-page-private.h — what the Audit page's files share
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "lumo-audit-detail.h"
+#include "lumo-audit-page.h"
+
+G_BEGIN_DECLS
+
+struct _LumoAuditPage
+{
+  AdwBin                 parent_instance;
+
+  /* Template widgets */
+  GtkSearchEntry        *search_entry;
+  GtkDropDown           *filter_dropdown;
+  GtkLabel              *status_label;
+  GtkRevealer           *job_revealer;
+  GtkLabel              *job_label;
+  GtkProgressBar        *job_progress;
+  AdwFlap               *flap;
+  GtkStack              *results_stack;
+  GtkColumnView         *column_view;
+  AdwStatusPage         *empty_page;
+  LumoAuditDetail       *detail;
+
+  /* Owned */
+  LumoBackend           *backend;
+  LumoAuditModel        *model;
+  GtkSingleSelection    *selection;
+  GHashTable            *provider_names;   /* provider ID → display name */
+  char                  *query_error;
+  gboolean               short_text;       /* fewer than 3 characters typed */
+
+  /* The running export or verification, if any */
+  GCancellable          *job_cancellable;
+  guint                  job_timer;
+  gint                   job_done;         /* atomic: set by the worker */
+  gint                   job_total;        /* atomic; 0 = not known */
+
+  /* The latest verification */
+  gboolean               verified;
+  gboolean               verify_ok;
+  LumoAuditVerifyReport  verify_report;
+};
+
+/* lumo-audit-page-jobs.c */
+void lumo_audit_page_export_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *param);
+void lumo_audit_page_verify_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *param);
+void lumo_audit_page_cancel_job    (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *param);
+/* lumo-audit-page.c */
+void lumo_audit_page_show_row      (LumoAuditPage *self,
+                                    LumoAuditRow  *row);
+
+G_END_DECLS

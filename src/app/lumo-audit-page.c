@@ -1,0 +1,397 @@
+/* lumo-audit-page.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-audit-page"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "lumo-audit-page-private.h"
+#include "lumo-backend.h"
+#include "lumo-policy.h"
+
+/* Searching as you type starts at this many characters (the trigram index
+ * needs three); Enter searches any text. */
+#define SEARCH_MIN_CHARS 3
+
+G_DEFINE_FINAL_TYPE (LumoAuditPage, lumo_audit_page, ADW_TYPE_BIN)
+
+/* The terms the result filter adds to the search text, in the order of the
+ * drop-down's items. */
+static const char * const filter_terms[] = { NULL, "result:ok", "result:error", "result:denied", "result:pending" };
+
+static void
+update_status (LumoAuditPage *self)
+{
+  g_autofree char *text = NULL;
+  LumoAuditQuery *query;
+  guint n;
+
+  if (self->model == NULL)
+    return;
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->model));
+  query = lumo_audit_model_get_query (self->model);
+
+  if (self->query_error != NULL)
+    text = g_strdup (self->query_error);
+  else if (lumo_audit_model_get_error (self->model) != NULL)
+    /* Translators: %s says why the log could not be read. */
+    text = g_strdup_printf (_("The log cannot be read: %s"), lumo_audit_model_get_error (self->model)->message);
+  else if (lumo_audit_model_get_loading (self->model))
+    text = g_strdup (_("Loading…"));
+  else if (!lumo_audit_model_get_counted (self->model))
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u entry so far, counting…",
+                                         "%'u entries so far, counting…", n), n);
+  else
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%'u entry", "%'u entries", n), n);
+
+  if (self->short_text && self->query_error == NULL)
+    {
+      g_autofree char *base = g_steal_pointer (&text);
+
+      /* Translators: shown after the row count while fewer than three characters are typed. */
+      text = g_strdup_printf (_("%s · Type at least 3 characters to search, or press Enter"), base);
+    }
+  else if (query != NULL && lumo_audit_query_uses_scan (query) && self->query_error == NULL)
+    {
+      g_autofree char *base = g_steal_pointer (&text);
+
+      text = g_strdup_printf (_("%s · Words shorter than 3 characters read every entry, which is slower"), base);
+    }
+
+  gtk_label_set_text (self->status_label, text);
+
+  if (self->query_error != NULL)
+    gtk_widget_add_css_class (GTK_WIDGET (self->status_label), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->status_label), "error");
+
+  if (!lumo_audit_model_get_loading (self->model) && n == 0)
+    {
+      gboolean filtered = query != NULL && !lumo_audit_query_is_empty (query);
+
+      adw_status_page_set_title (self->empty_page, filtered ? _("No Results") : _("No Entries"));
+      adw_status_page_set_description (self->empty_page,
+                                       filtered ? _("No entry matches the search. Filters combine: every one must match.")
+                                                : _("Every write an agent attempts is recorded here, allowed or not, with a hash that chains it to the entry before."));
+      gtk_stack_set_visible_child_name (self->results_stack, "empty");
+    }
+  else
+    gtk_stack_set_visible_child_name (self->results_stack, "rows");
+}
+
+static char *
+search_text (LumoAuditPage *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  guint filter = gtk_drop_down_get_selected (self->filter_dropdown);
+
+  if (filter < G_N_ELEMENTS (filter_terms) && filter_terms[filter] != NULL)
+    return g_strdup_printf ("%s %s", text, filter_terms[filter]);
+  return g_strdup (text);
+}
+
+gboolean
+lumo_audit_page_search_now (LumoAuditPage *self)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(LumoAuditQuery) query = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), FALSE);
+
+  if (self->model == NULL)
+    return FALSE;
+
+  text = search_text (self);
+  self->short_text = FALSE;
+  g_clear_pointer (&self->query_error, g_free);
+
+  if (!(query = lumo_audit_query_parse (text, 0, &error)))
+    {
+      /* The rows of the last good search stay. */
+      self->query_error = g_strdup (error->message);
+      gtk_widget_add_css_class (GTK_WIDGET (self->search_entry), "error");
+      update_status (self);
+      return FALSE;
+    }
+
+  gtk_widget_remove_css_class (GTK_WIDGET (self->search_entry), "error");
+  lumo_audit_model_set_query (self->model, lumo_audit_query_is_empty (query) ? NULL : query);
+  update_status (self);
+  return TRUE;
+}
+
+static void
+on_search_changed_cb (LumoAuditPage *self)
+{
+  g_autofree char *text = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->search_entry))));
+  glong len = g_utf8_strlen (text, -1);
+
+  if (len > 0 && len < SEARCH_MIN_CHARS)
+    {
+      self->short_text = TRUE;
+      update_status (self);
+      return;
+    }
+
+  lumo_audit_page_search_now (self);
+}
+
+static void
+on_search_activate_cb (LumoAuditPage *self)
+{
+  lumo_audit_page_search_now (self);
+}
+
+static void
+on_filter_selected_cb (GtkDropDown   *dropdown,
+                       GParamSpec    *pspec,
+                       LumoAuditPage *self)
+{
+  lumo_audit_page_search_now (self);
+}
+
+static GStrv
+outcome_css_classes (GtkListItem *item,
+                     gboolean     denied)
+{
+  const char *classes[] = { "error", NULL };
+
+  return denied ? g_strdupv ((char **) classes) : NULL;
+}
+
+/* ---- detail ------------------------------------------------------------- */
+
+void
+lumo_audit_page_show_row (LumoAuditPage *self,
+                          LumoAuditRow  *row)
+{
+  const char *title = NULL;
+
+  if (row != NULL && self->provider_names != NULL)
+    title = g_hash_table_lookup (self->provider_names, lumo_audit_row_get_provider_id (row));
+
+  lumo_audit_detail_set_row (self->detail, row, title,
+                             self->verified ? &self->verify_report : NULL, self->verify_ok);
+}
+
+static void
+on_selected_row_notify_cb (LumoAuditItem *item,
+                           GParamSpec    *pspec,
+                           LumoAuditPage *self)
+{
+  if (gtk_single_selection_get_selected_item (self->selection) == (gpointer) item)
+    lumo_audit_page_show_row (self, lumo_audit_item_get_row (item));
+}
+
+static void
+on_selection_changed_cb (GtkSingleSelection *selection,
+                         GParamSpec         *pspec,
+                         LumoAuditPage      *self)
+{
+  LumoAuditItem *item = gtk_single_selection_get_selected_item (selection);
+
+  if (item == NULL)
+    {
+      lumo_audit_page_show_row (self, NULL);
+      return;
+    }
+
+  /* A placeholder fills in when its page arrives. */
+  g_signal_connect_object (item, "notify::row", G_CALLBACK (on_selected_row_notify_cb), self, 0);
+  lumo_audit_page_show_row (self, lumo_audit_item_get_row (item));
+  if (!adw_flap_get_folded (self->flap))
+    adw_flap_set_reveal_flap (self->flap, TRUE);
+}
+
+static void
+on_column_view_activate_cb (LumoAuditPage *self,
+                            guint          position)
+{
+  gtk_single_selection_set_selected (self->selection, position);
+  adw_flap_set_reveal_flap (self->flap, TRUE);
+}
+
+static void
+close_detail_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *param)
+{
+  LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
+
+  adw_flap_set_reveal_flap (self->flap, FALSE);
+}
+
+/* ---- providers' names --------------------------------------------------- */
+
+static void
+reload_provider_names (LumoAuditPage *self)
+{
+  g_autoptr(GPtrArray) providers = lumo_policy_list_providers (lumo_backend_get_policy (self->backend), NULL);
+
+  g_hash_table_remove_all (self->provider_names);
+  for (guint i = 0; providers != NULL && i < providers->len; i++)
+    {
+      const LumoProviderInfo *info = g_ptr_array_index (providers, i);
+      const char *name = info->display_name != NULL && *info->display_name != '\0'
+                         ? info->display_name : info->namespace_;
+
+      if (name != NULL && *name != '\0')
+        g_hash_table_insert (self->provider_names, g_strdup (info->id), g_strdup (name));
+    }
+}
+
+static void
+on_provider_changed_cb (LumoPolicy    *policy,
+                        const char    *provider_id,
+                        LumoAuditPage *self)
+{
+  reload_provider_names (self);
+}
+
+/* ---- GObject ------------------------------------------------------------ */
+
+static void
+on_model_changed_cb (LumoAuditPage *self)
+{
+  update_status (self);
+}
+
+static void
+lumo_audit_page_dispose (GObject *object)
+{
+  LumoAuditPage *self = (LumoAuditPage *)object;
+
+  if (self->job_cancellable != NULL)
+    g_cancellable_cancel (self->job_cancellable);
+  g_clear_handle_id (&self->job_timer, g_source_remove);
+  if (self->column_view != NULL)
+    gtk_column_view_set_model (self->column_view, NULL);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->model);
+  g_clear_object (&self->backend);
+  g_clear_object (&self->job_cancellable);
+
+  G_OBJECT_CLASS (lumo_audit_page_parent_class)->dispose (object);
+}
+
+static void
+lumo_audit_page_finalize (GObject *object)
+{
+  LumoAuditPage *self = (LumoAuditPage *)object;
+
+  g_clear_pointer (&self->provider_names, g_hash_table_unref);
+  g_clear_pointer (&self->query_error, g_free);
+
+  G_OBJECT_CLASS (lumo_audit_page_parent_class)->finalize (object);
+}
+
+static void
+lumo_audit_page_class_init (LumoAuditPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = lumo_audit_page_dispose;
+  object_class->finalize = lumo_audit_page_finalize;
+
+  /* The list item templates of the columns name these types. */
+  g_type_ensure (LUMO_TYPE_AUDIT_ITEM);
+  g_type_ensure (LUMO_TYPE_AUDIT_DETAIL);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-audit-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, filter_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, status_label);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, job_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, job_label);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, job_progress);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, flap);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, results_stack);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, column_view);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, empty_page);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, detail);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_search_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_column_view_activate_cb);
+  gtk_widget_class_bind_template_callback (widget_class, outcome_css_classes);
+
+  gtk_widget_class_install_action (widget_class, "audit.export", "s", lumo_audit_page_export_action);
+  gtk_widget_class_install_action (widget_class, "audit.verify", NULL, lumo_audit_page_verify_action);
+  gtk_widget_class_install_action (widget_class, "audit.cancel-job", NULL, lumo_audit_page_cancel_job);
+  gtk_widget_class_install_action (widget_class, "audit.close-detail", NULL, close_detail_action);
+}
+
+static void
+lumo_audit_page_init (LumoAuditPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->provider_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_signal_connect (self->filter_dropdown, "notify::selected", G_CALLBACK (on_filter_selected_cb), self);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.cancel-job", FALSE);
+}
+
+void
+lumo_audit_page_set_backend (LumoAuditPage *self,
+                             LumoBackend   *backend)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
+  g_return_if_fail (LUMO_IS_BACKEND (backend));
+  g_return_if_fail (self->backend == NULL);
+
+  self->backend = g_object_ref (backend);
+  reload_provider_names (self);
+  g_signal_connect_object (lumo_backend_get_policy (backend), "provider-changed",
+                           G_CALLBACK (on_provider_changed_cb), self, 0);
+
+  self->model = lumo_audit_model_new (lumo_backend_get_audit_store (backend));
+  lumo_audit_model_set_provider_names (self->model, self->provider_names);
+  g_signal_connect_object (self->model, "items-changed", G_CALLBACK (on_model_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->model, "notify", G_CALLBACK (on_model_changed_cb), self, G_CONNECT_SWAPPED);
+
+  /* No sort model: the order (newest first) and every filter are SQL. */
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->model)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  g_signal_connect (self->selection, "notify::selected-item", G_CALLBACK (on_selection_changed_cb), self);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+
+  update_status (self);
+}
+
+LumoAuditModel *
+lumo_audit_page_get_model (LumoAuditPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), NULL);
+
+  return self->model;
+}
+
+GtkEditable *
+lumo_audit_page_get_search_entry (LumoAuditPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), NULL);
+
+  return GTK_EDITABLE (self->search_entry);
+}
+
+void
+lumo_audit_page_focus_search (LumoAuditPage *self)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
+
+  gtk_widget_grab_focus (GTK_WIDGET (self->search_entry));
+}
+
+const char *
+lumo_audit_page_get_status (LumoAuditPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), NULL);
+
+  return gtk_label_get_text (self->status_label);
+}

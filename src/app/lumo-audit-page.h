@@ -1,0 +1,60 @@
+/* lumo-audit-page.h — the Audit page: search, read, export, verify
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoAuditPage owns the audit viewer: a GtkColumnView over LumoAuditModel
+ * (paged from SQLite, so a million rows open at once), the search entry
+ * with the core's query language (searching as you type from three
+ * characters; filtering and order happen in SQL), a result filter, the
+ * detail pane of one row, export of the current result to CSV or JSON
+ * Lines and "Verify Log". Export and verification run in a thread, show
+ * progress and can be cancelled.
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "lumo-audit-model.h"
+#include "lumo-types.h"
+
+G_BEGIN_DECLS
+
+#define LUMO_TYPE_AUDIT_PAGE (lumo_audit_page_get_type ())
+G_DECLARE_FINAL_TYPE (LumoAuditPage, lumo_audit_page, LUMO, AUDIT_PAGE, AdwBin)
+
+void            lumo_audit_page_set_backend      (LumoAuditPage         *self,
+                                                  LumoBackend           *backend);
+LumoAuditModel *lumo_audit_page_get_model        (LumoAuditPage         *self);
+GtkEditable    *lumo_audit_page_get_search_entry (LumoAuditPage         *self);
+/* Runs the search in the entry now (what Enter does). FALSE, with the
+ * parse error shown under the entry, if it does not parse. */
+gboolean        lumo_audit_page_search_now       (LumoAuditPage         *self);
+/* Moves the keyboard focus to the search entry. */
+void            lumo_audit_page_focus_search     (LumoAuditPage         *self);
+/* The status line under the search ("1,024 entries", a parse error, …). */
+const char     *lumo_audit_page_get_status       (LumoAuditPage         *self);
+
+/* Writes the rows of the current search to @file (replacing it only once
+ * the export is complete), in a thread; progress shows on the page. */
+void            lumo_audit_page_export_async     (LumoAuditPage         *self,
+                                                  GFile                 *file,
+                                                  LumoAuditExportFormat  format,
+                                                  GCancellable          *cancellable,
+                                                  GAsyncReadyCallback    callback,
+                                                  gpointer               user_data);
+gboolean        lumo_audit_page_export_finish    (LumoAuditPage         *self,
+                                                  GAsyncResult          *result,
+                                                  GError               **error);
+/* Checks the hash chain of the whole log in a thread. FALSE with
+ * LUMO_ERROR_CHAIN_BROKEN (the message names the first broken row) when it
+ * does not verify; @report (may be NULL) is filled either way. */
+void            lumo_audit_page_verify_async     (LumoAuditPage         *self,
+                                                  GCancellable          *cancellable,
+                                                  GAsyncReadyCallback    callback,
+                                                  gpointer               user_data);
+gboolean        lumo_audit_page_verify_finish    (LumoAuditPage         *self,
+                                                  GAsyncResult          *result,
+                                                  LumoAuditVerifyReport *report,
+                                                  GError               **error);
+
+G_END_DECLS

@@ -1,0 +1,370 @@
+/* lumo-notifier.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-notifier"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+#include <string.h>
+
+#include "lumo-backend.h"
+#include "lumo-format.h"
+#include "lumo-notifier.h"
+#include "lumo-policy.h"
+#include "lumo-review-queue.h"
+#include "lumo-window.h"
+
+struct _LumoNotifier
+{
+  GObject          parent_instance;
+
+  GtkApplication  *application;   /* weak: the application owns us */
+  LumoBackend     *backend;
+  GHashTable      *shown;         /* notification IDs sent and not withdrawn */
+  guint            n_sent;
+  guint            n_withdrawn;
+};
+
+G_DEFINE_FINAL_TYPE (LumoNotifier, lumo_notifier, G_TYPE_OBJECT)
+
+char *
+lumo_notifier_caller_id (const char *provider_id,
+                         const char *caller_id)
+{
+  return g_strdup_printf ("caller-%s-%s", provider_id, caller_id);
+}
+
+char *
+lumo_notifier_review_id (const char *request_id)
+{
+  return g_strdup_printf ("review-%s", request_id);
+}
+
+/* Someone is looking at a Lumo Access window right now. */
+static gboolean
+window_is_active (LumoNotifier *self)
+{
+  for (GList *l = gtk_application_get_windows (self->application); l != NULL; l = l->next)
+    if (LUMO_IS_WINDOW (l->data) && gtk_widget_get_visible (l->data) && gtk_window_is_active (l->data))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+send (LumoNotifier  *self,
+      const char    *id,
+      GNotification *notification)
+{
+  g_application_send_notification (G_APPLICATION (self->application), id, notification);
+  g_hash_table_add (self->shown, g_strdup (id));
+  self->n_sent++;
+}
+
+static void
+withdraw (LumoNotifier *self,
+          const char   *id)
+{
+  if (!g_hash_table_remove (self->shown, id))
+    return;
+  g_application_withdraw_notification (G_APPLICATION (self->application), id);
+  self->n_withdrawn++;
+}
+
+static char *
+provider_title (LumoNotifier *self,
+                const char   *provider_id)
+{
+  g_autoptr(LumoProviderInfo) info =
+    lumo_policy_get_provider (lumo_backend_get_policy (self->backend), provider_id, NULL);
+
+  if (info != NULL && info->display_name != NULL && *info->display_name != '\0')
+    return g_strdup (info->display_name);
+  if (info != NULL && info->namespace_ != NULL && *info->namespace_ != '\0')
+    return g_strdup (info->namespace_);
+  return g_strdup (provider_id);
+}
+
+static void
+on_caller_pending_cb (LumoPolicy   *policy,
+                      const char   *provider_id,
+                      const char   *caller_id,
+                      LumoNotifier *self)
+{
+  g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (policy, provider_id, caller_id, NULL);
+  g_autoptr(GNotification) notification = NULL;
+  g_autofree char *id = lumo_notifier_caller_id (provider_id, caller_id);
+  g_autofree char *provider = provider_title (self, provider_id);
+  g_autofree char *body = NULL;
+  const char *name;
+
+  if (info == NULL || info->state != LUMO_CALLER_STATE_PENDING || window_is_active (self))
+    return;
+
+  name = info->display_name != NULL && *info->display_name != '\0' ? info->display_name : _("An agent");
+  /* Translators: "“Foo Agent” (ID) wants to use Lumo Userscripts." */
+  body = g_strdup_printf (_("“%s” (%s) wants to use %s. Approve it only if you installed it yourself."),
+                          name, caller_id, provider);
+
+  notification = g_notification_new (_("An Agent Asks for Access"));
+  g_notification_set_body (notification, body);
+  g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
+  g_notification_set_default_action (notification, "app.show-requests");
+  g_notification_add_button_with_target (notification, _("Deny"), "app.deny-caller",
+                                         "(ss)", provider_id, caller_id);
+  g_notification_add_button_with_target (notification, _("Approve"), "app.approve-caller",
+                                         "(ss)", provider_id, caller_id);
+  g_notification_add_button (notification, _("Open"), "app.show-requests");
+
+  send (self, id, notification);
+}
+
+static void
+on_caller_changed_cb (LumoPolicy   *policy,
+                      const char   *provider_id,
+                      const char   *caller_id,
+                      LumoNotifier *self)
+{
+  g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (policy, provider_id, caller_id, NULL);
+  g_autofree char *id = lumo_notifier_caller_id (provider_id, caller_id);
+
+  if (info == NULL || info->state != LUMO_CALLER_STATE_PENDING)
+    withdraw (self, id);
+}
+
+static void
+notify_review (LumoNotifier      *self,
+               LumoReviewRequest *request)
+{
+  g_autoptr(GNotification) notification = NULL;
+  g_autofree char *id = lumo_notifier_review_id (lumo_review_request_get_id (request));
+  LumoReviewQueue *queue = lumo_backend_get_review_queue (self->backend);
+  g_autofree char *left = lumo_format_duration (lumo_review_request_get_deadline (request) -
+                                                lumo_review_queue_now (queue));
+  g_autofree char *body = NULL;
+  const char *name = lumo_review_request_get_caller_name (request);
+
+  if (name == NULL || *name == '\0')
+    name = lumo_review_request_get_caller_id (request);
+
+  /* Translators: "Foo Agent wants to run userscripts.install_script. It is rejected in 45 s unless you approve it." */
+  body = g_strdup_printf (_("%s wants to run %s. It is rejected in %s unless you approve it."),
+                          name, lumo_review_request_get_tool (request), left);
+
+  notification = g_notification_new (_("A Write Waits for Review"));
+  g_notification_set_body (notification, body);
+  g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
+  g_notification_set_default_action (notification, "app.show-requests");
+  g_notification_add_button_with_target (notification, _("Reject"), "app.reject-review",
+                                         "s", lumo_review_request_get_id (request));
+  g_notification_add_button_with_target (notification, _("Approve"), "app.approve-review",
+                                         "s", lumo_review_request_get_id (request));
+  g_notification_add_button (notification, _("Open"), "app.show-requests");
+
+  send (self, id, notification);
+}
+
+static void
+on_reviews_changed_cb (GListModel   *model,
+                       guint         position,
+                       guint         removed,
+                       guint         added,
+                       LumoNotifier *self)
+{
+  LumoReviewQueue *queue = LUMO_REVIEW_QUEUE (model);
+  g_autoptr(GPtrArray) gone = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  const char *id;
+
+  /* Decided, timed out or cancelled: the notification goes. */
+  g_hash_table_iter_init (&iter, self->shown);
+  while (g_hash_table_iter_next (&iter, (gpointer *)&id, NULL))
+    if (g_str_has_prefix (id, "review-") && lumo_review_queue_lookup (queue, id + strlen ("review-")) == NULL)
+      g_ptr_array_add (gone, g_strdup (id));
+  for (guint i = 0; i < gone->len; i++)
+    withdraw (self, g_ptr_array_index (gone, i));
+
+  if (added == 0 || window_is_active (self))
+    return;
+
+  for (guint i = position; i < position + added; i++)
+    {
+      g_autoptr(LumoReviewRequest) request = g_list_model_get_item (model, i);
+
+      if (request != NULL)
+        notify_review (self, request);
+    }
+}
+
+/* ---- application actions ------------------------------------------------ */
+
+static void
+report_error (LumoNotifier *self,
+              const char   *what,
+              GError       *error)
+{
+  g_autoptr(GNotification) notification = g_notification_new (what);
+
+  g_warning ("%s: %s", what, error->message);
+  g_notification_set_body (notification, error->message);
+  g_notification_set_default_action (notification, "app.show-requests");
+  g_application_send_notification (G_APPLICATION (self->application), "error", notification);
+}
+
+static void
+decide_caller_cb (GSimpleAction *action,
+                  GVariant      *param,
+                  gpointer       user_data)
+{
+  LumoNotifier *self = user_data;
+  gboolean allow = g_str_equal (g_action_get_name (G_ACTION (action)), "approve-caller");
+  g_autoptr(GError) error = NULL;
+  const char *provider_id, *caller_id;
+  LumoPolicy *policy = lumo_backend_get_policy (self->backend);
+  gboolean ok;
+
+  g_variant_get (param, "(&s&s)", &provider_id, &caller_id);
+  if (allow)
+    ok = lumo_policy_allow_caller (policy, provider_id, caller_id, LUMO_POLICY_ORIGIN_UI, &error);
+  else
+    ok = lumo_policy_deny_caller (policy, provider_id, caller_id, LUMO_POLICY_ORIGIN_UI, &error);
+
+  if (!ok)
+    report_error (self, allow ? _("Could not approve the agent") : _("Could not deny the agent"), error);
+}
+
+static void
+decide_review_cb (GSimpleAction *action,
+                  GVariant      *param,
+                  gpointer       user_data)
+{
+  LumoNotifier *self = user_data;
+  gboolean approve = g_str_equal (g_action_get_name (G_ACTION (action)), "approve-review");
+  g_autoptr(GError) error = NULL;
+
+  if (!lumo_review_queue_decide (lumo_backend_get_review_queue (self->backend),
+                                 g_variant_get_string (param, NULL), approve, &error))
+    report_error (self, _("The write is no longer waiting"), error);
+}
+
+static void
+show_requests_cb (GSimpleAction *action,
+                  GVariant      *param,
+                  gpointer       user_data)
+{
+  LumoNotifier *self = user_data;
+  GtkWindow *window;
+
+  g_application_activate (G_APPLICATION (self->application));
+  window = gtk_application_get_active_window (self->application);
+  if (LUMO_IS_WINDOW (window))
+    {
+      lumo_window_set_page (LUMO_WINDOW (window), "requests");
+      gtk_window_present (window);
+    }
+}
+
+static const GActionEntry app_actions[] = {
+  { "approve-caller", decide_caller_cb, "(ss)" },
+  { "deny-caller", decide_caller_cb, "(ss)" },
+  { "approve-review", decide_review_cb, "s" },
+  { "reject-review", decide_review_cb, "s" },
+  { "show-requests", show_requests_cb },
+};
+
+/* ---- GObject ------------------------------------------------------------ */
+
+static void
+lumo_notifier_dispose (GObject *object)
+{
+  LumoNotifier *self = (LumoNotifier *)object;
+
+  if (self->application != NULL)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (app_actions); i++)
+        g_action_map_remove_action (G_ACTION_MAP (self->application), app_actions[i].name);
+      g_object_remove_weak_pointer (G_OBJECT (self->application), (gpointer *)&self->application);
+      self->application = NULL;
+    }
+  g_clear_object (&self->backend);
+
+  G_OBJECT_CLASS (lumo_notifier_parent_class)->dispose (object);
+}
+
+static void
+lumo_notifier_finalize (GObject *object)
+{
+  LumoNotifier *self = (LumoNotifier *)object;
+
+  g_clear_pointer (&self->shown, g_hash_table_unref);
+
+  G_OBJECT_CLASS (lumo_notifier_parent_class)->finalize (object);
+}
+
+static void
+lumo_notifier_class_init (LumoNotifierClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = lumo_notifier_dispose;
+  object_class->finalize = lumo_notifier_finalize;
+}
+
+static void
+lumo_notifier_init (LumoNotifier *self)
+{
+  self->shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+LumoNotifier *
+lumo_notifier_new (GtkApplication *application,
+                   LumoBackend    *backend)
+{
+  LumoNotifier *self;
+
+  g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
+  g_return_val_if_fail (LUMO_IS_BACKEND (backend), NULL);
+
+  self = g_object_new (LUMO_TYPE_NOTIFIER, NULL);
+  self->application = application;
+  g_object_add_weak_pointer (G_OBJECT (application), (gpointer *)&self->application);
+  self->backend = g_object_ref (backend);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (application), app_actions,
+                                   G_N_ELEMENTS (app_actions), self);
+
+  g_signal_connect_object (lumo_backend_get_policy (backend), "caller-pending",
+                           G_CALLBACK (on_caller_pending_cb), self, 0);
+  g_signal_connect_object (lumo_backend_get_policy (backend), "caller-changed",
+                           G_CALLBACK (on_caller_changed_cb), self, 0);
+  g_signal_connect_object (lumo_backend_get_review_queue (backend), "items-changed",
+                           G_CALLBACK (on_reviews_changed_cb), self, 0);
+
+  return self;
+}
+
+void
+lumo_notifier_install (GtkApplication *application,
+                       LumoBackend    *backend)
+{
+  g_return_if_fail (GTK_IS_APPLICATION (application));
+  g_return_if_fail (LUMO_IS_BACKEND (backend));
+
+  g_object_set_data_full (G_OBJECT (application), "lumo-notifier",
+                          lumo_notifier_new (application, backend), g_object_unref);
+}
+
+guint
+lumo_notifier_get_n_sent (LumoNotifier *self)
+{
+  g_return_val_if_fail (LUMO_IS_NOTIFIER (self), 0);
+  return self->n_sent;
+}
+
+guint
+lumo_notifier_get_n_withdrawn (LumoNotifier *self)
+{
+  g_return_val_if_fail (LUMO_IS_NOTIFIER (self), 0);
+  return self->n_withdrawn;
+}

@@ -1,0 +1,40 @@
+/* lumo-notifier.h — desktop notifications for what waits while no one looks
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoNotifier owns the GNotifications of the app: a new pending agent or a
+ * write waiting for review, while no Lumo Access window is active (hidden,
+ * in the background, or none at all in service mode), is announced with
+ * Approve / Deny (Reject) buttons that work without opening the window,
+ * and Open. The notification is withdrawn once the request is decided,
+ * wherever that happened. The buttons call application actions
+ * (app.approve-caller, app.deny-caller, app.approve-review,
+ * app.reject-review, app.show-requests) that this object adds, and which
+ * edit the policy and the review queue exactly as the window does.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lumo-types.h"
+
+G_BEGIN_DECLS
+
+#define LUMO_TYPE_NOTIFIER (lumo_notifier_get_type ())
+G_DECLARE_FINAL_TYPE (LumoNotifier, lumo_notifier, LUMO, NOTIFIER, GObject)
+
+LumoNotifier *lumo_notifier_new        (GtkApplication *application,
+                                        LumoBackend    *backend);
+/* Creates a notifier that lives as long as @application (the app calls
+ * this once its backend exists). */
+void          lumo_notifier_install    (GtkApplication *application,
+                                        LumoBackend    *backend);
+/* Notifications sent and withdrawn so far (tests). */
+guint         lumo_notifier_get_n_sent      (LumoNotifier *self);
+guint         lumo_notifier_get_n_withdrawn (LumoNotifier *self);
+/* The ID of the notification of a pending agent / a review. */
+char         *lumo_notifier_caller_id  (const char     *provider_id,
+                                        const char     *caller_id);
+char         *lumo_notifier_review_id  (const char     *request_id);
+
+G_END_DECLS

@@ -1,0 +1,430 @@
+/* lumo-requests-page.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-requests-page"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "lumo-backend.h"
+#include "lumo-caller-row.h"
+#include "lumo-policy.h"
+#include "lumo-requests-page.h"
+#include "lumo-review-queue.h"
+#include "lumo-review-row.h"
+#include "lumo-ui-util.h"
+
+struct _LumoRequestsPage
+{
+  AdwBin           parent_instance;
+
+  /* Template widgets */
+  GtkStack        *stack;
+  GtkWidget       *callers_box;
+  GtkListBox      *callers_list;
+  GtkWidget       *bulk_box;
+  GtkWidget       *reviews_box;
+  GtkListBox      *reviews_list;
+
+  /* Owned */
+  LumoBackend     *backend;
+  LumoCallerModel *pending;
+  GHashTable      *checked;        /* "provider/caller" of the checked rows */
+  guint            countdown_id;
+};
+
+G_DEFINE_FINAL_TYPE (LumoRequestsPage, lumo_requests_page, ADW_TYPE_BIN)
+
+enum {
+  PROP_0,
+  PROP_N_WAITING,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static char *
+caller_key (const char *provider_id,
+            const char *caller_id)
+{
+  return g_strconcat (provider_id, "/", caller_id, NULL);
+}
+
+static LumoPolicy *
+get_policy (LumoRequestsPage *self)
+{
+  return self->backend != NULL ? lumo_backend_get_policy (self->backend) : NULL;
+}
+
+static GListModel *
+get_reviews (LumoRequestsPage *self)
+{
+  return self->backend != NULL ? G_LIST_MODEL (lumo_backend_get_review_queue (self->backend)) : NULL;
+}
+
+static void
+update_bulk_actions (LumoRequestsPage *self)
+{
+  gboolean any = g_hash_table_size (self->checked) > 0;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "requests.approve-selected", any);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "requests.deny-selected", any);
+}
+
+static gboolean
+on_countdown_cb (gpointer user_data)
+{
+  LumoRequestsPage *self = user_data;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->reviews_list));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (LUMO_IS_REVIEW_ROW (child))
+      lumo_review_row_update (LUMO_REVIEW_ROW (child));
+
+  return G_SOURCE_CONTINUE;
+}
+
+/* Shows the right parts and keeps the countdown ticking only while a
+ * review waits. */
+static void
+update_state (LumoRequestsPage *self)
+{
+  guint n_callers = self->pending ? g_list_model_get_n_items (G_LIST_MODEL (self->pending)) : 0;
+  GListModel *reviews = get_reviews (self);
+  guint n_reviews = reviews ? g_list_model_get_n_items (reviews) : 0;
+
+  gtk_widget_set_visible (self->callers_box, n_callers > 0);
+  gtk_widget_set_visible (self->bulk_box, n_callers > 1);
+  gtk_widget_set_visible (self->reviews_box, n_reviews > 0);
+  gtk_stack_set_visible_child_name (self->stack, n_callers + n_reviews > 0 ? "list" : "empty");
+
+  if (n_reviews > 0 && self->countdown_id == 0)
+    {
+      self->countdown_id = g_timeout_add_seconds (1, on_countdown_cb, self);
+      g_source_set_name_by_id (self->countdown_id, "[lumo] review countdown");
+    }
+  else if (n_reviews == 0)
+    g_clear_handle_id (&self->countdown_id, g_source_remove);
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_WAITING]);
+}
+
+static void
+on_pending_items_changed_cb (GListModel       *model,
+                             guint             position,
+                             guint             removed,
+                             guint             added,
+                             LumoRequestsPage *self)
+{
+  GHashTableIter iter;
+  const char *key;
+
+  /* A caller that was decided (here, by the CLI, by a notification) is no
+   * longer part of a selection. */
+  g_hash_table_iter_init (&iter, self->checked);
+  while (g_hash_table_iter_next (&iter, (gpointer *)&key, NULL))
+    {
+      g_auto(GStrv) parts = g_strsplit (key, "/", 2);
+
+      if (lumo_caller_model_find (self->pending, parts[0], parts[1]) == NULL)
+        g_hash_table_iter_remove (&iter);
+    }
+
+  update_bulk_actions (self);
+  update_state (self);
+}
+
+static void
+on_reviews_items_changed_cb (GListModel       *model,
+                             guint             position,
+                             guint             removed,
+                             guint             added,
+                             LumoRequestsPage *self)
+{
+  update_state (self);
+}
+
+static void
+on_row_checked_cb (LumoCallerRow    *row,
+                   GParamSpec       *pspec,
+                   LumoRequestsPage *self)
+{
+  LumoCallerItem *item = lumo_caller_row_get_item (row);
+  char *key = caller_key (lumo_caller_item_get_provider_id (item), lumo_caller_item_get_caller_id (item));
+
+  if (lumo_caller_row_get_checked (row))
+    g_hash_table_add (self->checked, key);
+  else
+    {
+      g_hash_table_remove (self->checked, key);
+      g_free (key);
+    }
+
+  update_bulk_actions (self);
+}
+
+static GtkWidget *
+create_caller_row_cb (gpointer item,
+                      gpointer user_data)
+{
+  LumoRequestsPage *self = user_data;
+  LumoCallerItem *caller = item;
+  g_autoptr(LumoProviderInfo) provider = NULL;
+  g_autofree char *key = NULL;
+  const char *provider_title = NULL;
+  GtkWidget *row;
+
+  provider = lumo_policy_get_provider (get_policy (self), lumo_caller_item_get_provider_id (caller), NULL);
+  if (provider != NULL)
+    provider_title = provider->display_name != NULL && *provider->display_name != '\0'
+                     ? provider->display_name : provider->namespace_;
+
+  row = lumo_caller_row_new (caller, provider_title);
+  key = caller_key (lumo_caller_item_get_provider_id (caller), lumo_caller_item_get_caller_id (caller));
+  lumo_caller_row_set_checked (LUMO_CALLER_ROW (row), g_hash_table_contains (self->checked, key));
+  g_signal_connect_object (row, "notify::checked", G_CALLBACK (on_row_checked_cb), self, 0);
+
+  return row;
+}
+
+static GtkWidget *
+create_review_row_cb (gpointer item,
+                      gpointer user_data)
+{
+  LumoRequestsPage *self = user_data;
+
+  return lumo_review_row_new (item, lumo_backend_get_review_queue (self->backend));
+}
+
+/* ---- actions ------------------------------------------------------------ */
+
+static gboolean
+decide_caller (LumoRequestsPage *self,
+               const char       *provider_id,
+               const char       *caller_id,
+               gboolean          allow)
+{
+  g_autoptr(GError) error = NULL;
+  LumoPolicy *policy = get_policy (self);
+  gboolean ok;
+
+  if (policy == NULL)
+    return FALSE;
+
+  if (allow)
+    ok = lumo_policy_allow_caller (policy, provider_id, caller_id, LUMO_POLICY_ORIGIN_UI, &error);
+  else
+    ok = lumo_policy_deny_caller (policy, provider_id, caller_id, LUMO_POLICY_ORIGIN_UI, &error);
+
+  if (!ok)
+    lumo_ui_show_error (GTK_WIDGET (self),
+                        allow ? _("Could not approve the agent") : _("Could not deny the agent"),
+                        error);
+  return ok;
+}
+
+static void
+decide_caller_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  LumoRequestsPage *self = LUMO_REQUESTS_PAGE (widget);
+  const char *provider_id;
+  const char *caller_id;
+
+  g_variant_get (param, "(&s&s)", &provider_id, &caller_id);
+  decide_caller (self, provider_id, caller_id, g_str_equal (action_name, "requests.approve-caller"));
+}
+
+static void
+decide_selected_action (GtkWidget  *widget,
+                        const char *action_name,
+                        GVariant   *param)
+{
+  LumoRequestsPage *self = LUMO_REQUESTS_PAGE (widget);
+  gboolean allow = g_str_equal (action_name, "requests.approve-selected");
+  g_autofree gpointer *keys = NULL;
+  guint n_keys = 0;
+  guint n_done = 0;
+
+  /* A copy: each decision prunes the set through the model. */
+  keys = g_hash_table_get_keys_as_array (self->checked, &n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    keys[i] = g_strdup (keys[i]);
+
+  for (guint i = 0; i < n_keys; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (keys[i], "/", 2);
+
+      if (parts[0] != NULL && parts[1] != NULL && decide_caller (self, parts[0], parts[1], allow))
+        n_done++;
+      g_free (keys[i]);
+    }
+
+  if (n_done > 0)
+    {
+      g_autofree char *text =
+        g_strdup_printf (allow ? g_dngettext (GETTEXT_PACKAGE, "Approved %u agent", "Approved %u agents", n_done)
+                               : g_dngettext (GETTEXT_PACKAGE, "Denied %u agent", "Denied %u agents", n_done),
+                         n_done);
+
+      lumo_ui_show_toast (GTK_WIDGET (self), adw_toast_new (text));
+    }
+}
+
+static void
+decide_review_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *param)
+{
+  LumoRequestsPage *self = LUMO_REQUESTS_PAGE (widget);
+  gboolean approve = g_str_equal (action_name, "requests.approve-review");
+  g_autoptr(GError) error = NULL;
+
+  if (self->backend == NULL)
+    return;
+
+  /* NOT_FOUND: it timed out or its session ended a moment ago. */
+  if (!lumo_review_queue_decide (lumo_backend_get_review_queue (self->backend),
+                                 g_variant_get_string (param, NULL), approve, &error))
+    lumo_ui_show_error (GTK_WIDGET (self), _("The write is no longer waiting"), error);
+}
+
+/* ---- GObject ------------------------------------------------------------ */
+
+static void
+lumo_requests_page_dispose (GObject *object)
+{
+  LumoRequestsPage *self = (LumoRequestsPage *)object;
+
+  g_clear_handle_id (&self->countdown_id, g_source_remove);
+  if (self->callers_list != NULL)
+    gtk_list_box_bind_model (self->callers_list, NULL, NULL, NULL, NULL);
+  if (self->reviews_list != NULL)
+    gtk_list_box_bind_model (self->reviews_list, NULL, NULL, NULL, NULL);
+  if (self->backend != NULL)
+    g_signal_handlers_disconnect_by_data (lumo_backend_get_review_queue (self->backend), self);
+  g_clear_object (&self->pending);
+  g_clear_object (&self->backend);
+
+  G_OBJECT_CLASS (lumo_requests_page_parent_class)->dispose (object);
+}
+
+static void
+lumo_requests_page_finalize (GObject *object)
+{
+  LumoRequestsPage *self = (LumoRequestsPage *)object;
+
+  g_clear_pointer (&self->checked, g_hash_table_unref);
+
+  G_OBJECT_CLASS (lumo_requests_page_parent_class)->finalize (object);
+}
+
+static void
+lumo_requests_page_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  LumoRequestsPage *self = LUMO_REQUESTS_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_N_WAITING:
+      g_value_set_uint (value, lumo_requests_page_get_n_waiting (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lumo_requests_page_class_init (LumoRequestsPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = lumo_requests_page_dispose;
+  object_class->finalize = lumo_requests_page_finalize;
+  object_class->get_property = lumo_requests_page_get_property;
+
+  properties[PROP_N_WAITING] =
+    g_param_spec_uint ("n-waiting", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-requests-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, callers_box);
+  gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, callers_list);
+  gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, bulk_box);
+  gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, reviews_box);
+  gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, reviews_list);
+
+  gtk_widget_class_install_action (widget_class, "requests.approve-caller", "(ss)", decide_caller_action);
+  gtk_widget_class_install_action (widget_class, "requests.deny-caller", "(ss)", decide_caller_action);
+  gtk_widget_class_install_action (widget_class, "requests.approve-selected", NULL, decide_selected_action);
+  gtk_widget_class_install_action (widget_class, "requests.deny-selected", NULL, decide_selected_action);
+  gtk_widget_class_install_action (widget_class, "requests.approve-review", "s", decide_review_action);
+  gtk_widget_class_install_action (widget_class, "requests.reject-review", "s", decide_review_action);
+}
+
+static void
+lumo_requests_page_init (LumoRequestsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->checked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  update_bulk_actions (self);
+  update_state (self);
+}
+
+void
+lumo_requests_page_set_backend (LumoRequestsPage *self,
+                                LumoBackend      *backend)
+{
+  GListModel *reviews;
+
+  g_return_if_fail (LUMO_IS_REQUESTS_PAGE (self));
+  g_return_if_fail (LUMO_IS_BACKEND (backend));
+  g_return_if_fail (self->backend == NULL);
+
+  self->backend = g_object_ref (backend);
+  self->pending = lumo_caller_model_new (lumo_backend_get_policy (backend), NULL,
+                                         LUMO_CALLER_STATE_PENDING);
+  reviews = get_reviews (self);
+
+  gtk_list_box_bind_model (self->callers_list, G_LIST_MODEL (self->pending),
+                           create_caller_row_cb, self, NULL);
+  gtk_list_box_bind_model (self->reviews_list, reviews, create_review_row_cb, self, NULL);
+
+  g_signal_connect_object (self->pending, "items-changed",
+                           G_CALLBACK (on_pending_items_changed_cb), self, 0);
+  g_signal_connect_object (reviews, "items-changed",
+                           G_CALLBACK (on_reviews_items_changed_cb), self, 0);
+
+  update_state (self);
+}
+
+guint
+lumo_requests_page_get_n_waiting (LumoRequestsPage *self)
+{
+  GListModel *reviews;
+
+  g_return_val_if_fail (LUMO_IS_REQUESTS_PAGE (self), 0);
+
+  reviews = get_reviews (self);
+  return (self->pending ? g_list_model_get_n_items (G_LIST_MODEL (self->pending)) : 0) +
+         (reviews ? g_list_model_get_n_items (reviews) : 0);
+}
+
+LumoCallerModel *
+lumo_requests_page_get_pending (LumoRequestsPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_REQUESTS_PAGE (self), NULL);
+
+  return self->pending;
+}

@@ -1,0 +1,31 @@
+/* lumo-requests-page.h — the Requests page: callers and writes that wait
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoRequestsPage owns the approval queue as a person sees it: every
+ * pending caller of every provider (a LumoCallerModel of the policy) with
+ * Approve / Deny, alone or several at once, and below it the writes that
+ * wait for review (the backend's LumoReviewQueue, bound directly) with a
+ * countdown to their timeout. Nothing is modal: requests arrive while the
+ * person works elsewhere in the window. An empty queue says what will
+ * appear here.
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "lumo-caller-model.h"
+#include "lumo-types.h"
+
+G_BEGIN_DECLS
+
+#define LUMO_TYPE_REQUESTS_PAGE (lumo_requests_page_get_type ())
+G_DECLARE_FINAL_TYPE (LumoRequestsPage, lumo_requests_page, LUMO, REQUESTS_PAGE, AdwBin)
+
+void             lumo_requests_page_set_backend   (LumoRequestsPage *self,
+                                                   LumoBackend      *backend);
+/* Pending callers plus reviews (the badge of the page). */
+guint            lumo_requests_page_get_n_waiting (LumoRequestsPage *self);
+LumoCallerModel *lumo_requests_page_get_pending   (LumoRequestsPage *self);
+
+G_END_DECLS

@@ -1,0 +1,28 @@
+/* lumo-review-row.h — one write waiting for a person's review
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoReviewRow shows one LumoReviewRequest: the tool, the caller, the
+ * target, the redacted preview (through lumo_preview_format(), which
+ * keeps any source off the screen) and a countdown to the timeout, with
+ * Approve and Reject ("requests.approve-review", "requests.reject-review").
+ * The page calls lumo_review_row_update() once a second.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lumo-review-queue.h"
+
+G_BEGIN_DECLS
+
+#define LUMO_TYPE_REVIEW_ROW (lumo_review_row_get_type ())
+G_DECLARE_FINAL_TYPE (LumoReviewRow, lumo_review_row, LUMO, REVIEW_ROW, GtkListBoxRow)
+
+GtkWidget         *lumo_review_row_new         (LumoReviewRequest *request,
+                                                LumoReviewQueue   *queue);
+LumoReviewRequest *lumo_review_row_get_request (LumoReviewRow     *self);
+/* Refreshes the countdown from the queue's clock. */
+void               lumo_review_row_update      (LumoReviewRow     *self);
+
+G_END_DECLS

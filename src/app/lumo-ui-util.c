@@ -1,0 +1,70 @@
+/* lumo-ui-util.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-ui"
+
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "lumo-ui-util.h"
+
+void
+lumo_ui_show_toast (GtkWidget *widget,
+                    AdwToast  *toast)
+{
+  GtkWidget *overlay;
+
+  g_return_if_fail (GTK_IS_WIDGET (widget));
+  g_return_if_fail (ADW_IS_TOAST (toast));
+
+  if ((overlay = gtk_widget_get_ancestor (widget, ADW_TYPE_TOAST_OVERLAY)) != NULL)
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), toast);
+  else
+    g_object_unref (g_object_ref_sink (toast));
+}
+
+void
+lumo_ui_show_error (GtkWidget    *widget,
+                    const char   *what,
+                    const GError *error)
+{
+  g_autofree char *text = NULL;
+  AdwToast *toast;
+
+  g_return_if_fail (GTK_IS_WIDGET (widget));
+  g_return_if_fail (error != NULL);
+
+  g_message ("%s: %s", what, error->message);
+
+  /* Translators: a failed action and why, e.g. "Could not allow the caller: disk full". */
+  text = g_strdup_printf (_("%s: %s"), what, error->message);
+  toast = adw_toast_new (text);
+  adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
+  adw_toast_set_timeout (toast, 0);
+  lumo_ui_show_toast (widget, toast);
+}
+
+void
+lumo_ui_set_accessible_label (GtkWidget  *widget,
+                              const char *label)
+{
+  g_return_if_fail (GTK_IS_WIDGET (widget));
+
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widget),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, label,
+                                  -1);
+}
+
+void
+lumo_ui_list_box_remove_all (GtkListBox *list_box)
+{
+  GtkListBoxRow *row;
+
+  g_return_if_fail (GTK_IS_LIST_BOX (list_box));
+
+  /* By rows, not children: the placeholder is a child too. */
+  while ((row = gtk_list_box_get_row_at_index (list_box, 0)) != NULL)
+    gtk_list_box_remove (list_box, GTK_WIDGET (row));
+}

@@ -1,0 +1,26 @@
+/* lumo-ui-util.h — small helpers shared by the pages
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+/* Shows @toast in the nearest AdwToastOverlay above @widget (the window's);
+ * dropped if there is none (the widget is not in a window). Takes @toast. */
+void      lumo_ui_show_toast       (GtkWidget    *widget,
+                                    AdwToast     *toast);
+/* A toast that says what failed: "@what: error message". */
+void      lumo_ui_show_error       (GtkWidget    *widget,
+                                    const char   *what,
+                                    const GError *error);
+/* Sets the accessible label of @widget (a button with only an icon, a
+ * check box in a row). */
+void      lumo_ui_set_accessible_label (GtkWidget  *widget,
+                                        const char *label);
+/* Removes every child of a GtkListBox that is not bound to a model. */
+void      lumo_ui_list_box_remove_all  (GtkListBox *list_box);
+
+G_END_DECLS

@@ -1,0 +1,22 @@
+/* lumo-window-private.h — the pages of a LumoWindow, for tests and tools
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include "lumo-access-page.h"
+#include "lumo-activity-page.h"
+#include "lumo-audit-page.h"
+#include "lumo-providers-page.h"
+#include "lumo-requests-page.h"
+#include "lumo-window.h"
+
+G_BEGIN_DECLS
+
+LumoRequestsPage  *lumo_window_get_requests_page  (LumoWindow *self);
+LumoAccessPage    *lumo_window_get_access_page    (LumoWindow *self);
+LumoActivityPage  *lumo_window_get_activity_page  (LumoWindow *self);
+LumoProvidersPage *lumo_window_get_providers_page (LumoWindow *self);
+LumoAuditPage     *lumo_window_get_audit_page     (LumoWindow *self);
+
+G_END_DECLS
