@@ -23,8 +23,6 @@
 
 #define PROGRAM "lumo-access-ctl"
 
-/* The review queue will be reachable over D-Bus from the running app; its
- * subcommands (review list | approve ID | reject ID) go here then. */
 static const LumoCtlCommand commands[] = {
   { "providers", "",
     N_("List the providers with their switches"), lumo_ctl_providers },
@@ -59,6 +57,12 @@ static const LumoCtlCommand commands[] = {
   { "probe-state", "",
     N_("Map a probe answer (JSON on stdin) to the state a person sees"),
     lumo_ctl_probe_state },
+  { "review list", "",
+    N_("List the writes waiting for review in the running app"), lumo_ctl_review_list },
+  { "review approve", "ID",
+    N_("Approve a waiting write"), lumo_ctl_review_approve },
+  { "review reject", "ID",
+    N_("Reject a waiting write; the provider is told review_rejected"), lumo_ctl_review_reject },
 };
 
 /* printf's %-*s counts bytes; “…” and translations need characters. */
@@ -464,16 +468,19 @@ main (int   argc,
       return LUMO_CTL_EXIT_OK;
     }
 
-  /* "audit" takes a second word. */
-  if (g_str_equal (argv[i], "audit"))
+  /* "audit" and "review" take a second word. */
+  if (g_str_equal (argv[i], "audit") || g_str_equal (argv[i], "review"))
     {
       if (i + 1 >= argc || argv[i + 1][0] == '-')
         {
-          g_printerr (_("%s: “audit” needs one of: search, export, verify, check-params\n\n"), PROGRAM);
+          if (g_str_equal (argv[i], "audit"))
+            g_printerr (_("%s: “audit” needs one of: search, export, verify, check-params\n\n"), PROGRAM);
+          else
+            g_printerr (_("%s: “review” needs one of: list, approve, reject\n\n"), PROGRAM);
           print_usage (stderr);
           return LUMO_CTL_EXIT_USAGE;
         }
-      name = g_strdup_printf ("audit %s", argv[i + 1]);
+      name = g_strdup_printf ("%s %s", argv[i], argv[i + 1]);
       i += 2;
     }
   else

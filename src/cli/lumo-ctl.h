@@ -5,7 +5,7 @@
  * lumo-access-ctl is a thin shell over src/core: it parses the command line,
  * validates every ID before anything is opened, calls the same core API the
  * app calls (origin "cli"), and prints tables for people or JSON for
- * scripts. Exit status: 0 done, 1 the work failed (database, verification,
+ * scripts. Only "review" talks to the running app, over the session bus. Exit status: 0 done, 1 the work failed (database, verification,
  * not found), 2 the command line was wrong (unknown command or option, a bad
  * ID or value) — and a status of 2 means nothing was changed.
  */
@@ -83,7 +83,8 @@ void      lumo_ctl_json_member    (JsonBuilder           *builder,
 /* Pretty JSON and a newline to stdout. */
 void      lumo_ctl_print_json     (JsonNode              *node);
 
-/* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c). */
+/* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
+ * lumo-ctl-review.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
 LUMO_CTL_DECLARE (lumo_ctl_providers);
 LUMO_CTL_DECLARE (lumo_ctl_watch);
@@ -100,5 +101,8 @@ LUMO_CTL_DECLARE (lumo_ctl_audit_export);
 LUMO_CTL_DECLARE (lumo_ctl_audit_verify);
 LUMO_CTL_DECLARE (lumo_ctl_audit_check_params);
 LUMO_CTL_DECLARE (lumo_ctl_probe_state);
+LUMO_CTL_DECLARE (lumo_ctl_review_list);
+LUMO_CTL_DECLARE (lumo_ctl_review_approve);
+LUMO_CTL_DECLARE (lumo_ctl_review_reject);
 
 G_END_DECLS

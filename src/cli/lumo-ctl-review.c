@@ -1,0 +1,307 @@
+/* lumo-ctl-review.c — review list | approve ID | reject ID: the writes that
+ * wait for a person, decided from the command line
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Review requests live only in the running app (a request is a tool call
+ * held open until someone decides), so unlike the policy commands these
+ * talk to the app over the session bus: ListReviews and DecideReview of
+ * dev.lumo.Access.Bridge (src/app/dev.lumo.Access.xml). They never start
+ * the app — a freshly started app has nothing waiting — and say plainly
+ * when it is not running. A review ID is the app's random UUID, so an
+ * argument that is not one is a wrong command line (exit 2) and the bus is
+ * not even opened; an ID the app does not know is the app's answer, with
+ * its own message (exit 1).
+ */
+#define G_LOG_DOMAIN "lumo-access-ctl"
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <glib/gi18n-lib.h>
+
+#include "lumo-ctl.h"
+
+#define BRIDGE_INTERFACE "dev.lumo.Access.Bridge"
+#define CALL_TIMEOUT_MS  10000
+
+/* The same derivation as lumo-access-host and GApplication: a
+ * development build (dev.lumo.Access.Devel) has its own name and path. */
+static char *
+object_path_for_app_id (const char *app_id)
+{
+  g_autofree char *path = g_strconcat ("/", app_id, NULL);
+
+  g_strdelimit (path, ".", '/');
+  g_strdelimit (path, "-", '_');
+  return g_steal_pointer (&path);
+}
+
+static gboolean
+is_not_running (const GError *error)
+{
+  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
+         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
+}
+
+static gboolean
+is_missing_method (const GError *error)
+{
+  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) ||
+         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT) ||
+         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE);
+}
+
+static void
+print_not_running (void)
+{
+  g_printerr ("lumo-access-ctl: %s\n",
+              _("Lumo Access is not running. Review requests exist only while the app runs "
+                "(each one is a write held open until you decide); start Lumo Access and try again."));
+}
+
+/* Calls @method without auto-start; prints why it failed and returns NULL
+ * with *exit_code set. */
+static GVariant *
+call_app (const char         *method,
+          GVariant           *parameters,
+          const GVariantType *reply_type,
+          int                *exit_code)
+{
+  g_autoptr(GVariant) owned_parameters = parameters ? g_variant_ref_sink (parameters) : NULL;
+  g_autoptr(GDBusConnection) bus = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = object_path_for_app_id (APP_ID);
+  GVariant *reply;
+
+  *exit_code = LUMO_CTL_EXIT_FAIL;
+
+  if (!(bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error)))
+    {
+      print_not_running ();
+      g_printerr ("lumo-access-ctl: %s: %s\n", _("There is no session bus"), error->message);
+      return NULL;
+    }
+
+  reply = g_dbus_connection_call_sync (bus, APP_ID, path, BRIDGE_INTERFACE, method,
+                                       owned_parameters, reply_type,
+                                       G_DBUS_CALL_FLAGS_NO_AUTO_START, CALL_TIMEOUT_MS,
+                                       NULL, &error);
+  if (reply != NULL)
+    {
+      *exit_code = LUMO_CTL_EXIT_OK;
+      return reply;
+    }
+
+  if (is_not_running (error))
+    {
+      print_not_running ();
+    }
+  else if (is_missing_method (error))
+    {
+      g_printerr ("lumo-access-ctl: ");
+      g_printerr (_("The running Lumo Access does not offer %s; is it an older version?"), method);
+      g_printerr ("\n");
+    }
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    {
+      g_printerr ("lumo-access-ctl: ");
+      g_printerr (_("Lumo Access did not answer within %d seconds"), CALL_TIMEOUT_MS / 1000);
+      g_printerr ("\n");
+    }
+  else
+    {
+      /* The app's own message (e.g. no such review), without the
+       * "GDBus.Error:dev.lumo.Access.Error.NotFound: " prefix. */
+      g_dbus_error_strip_remote_error (error);
+      g_printerr ("lumo-access-ctl: %s\n", error->message);
+    }
+
+  return NULL;
+}
+
+/* ---- review list ------------------------------------------------------------ */
+
+typedef struct
+{
+  const char *id;
+  const char *provider;
+  const char *caller;
+  const char *caller_name;
+  const char *tool;
+  const char *target;
+  const char *preview;
+  gint64      submitted;
+  gint64      deadline;
+} Review;
+
+static const char *
+empty_to_null (const char *s)
+{
+  return s != NULL && *s != '\0' ? s : NULL;
+}
+
+static JsonNode *
+review_to_json (const Review *r)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *submitted = lumo_ctl_format_iso (r->submitted);
+  g_autofree char *deadline = lumo_ctl_format_iso (r->deadline);
+
+  json_builder_begin_object (b);
+  lumo_ctl_json_member (b, "id", r->id);
+  lumo_ctl_json_member (b, "provider", r->provider);
+  lumo_ctl_json_member (b, "caller", r->caller);
+  lumo_ctl_json_member (b, "callerName", empty_to_null (r->caller_name));
+  lumo_ctl_json_member (b, "tool", r->tool);
+  lumo_ctl_json_member (b, "target", empty_to_null (r->target));
+  /* The redacted preview as the object it is, so scripts need not parse
+   * a string inside the JSON; null if the app sent none or no JSON. */
+  json_builder_set_member_name (b, "preview");
+  if (empty_to_null (r->preview) && json_parser_load_from_data (parser, r->preview, -1, NULL) &&
+      json_parser_get_root (parser) != NULL)
+    json_builder_add_value (b, json_node_copy (json_parser_get_root (parser)));
+  else
+    json_builder_add_null_value (b);
+  lumo_ctl_json_member (b, "submitted", submitted);
+  lumo_ctl_json_member (b, "deadline", deadline);
+  json_builder_end_object (b);
+
+  return json_builder_get_root (b);
+}
+
+int
+lumo_ctl_review_list (const LumoCtlCommand   *command,
+                      char                 ***args)
+{
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GVariantIter) iter = NULL;
+  g_autoptr(GArray) reviews = g_array_new (FALSE, TRUE, sizeof (Review));
+  gboolean json = FALSE;
+  int exit_code = 0;
+  Review r;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    G_OPTION_ENTRY_NULL
+  };
+
+  if (!lumo_ctl_parse (command, entries, args, 0, 0, &exit_code))
+    return exit_code;
+
+  if (!(reply = call_app ("ListReviews", NULL, G_VARIANT_TYPE ("(a(sssssssxx))"), &exit_code)))
+    return exit_code;
+
+  /* The strings point into @reply, which outlives the array. */
+  g_variant_get (reply, "(a(sssssssxx))", &iter);
+  while (g_variant_iter_next (iter, "(&s&s&s&s&s&s&sxx)", &r.id, &r.provider, &r.caller,
+                              &r.caller_name, &r.tool, &r.target, &r.preview,
+                              &r.submitted, &r.deadline))
+    g_array_append_val (reviews, r);
+
+  if (json)
+    {
+      g_autoptr(JsonArray) array = json_array_new ();
+      g_autoptr(JsonNode) root = json_node_new (JSON_NODE_ARRAY);
+
+      for (guint i = 0; i < reviews->len; i++)
+        json_array_add_element (array, review_to_json (&g_array_index (reviews, Review, i)));
+      json_node_set_array (root, array);
+      lumo_ctl_print_json (root);
+    }
+  else if (reviews->len == 0)
+    {
+      g_print ("%s\n", _("No write is waiting for review."));
+    }
+  else
+    {
+      g_autoptr(LumoCtlTable) table =
+        lumo_ctl_table_new (_("ID"), _("TOOL"), _("TARGET"), _("CALLER"), _("NAME"),
+                            _("PROVIDER"), _("SUBMITTED"), _("DEADLINE"), NULL);
+
+      for (guint i = 0; i < reviews->len; i++)
+        {
+          const Review *rv = &g_array_index (reviews, Review, i);
+          g_autofree char *submitted = lumo_ctl_format_time (rv->submitted);
+          g_autofree char *deadline = lumo_ctl_format_time (rv->deadline);
+
+          lumo_ctl_table_add (table, rv->id, rv->tool, empty_to_null (rv->target) ? rv->target : "—",
+                              rv->caller, empty_to_null (rv->caller_name) ? rv->caller_name : "—",
+                              rv->provider, submitted, deadline, NULL);
+        }
+      lumo_ctl_table_print (table);
+      g_print ("\n%s\n", _("Decide with “lumo-access-ctl review approve ID” or “… review reject ID”; "
+                           "“review list --json” shows each write’s preview."));
+    }
+
+  return LUMO_CTL_EXIT_OK;
+}
+
+/* ---- review approve | reject -------------------------------------------------- */
+
+static int
+decide (const LumoCtlCommand   *command,
+        char                 ***args,
+        gboolean                approve)
+{
+  g_autoptr(GVariant) reply = NULL;
+  gboolean json = FALSE;
+  int exit_code = 0;
+  const char *id;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    G_OPTION_ENTRY_NULL
+  };
+
+  if (!lumo_ctl_parse (command, entries, args, 1, 1, &exit_code))
+    return exit_code;
+
+  id = (*args)[1];
+  if (!g_uuid_string_is_valid (id))
+    return lumo_ctl_usage_error (command,
+                                 _("“%s” is not a review ID: “review list” shows them "
+                                   "(36 characters, like 0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e21)"),
+                                 g_utf8_validate (id, -1, NULL) ? id : "(not UTF-8)");
+
+  if (!(reply = call_app ("DecideReview", g_variant_new ("(sb)", id, approve),
+                          G_VARIANT_TYPE_UNIT, &exit_code)))
+    return exit_code;
+
+  if (json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      g_autoptr(JsonNode) root = NULL;
+
+      json_builder_begin_object (b);
+      lumo_ctl_json_member (b, "id", id);
+      lumo_ctl_json_member (b, "decision", approve ? "approved" : "rejected");
+      json_builder_end_object (b);
+      root = json_builder_get_root (b);
+      lumo_ctl_print_json (root);
+    }
+  else if (approve)
+    {
+      /* The app still checks the policy once more before the write runs. */
+      g_print (_("Approved the review %s.\n"), id);
+    }
+  else
+    {
+      g_print (_("Rejected the review %s; the provider is told review_rejected.\n"), id);
+    }
+
+  return LUMO_CTL_EXIT_OK;
+}
+
+int
+lumo_ctl_review_approve (const LumoCtlCommand   *command,
+                         char                 ***args)
+{
+  return decide (command, args, TRUE);
+}
+
+int
+lumo_ctl_review_reject (const LumoCtlCommand   *command,
+                        char                 ***args)
+{
+  return decide (command, args, FALSE);
+}
