@@ -111,6 +111,7 @@ run_ctl_input (Fixture            *f,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *bus_address = NULL;
   const char *ctl = g_getenv ("LUMO_ACCESS_CTL");
 
   g_assert_nonnull (ctl);
@@ -125,6 +126,10 @@ run_ctl_input (Fixture            *f,
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_unsetenv (launcher, "LUMO_ACCESS_DATA_DIR");
+  /* Hermetic: no command may reach a real session bus or app. "review"
+   * then sees no bus at all (tests/cli/test-cli-review.c gives it one). */
+  bus_address = g_strdup_printf ("unix:path=%s/no-such-bus", f->dir);
+  g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", bus_address, TRUE);
   process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
   g_assert_no_error (error);
 
@@ -451,6 +456,64 @@ test_usage (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "--version"), ==, 0);
 }
 
+/* ---- review ---------------------------------------------------------------- */
+
+#define REVIEW_ID "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e21"
+
+/* The command line alone; talking to an app is tests/cli/test-cli-review.c. */
+static void
+test_review_usage (Fixture       *f,
+                   gconstpointer  data)
+{
+  /* None of these can be a review ID (a UUID), so none may reach the bus. */
+  static const char *not_ids[] = {
+    "1",
+    "latest",
+    "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e2",     /* 35 characters */
+    "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e211",   /* 37 */
+    "0b9c1a52_6e1d_4d0b_9f6c_2f1f3c6a8e21",    /* wrong separators */
+    "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8ezz",    /* not hex */
+    CALL,                                      /* a caller ID is not a review */
+    "",
+  };
+
+  g_assert_cmpint (run_ctl (f, "--help"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "review approve ID"));
+  g_assert_cmpint (run_ctl (f, "review", "reject", "--help"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "review_rejected"));
+  g_assert_nonnull (strstr (f->out, "--json"));
+
+  g_assert_cmpint (run_ctl (f, "review"), ==, 2);
+  g_assert_nonnull (strstr (f->err, "list, approve, reject"));
+  g_assert_cmpint (run_ctl (f, "review", "--json"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "review", "show", REVIEW_ID), ==, 2);
+  g_assert_nonnull (strstr (f->err, "unknown command"));
+  g_assert_cmpint (run_ctl (f, "review", "approve"), ==, 2);
+  g_assert_nonnull (strstr (f->err, "needs ID"));
+  g_assert_cmpint (run_ctl (f, "review", "reject"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_ID, REVIEW_ID), ==, 2);
+  g_assert_cmpint (run_ctl (f, "review", "list", "extra"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "review", "list", "--frobnicate"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_ID, "--yes"), ==, 2);
+
+  for (guint i = 0; i < G_N_ELEMENTS (not_ids); i++)
+    {
+      g_assert_cmpint (run_ctl (f, "review", "approve", not_ids[i]), ==, 2);
+      g_assert_nonnull (strstr (f->err, "is not a review ID"));
+      g_assert_null (strstr (f->err, "not running"));
+      g_assert_cmpint (run_ctl (f, "review", "reject", not_ids[i], "--json"), ==, 2);
+      g_assert_nonnull (strstr (f->err, "is not a review ID"));
+      g_assert_cmpstr (f->out, ==, "");
+    }
+
+  /* A well-formed command with no app to ask fails, and says why. */
+  g_assert_cmpint (run_ctl (f, "review", "list"), ==, 1);
+  g_assert_nonnull (strstr (f->err, "Lumo Access is not running"));
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_ID), ==, 1);
+  g_assert_nonnull (strstr (f->err, "Lumo Access is not running"));
+  g_assert_cmpstr (f->out, ==, "");
+}
+
 /* ---- audit ---------------------------------------------------------------- */
 
 static gint64
@@ -674,6 +737,7 @@ main (int   argc,
   ADD ("audit/check-params", test_audit_check_params);
   ADD ("audit/verify", test_audit_verify);
   ADD ("probe-state", test_probe_state);
+  ADD ("review/usage", test_review_usage);
 
 #undef ADD
 

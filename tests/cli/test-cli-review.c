@@ -1,0 +1,369 @@
+/* test-cli-review.c — lumo-access-ctl review against a stand-in app on a
+ * private session bus
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The real path (helper → app → review → CLI decision → provider) is
+ * covered by tests/integration/test-bridge.c with the GTK app. This test
+ * needs no display: a small object implementing ListReviews and
+ * DecideReview of dev.lumo.Access.Bridge, as src/app/dev.lumo.Access.xml
+ * declares them, owns the app's name on a GTestDBus bus, and the built
+ * CLI is run against it. What it pins down is the CLI's side: what a
+ * person sees, the JSON scripts read, the exit statuses, that the app is
+ * never started, and that the app's own error message comes through.
+ */
+#define G_LOG_DOMAIN "test-cli"
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#define PROV      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define CALL      "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define REVIEW_1  "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e21"
+#define REVIEW_2  "7d4e2f10-3b5a-4c8e-a1d2-9e8f7a6b5c43"
+#define UNKNOWN   "11111111-2222-4333-8444-555555555555"
+#define SUBMITTED ((gint64) 1735689600 * G_USEC_PER_SEC)   /* 2025-01-01T00:00:00Z */
+
+static const char bridge_xml[] =
+  "<node>"
+  "  <interface name='dev.lumo.Access.Bridge'>"
+  "    <method name='ListReviews'>"
+  "      <arg type='a(sssssssxx)' name='reviews' direction='out'/>"
+  "    </method>"
+  "    <method name='DecideReview'>"
+  "      <arg type='s' name='id' direction='in'/>"
+  "      <arg type='b' name='approve' direction='in'/>"
+  "    </method>"
+  "  </interface>"
+  "</node>";
+
+typedef struct
+{
+  GTestDBus       *bus;
+  GDBusConnection *app;         /* the stand-in app's connection; NULL: not running */
+  guint            object_id;
+  GPtrArray       *waiting;     /* review IDs the stand-in still holds */
+  GPtrArray       *decisions;   /* "ID:approve" / "ID:reject", as the app received them */
+  char            *out;
+  char            *err;
+} Fixture;
+
+/* ---- the stand-in app ------------------------------------------------------ */
+
+static void
+on_method_call_cb (GDBusConnection       *connection,
+                   const char            *sender,
+                   const char            *object_path,
+                   const char            *interface_name,
+                   const char            *method_name,
+                   GVariant              *parameters,
+                   GDBusMethodInvocation *invocation,
+                   gpointer               user_data)
+{
+  Fixture *f = user_data;
+
+  if (g_str_equal (method_name, "ListReviews"))
+    {
+      GVariantBuilder builder;
+
+      g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sssssssxx)"));
+      if (g_ptr_array_find_with_equal_func (f->waiting, REVIEW_1, g_str_equal, NULL))
+        g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_1, PROV, CALL, "Lumo Agent",
+                               "userscripts.save_script", "0f8e3b7c-4d2a-4c1e-9b5f-2a6d8c9e1f03",
+                               "{\"name\":\"dark.user.js\",\"bytes\":1204,\"linesAdded\":3}",
+                               SUBMITTED, SUBMITTED + 300 * G_USEC_PER_SEC);
+      if (g_ptr_array_find_with_equal_func (f->waiting, REVIEW_2, g_str_equal, NULL))
+        g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_2, PROV, CALL, "",
+                               "userscripts.delete_script", "", "", SUBMITTED, (gint64) 0);
+      g_dbus_method_invocation_return_value (invocation,
+                                             g_variant_new ("(a(sssssssxx))", &builder));
+    }
+  else
+    {
+      const char *id;
+      gboolean approve;
+      guint index;
+
+      g_variant_get (parameters, "(&sb)", &id, &approve);
+      /* What lumo-dbus-service.c answers for an unknown ID. */
+      if (!g_ptr_array_find_with_equal_func (f->waiting, id, g_str_equal, &index))
+        {
+          g_autofree char *message =
+            g_strdup_printf ("No review “%s” is waiting; it was already decided, timed out "
+                             "or its session ended", id);
+
+          g_dbus_method_invocation_return_dbus_error (invocation, "dev.lumo.Access.Error.NotFound",
+                                                      message);
+          return;
+        }
+      g_ptr_array_remove_index (f->waiting, index);
+      g_ptr_array_add (f->decisions, g_strdup_printf ("%s:%s", id, approve ? "approve" : "reject"));
+      g_dbus_method_invocation_return_value (invocation, NULL);
+    }
+}
+
+static void
+start_app (Fixture *f)
+{
+  g_autoptr(GDBusNodeInfo) node = g_dbus_node_info_new_for_xml (bridge_xml, NULL);
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strconcat ("/", APP_ID, NULL);
+  static const GDBusInterfaceVTable vtable = { on_method_call_cb, NULL, NULL, { 0 } };
+  guint32 result = 0;
+
+  g_strdelimit (path, ".", '/');
+  f->app = g_dbus_connection_new_for_address_sync (g_test_dbus_get_bus_address (f->bus),
+                                                   G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                   G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                   NULL, NULL, &error);
+  g_assert_no_error (error);
+  f->object_id = g_dbus_connection_register_object (f->app, path, node->interfaces[0], &vtable,
+                                                    f, NULL, &error);
+  g_assert_no_error (error);
+
+  reply = g_dbus_connection_call_sync (f->app, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                       "org.freedesktop.DBus", "RequestName",
+                                       g_variant_new ("(su)", APP_ID, 4 /* DO_NOT_QUEUE */),
+                                       G_VARIANT_TYPE ("(u)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+  g_assert_no_error (error);
+  g_variant_get (reply, "(u)", &result);
+  g_assert_cmpuint (result, ==, 1 /* PRIMARY_OWNER */);
+}
+
+/* ---- fixture --------------------------------------------------------------- */
+
+static void
+fixture_set_up (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *daemon = g_find_program_in_path ("dbus-daemon");
+
+  if (daemon == NULL)
+    {
+      g_test_skip ("dbus-daemon is not installed");
+      return;
+    }
+
+  f->bus = g_test_dbus_new (G_TEST_DBUS_NONE);
+  g_test_dbus_up (f->bus);
+  f->waiting = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (f->waiting, g_strdup (REVIEW_1));
+  g_ptr_array_add (f->waiting, g_strdup (REVIEW_2));
+  f->decisions = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+fixture_tear_down (Fixture       *f,
+                   gconstpointer  data)
+{
+  if (f->app != NULL)
+    {
+      g_dbus_connection_unregister_object (f->app, f->object_id);
+      g_dbus_connection_close_sync (f->app, NULL, NULL);
+      g_clear_object (&f->app);
+    }
+  if (f->bus != NULL)
+    {
+      g_test_dbus_down (f->bus);
+      g_clear_object (&f->bus);
+    }
+  g_clear_pointer (&f->waiting, g_ptr_array_unref);
+  g_clear_pointer (&f->decisions, g_ptr_array_unref);
+  g_free (f->out);
+  g_free (f->err);
+}
+
+static void
+on_communicated_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+/* Runs the CLI on the private bus while this thread keeps serving the
+ * stand-in app; returns the exit status, output in f->out / f->err. */
+static int
+run_ctl_argv (Fixture            *f,
+              const char * const *argv)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *ctl = g_getenv ("LUMO_ACCESS_CTL");
+
+  g_assert_nonnull (ctl);
+  g_ptr_array_add (args, (char *) ctl);
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) argv[i]);
+  g_ptr_array_add (args, NULL);
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS",
+                                g_test_dbus_get_bus_address (f->bus), TRUE);
+  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
+  g_assert_no_error (error);
+
+  g_clear_pointer (&f->out, g_free);
+  g_clear_pointer (&f->err, g_free);
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_subprocess_communicate_utf8_finish (process, result, &f->out, &f->err, &error);
+  g_assert_no_error (error);
+  g_subprocess_wait (process, NULL, &error);
+  g_assert_no_error (error);
+  if (f->err != NULL && *f->err != '\0')
+    g_test_message ("stderr: %s", f->err);
+
+  g_assert_true (g_subprocess_get_if_exited (process));
+  return g_subprocess_get_exit_status (process);
+}
+
+#define run_ctl(f, ...) run_ctl_argv ((f), (const char * const[]) { __VA_ARGS__, NULL })
+
+static JsonNode *
+parse_out (Fixture *f)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  json_parser_load_from_data (parser, f->out, -1, &error);
+  g_assert_no_error (error);
+
+  return json_node_copy (json_parser_get_root (parser));
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+static void
+test_not_running (Fixture       *f,
+                  gconstpointer  data)
+{
+  if (f->bus == NULL)
+    return;
+
+  /* A bus, but nobody owns the app's name: the CLI says so and does not
+   * ask the bus to start the app (a new app has nothing waiting). */
+  g_assert_cmpint (run_ctl (f, "review", "list"), ==, 1);
+  g_assert_nonnull (strstr (f->err, "Lumo Access is not running"));
+  g_assert_cmpstr (f->out, ==, "");
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1), ==, 1);
+  g_assert_nonnull (strstr (f->err, "Lumo Access is not running"));
+  g_assert_cmpint (run_ctl (f, "review", "reject", "--json", REVIEW_1), ==, 1);
+  g_assert_cmpstr (f->out, ==, "");
+}
+
+static void
+test_list (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *first, *second;
+  JsonArray *array;
+
+  if (f->bus == NULL)
+    return;
+  start_app (f);
+
+  g_assert_cmpint (run_ctl (f, "review", "list"), ==, 0);
+  g_assert_nonnull (strstr (f->out, REVIEW_1));
+  g_assert_nonnull (strstr (f->out, REVIEW_2));
+  g_assert_nonnull (strstr (f->out, "userscripts.save_script"));
+  g_assert_nonnull (strstr (f->out, "Lumo Agent"));
+  g_assert_nonnull (strstr (f->out, "review approve ID"));
+  /* The preview (a summary, still) is for --json; the table stays narrow. */
+  g_assert_null (strstr (f->out, "dark.user.js"));
+
+  g_assert_cmpint (run_ctl (f, "review", "list", "--json"), ==, 0);
+  root = parse_out (f);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
+  array = json_node_get_array (root);
+  g_assert_cmpuint (json_array_get_length (array), ==, 2);
+
+  first = json_array_get_object_element (array, 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "id"), ==, REVIEW_1);
+  g_assert_cmpstr (json_object_get_string_member (first, "provider"), ==, PROV);
+  g_assert_cmpstr (json_object_get_string_member (first, "caller"), ==, CALL);
+  g_assert_cmpstr (json_object_get_string_member (first, "callerName"), ==, "Lumo Agent");
+  g_assert_cmpstr (json_object_get_string_member (first, "tool"), ==, "userscripts.save_script");
+  g_assert_cmpstr (json_object_get_string_member (first, "target"), ==,
+                   "0f8e3b7c-4d2a-4c1e-9b5f-2a6d8c9e1f03");
+  /* The preview is an object, not JSON in a string. */
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (first, "preview"),
+                                               "bytes"), ==, 1204);
+  g_assert_cmpstr (json_object_get_string_member (first, "submitted"), ==, "2025-01-01T00:00:00Z");
+  g_assert_cmpstr (json_object_get_string_member (first, "deadline"), ==, "2025-01-01T00:05:00Z");
+
+  /* What the app leaves empty is null, and no deadline is null. */
+  second = json_array_get_object_element (array, 1);
+  g_assert_true (json_object_get_null_member (second, "callerName"));
+  g_assert_true (json_object_get_null_member (second, "target"));
+  g_assert_true (json_object_get_null_member (second, "preview"));
+  g_assert_true (json_object_get_null_member (second, "deadline"));
+
+  /* Nothing waiting. */
+  g_ptr_array_set_size (f->waiting, 0);
+  g_assert_cmpint (run_ctl (f, "review", "list"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "No write is waiting for review."));
+  g_assert_cmpint (run_ctl (f, "review", "list", "--json"), ==, 0);
+  g_assert_cmpstr (g_strstrip (f->out), ==, "[]");
+}
+
+static void
+test_decide (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  if (f->bus == NULL)
+    return;
+  start_app (f);
+
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1), ==, 0);
+  g_assert_nonnull (strstr (f->out, REVIEW_1));
+  g_assert_cmpint (run_ctl (f, "review", "reject", "--json", REVIEW_2), ==, 0);
+  root = parse_out (f);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "id"), ==, REVIEW_2);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "decision"), ==, "rejected");
+
+  g_assert_cmpuint (f->decisions->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 0), ==, REVIEW_1 ":approve");
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 1), ==, REVIEW_2 ":reject");
+
+  /* Decided already, or never there: the app's own words, exit 1. */
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1), ==, 1);
+  g_assert_nonnull (strstr (f->err, "is waiting; it was already decided"));
+  g_assert_null (strstr (f->err, "GDBus.Error"));
+  g_assert_cmpstr (f->out, ==, "");
+  g_assert_cmpint (run_ctl (f, "review", "reject", UNKNOWN), ==, 1);
+  g_assert_nonnull (strstr (f->err, "No review “" UNKNOWN "”"));
+
+  /* A malformed ID never reaches the app. */
+  g_assert_cmpint (run_ctl (f, "review", "approve", "not-a-review"), ==, 2);
+  g_assert_cmpuint (f->decisions->len, ==, 2);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(name, func) \
+  g_test_add ("/cli/review/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("not-running", test_not_running);
+  ADD ("list", test_list);
+  ADD ("decide", test_decide);
+
+#undef ADD
+
+  return g_test_run ();
+}
