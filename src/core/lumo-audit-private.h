@@ -19,6 +19,10 @@ LumoAuditStore *lumo_audit_store_new_full   (const char      *path,
                                              const char      *vfs_name,
                                              GError         **error);
 GBytes         *lumo_audit_store_get_secret (LumoAuditStore  *self);
+/* Benchmarks only, to show what the head checkpoint costs: FALSE stops
+ * writing audit.head after commits (verify then sees it lag). */
+void            lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
+                                                       gboolean        enabled);
 const char     *lumo_audit_store_get_head_path (LumoAuditStore *self);
 
 /* Rows are made by the store from a statement whose columns are
@@ -28,6 +32,9 @@ const char     *lumo_audit_store_get_head_path (LumoAuditStore *self);
   "a.target, a.params_hmac, a.decision, a.reason, a.result, a.result_text, " \
   "a.result_time_us, a.hash"
 LumoAuditRow   *lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
+
+/* The writer connection's page cache (KiB, negative as SQLite wants it). */
+#define WRITER_CACHE_SIZE "-16384"
 
 /* ---- shared by lumo-audit-store.c, -writer.c, -record.c, -store-read.c ---- */
 
@@ -86,6 +93,7 @@ struct _LumoAuditStore
   sqlite3      *writer_db;
   GThread      *writer;
   gint64        wal_frames;
+  gboolean      no_head_checkpoints;   /* benchmarks only */
   sqlite3_stmt *insert_stmt;
   sqlite3_stmt *fts_insert_stmt;
   sqlite3_stmt *fts_delete_stmt;

@@ -496,9 +496,21 @@ bind_bytes (GPtrArray *binds,
                                                                          bytes, TRUE)));
 }
 
-/* The FTS5 query text: each indexed term is one phrase (the trigram
- * tokenizer turns a phrase into a substring match), quotes doubled as FTS5
- * requires. It is bound as a value like everything else. */
+/* The index is FTS5 with the trigram tokenizer and detail=none (a quarter
+ * of the size of detail=full, and under half the insert cost), which knows
+ * which rows hold a trigram but not where. A term is looked up as the AND of
+ * its trigrams, each quoted (quotes doubled, as FTS5 requires); that finds
+ * every row that contains the term and perhaps a few that hold the same
+ * trigrams apart, so append_filters() re-checks with LIKE every term the
+ * trigrams alone do not prove: longer than three characters, or limited to
+ * one column. The FTS5 text is bound as a value like everything else. */
+static gboolean
+needs_recheck (const Term *term)
+{
+  return term->scan || term->kind != TERM_TEXT ||
+         g_utf8_strlen (term->value, -1) > MIN_INDEXED_CHARS;
+}
+
 static char *
 build_fts_query (const LumoAuditQuery *self)
 {
@@ -511,21 +523,26 @@ build_fts_query (const LumoAuditQuery *self)
       if (term->scan)
         continue;
 
-      if (q->len > 0)
-        g_string_append (q, " AND ");
-      if (term->kind == TERM_CALLER)
-        g_string_append (q, "{caller_id caller_name} : ");
-      else if (term->kind == TERM_TOOL)
-        g_string_append (q, "tool : ");
-
-      g_string_append_c (q, '"');
-      for (const char *p = term->value; *p; p++)
+      for (const char *start = term->value; *start; start = g_utf8_next_char (start))
         {
-          if (*p == '"')
-            g_string_append_c (q, '"');
-          g_string_append_c (q, *p);
+          const char *end = start;
+
+          for (guint k = 0; k < MIN_INDEXED_CHARS && *end; k++)
+            end = g_utf8_next_char (end);
+          if (g_utf8_strlen (start, end - start) < MIN_INDEXED_CHARS)
+            break;
+
+          if (q->len > 0)
+            g_string_append (q, " AND ");
+          g_string_append_c (q, '"');
+          for (const char *p = start; p < end; p++)
+            {
+              if (*p == '"')
+                g_string_append_c (q, '"');
+              g_string_append_c (q, *p);
+            }
+          g_string_append_c (q, '"');
         }
-      g_string_append_c (q, '"');
     }
 
   return q->len > 0 ? g_string_free (g_steal_pointer (&q), FALSE) : NULL;
@@ -562,7 +579,7 @@ append_filters (const LumoAuditQuery *self,
       const Term *term = g_ptr_array_index (self->terms, i);
       g_autofree char *pattern = NULL;
 
-      if (!term->scan)
+      if (!needs_recheck (term))
         continue;
 
       pattern = like_pattern (term->value);

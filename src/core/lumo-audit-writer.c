@@ -236,12 +236,14 @@ fts_change (LumoAuditStore  *self,
   return step_done (self, stmt, "Cannot update the audit search index", error);
 }
 
+/* @index: FALSE when the caller indexes a whole run of rows at once. */
 static gboolean
-insert_row (LumoAuditStore  *self,
+insert_row (LumoAuditStore            *self,
             const LumoAuditPendingRow *row,
-            gint64          *tail_id,
-            guint8          *tail_hash,
-            GError         **error)
+            gboolean                   index,
+            gint64                    *tail_id,
+            guint8                    *tail_hash,
+            GError                   **error)
 {
   LumoAuditChainFields f = {
     .id = *tail_id + 1,
@@ -298,13 +300,40 @@ insert_row (LumoAuditStore  *self,
     }
 
   if (!step_done (self, stmt, "Cannot append to the audit log", error) ||
-      !fts_change (self, FALSE, f.id, f.tool, f.caller_id, f.caller_name, f.target,
-                   row->result_text, error))
+      (index && !fts_change (self, FALSE, f.id, f.tool, f.caller_id, f.caller_name, f.target,
+                             row->result_text, error)))
     return FALSE;
 
   *tail_id = f.id;
   memcpy (tail_hash, hash, sizeof hash);
   return TRUE;
+}
+
+/* The rows first, then the index for all of them in one statement: FTS5
+ * tokenizes a run of rows in one pass at about half the cost of one
+ * insert per row. */
+static gboolean
+import_rows (LumoAuditStore  *self,
+             LumoAuditOp     *op,
+             gint64          *tail_id,
+             guint8          *tail_hash,
+             GError         **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  gint64 first = *tail_id + 1;
+
+  for (gsize i = 0; i < op->n_rows; i++)
+    if (!insert_row (self, &op->rows[i], FALSE, tail_id, tail_hash, error))
+      return FALSE;
+
+  if (!(stmt = lumo_db_prepare (self->writer_db,
+                                "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
+                                "result_text) SELECT id, tool, caller_id, caller_name, target, "
+                                "result_text FROM audit WHERE id >= ? ORDER BY id", error)))
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, first);
+
+  return step_done (self, stmt, "Cannot index the imported rows", error);
 }
 
 /* FALSE only for a failure of the database (which fails the batch); a
@@ -512,13 +541,12 @@ writer_process (LumoAuditStore *self,
       switch (op->kind)
         {
         case LUMO_AUDIT_OP_APPEND:
-          ok = insert_row (self, &op->rows[0], &tail_id, tail_hash, &error);
+          ok = insert_row (self, &op->rows[0], TRUE, &tail_id, tail_hash, &error);
           op->id = tail_id;
           g_array_append_val (added, tail_id);
           break;
         case LUMO_AUDIT_OP_IMPORT:
-          for (gsize i = 0; ok && i < op->n_rows; i++)
-            ok = insert_row (self, &op->rows[i], &tail_id, tail_hash, &error);
+          ok = import_rows (self, op, &tail_id, tail_hash, &error);
           break;
         case LUMO_AUDIT_OP_RESULT:
           ok = set_result (self, op, &error);
@@ -541,7 +569,7 @@ writer_process (LumoAuditStore *self,
   /* The checkpoint follows the commit, never precedes it: it may lag the
    * database after a crash, but it can never name a row that is not
    * there. */
-  if (ok && tail_id != start_id)
+  if (ok && tail_id != start_id && !g_atomic_int_get (&self->no_head_checkpoints))
     {
       g_autoptr(GError) head_error = NULL;
 

@@ -350,6 +350,29 @@ test_search_filters (SearchFixture *f,
   assert_search (f, "since:12h tool:save", "6");
   assert_search (f, "caller:lumo result:ok since:2h", "7");
   assert_search (f, "\"Lumo Agent\" tool:save_script result:error", "2");
+  /* A filter looks only at its own field. */
+  assert_search (f, "tool:agent", "");
+  assert_search (f, "caller:script", "");
+}
+
+/* The index holds which rows have a trigram, not where: "abcd" must not
+ * find a row that has "abc" and "bcd" apart. */
+static void
+test_search_trigrams_apart (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autoptr(LumoAuditStore) store = audit_test_open (dir);
+
+  audit_test_append (store, "abcxbcd");
+  audit_test_append (store, "zabcdz");
+  g_assert_cmpint (audit_test_count (store, "abcd"), ==, 1);
+  g_assert_cmpint (audit_test_count (store, "abc"), ==, 2);
+  g_assert_cmpint (audit_test_count (store, "bcd"), ==, 2);
+  g_assert_cmpint (audit_test_count (store, "ABCD"), ==, 1);
+  g_assert_cmpint (audit_test_count (store, "xbcd"), ==, 1);
+
+  g_clear_object (&store);
+  audit_test_rm_rf (dir);
 }
 
 typedef struct
@@ -520,6 +543,7 @@ main (int   argc,
   ADD ("search-filters", test_search_filters);
   ADD ("async-reads", test_async_reads);
   g_test_add_func ("/audit-query/keyset-paging", test_keyset_paging);
+  g_test_add_func ("/audit-query/trigrams-apart", test_search_trigrams_apart);
 
   return g_test_run ();
 }
