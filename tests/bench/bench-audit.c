@@ -1,0 +1,673 @@
+/* bench-audit.c — what the audit store costs, beside its floors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ *   lumo-bench-audit [--rows N] [--seconds S] [--dir DIR] [--queries Q]
+ *
+ * Prints, side by side: durable appends per second for 1 and 64 writers;
+ * the latency of one durable append next to a bare fdatasync() of a 4 KiB
+ * write on the same filesystem; bulk import rows per second; first-page
+ * search latency for 3-, 5- and 10-character substrings next to grep -F
+ * over a JSON Lines export of the same rows; a keyset page at the far end;
+ * and the database size per row with and without the trigram index. The
+ * figures go into docs/PERFORMANCE.md; nothing here passes or fails.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <sqlite3.h>
+
+#include "lumo-audit-private.h"
+#include "lumo-audit-store.h"
+#include "lumo-db.h"
+
+static gint64 opt_rows = 1000000;
+static double opt_seconds = 3.0;
+static char *opt_dir;
+static gint opt_queries = 60;
+static gint opt_grep_runs = 5;
+static gboolean opt_import_only;
+
+static GOptionEntry entries[] = {
+  { "rows", 'n', 0, G_OPTION_ARG_INT64, &opt_rows, "Rows for import and search (default 1000000)", "N" },
+  { "seconds", 's', 0, G_OPTION_ARG_DOUBLE, &opt_seconds, "Duration of each durable-append phase (default 3)", "S" },
+  { "dir", 'd', 0, G_OPTION_ARG_FILENAME, &opt_dir, "Directory on the filesystem to measure (default: a temporary one)", "DIR" },
+  { "queries", 'q', 0, G_OPTION_ARG_INT, &opt_queries, "Searches per substring length (default 60)", "Q" },
+  { "grep-runs", 'g', 0, G_OPTION_ARG_INT, &opt_grep_runs, "grep runs per substring length (default 5)", "R" },
+  { "import-only", 0, 0, G_OPTION_ARG_NONE, &opt_import_only, "Only the bulk import (for a profiler)", NULL },
+  { NULL }
+};
+
+/* ---- statistics --------------------------------------------------------------- */
+
+static int
+cmp_i64 (gconstpointer a,
+         gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+percentile_ms (GArray *us,
+               double  p)
+{
+  gsize i;
+
+  if (us->len == 0)
+    return 0;
+  g_array_sort (us, cmp_i64);
+  i = (gsize) (p * (us->len - 1) + 0.5);
+  return g_array_index (us, gint64, i) / 1000.0;
+}
+
+/* ---- data ------------------------------------------------------------------------ */
+
+static const char *tools[] = {
+  "userscripts.save_script", "userscripts.delete_script", "userscripts.list_scripts",
+  "userscripts.toggle_script", "userscripts.rename_script", "notes.create_note",
+  "notes.append_text", "notes.delete_note", "tabs.close_duplicates", "tabs.group_by_site",
+  "bookmarks.add", "bookmarks.move_folder", "forms.fill_address", "forms.submit_order",
+  "mail.send_draft", "mail.archive_thread", "calendar.create_event", "calendar.decline",
+  "sheets.write_range", "sheets.append_row",
+};
+static const char *reasons[] = { "not_authorized", "writes_off", "rate_limited", "review_rejected" };
+static const char *words[] = {
+  "timeout", "permission", "quota", "selector", "network", "conflict", "missing", "locked",
+  "invalid", "stale", "offline", "refused",
+};
+
+static char *
+extension_id (guint n)
+{
+  char *id = g_malloc (33);
+
+  for (guint i = 0; i < 32; i++)
+    id[i] = (char) ('a' + (((n * 2654435761u) >> (i % 16)) + i * 7) % 16);
+  id[32] = '\0';
+  return id;
+}
+
+typedef struct
+{
+  GPtrArray             *strings;    /* owns everything below */
+  LumoAuditImportRecord *records;
+  gsize                  n;
+} Dataset;
+
+static void
+dataset_free (Dataset *ds)
+{
+  g_ptr_array_unref (ds->strings);
+  g_free (ds->records);
+  g_free (ds);
+}
+
+static Dataset *
+dataset_new (gsize n)
+{
+  Dataset *ds = g_new0 (Dataset, 1);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (42);
+  char *providers[8], *callers[200], *caller_names[200];
+  char *sha = g_strdup ("9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08");
+  gint64 now = g_get_real_time ();
+
+  ds->strings = g_ptr_array_new_with_free_func (g_free);
+  ds->records = g_new0 (LumoAuditImportRecord, n);
+  ds->n = n;
+  g_ptr_array_add (ds->strings, sha);
+
+  for (guint i = 0; i < G_N_ELEMENTS (providers); i++)
+    g_ptr_array_add (ds->strings, providers[i] = extension_id (1000 + i));
+  for (guint i = 0; i < G_N_ELEMENTS (callers); i++)
+    {
+      g_ptr_array_add (ds->strings, callers[i] = extension_id (i));
+      g_ptr_array_add (ds->strings, caller_names[i] = g_strdup_printf ("Agent %03u", i));
+    }
+
+  for (gsize i = 0; i < n; i++)
+    {
+      LumoAuditImportRecord *r = &ds->records[i];
+      guint c = g_rand_int_range (rand, 0, G_N_ELEMENTS (callers));
+      guint roll = g_rand_int_range (rand, 0, 100);
+      char *target = g_uuid_string_random ();
+
+      g_ptr_array_add (ds->strings, target);
+      r->record.time_us = now - (gint64) (n - i) * G_USEC_PER_SEC;
+      r->record.provider_id = providers[g_rand_int_range (rand, 0, G_N_ELEMENTS (providers))];
+      r->record.caller_id = callers[c];
+      r->record.caller_name = caller_names[c];
+      r->record.tool = tools[g_rand_int_range (rand, 0, G_N_ELEMENTS (tools))];
+      r->record.write = TRUE;
+      r->record.target = target;
+      /* As a restore from an export passes them: already keyed. */
+      r->params_hmac = sha;
+
+      if (roll < 10)
+        {
+          r->record.decision = LUMO_AUDIT_DECISION_DENY;
+          r->record.reason = reasons[g_rand_int_range (rand, 0, G_N_ELEMENTS (reasons))];
+        }
+      else if (roll < 13)
+        r->record.decision = LUMO_AUDIT_DECISION_PENDING_REVIEW;
+      else
+        {
+          r->record.decision = LUMO_AUDIT_DECISION_ALLOW;
+          r->result = roll < 23 ? LUMO_AUDIT_RESULT_ERROR : LUMO_AUDIT_RESULT_OK;
+          if (r->result == LUMO_AUDIT_RESULT_ERROR)
+            {
+              char *text = g_strdup_printf ("Script %s failed: %s %s at line %u",
+                                            target + 24,
+                                            words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))],
+                                            words[g_rand_int_range (rand, 0, G_N_ELEMENTS (words))],
+                                            g_rand_int_range (rand, 1, 5000));
+              g_ptr_array_add (ds->strings, text);
+              r->result_text = text;
+            }
+        }
+    }
+
+  return ds;
+}
+
+/* ---- phases ------------------------------------------------------------------------ */
+
+static char *
+make_dir (const char *name)
+{
+  char *dir = g_build_filename (opt_dir, name, NULL);
+
+  g_mkdir_with_parents (dir, 0700);
+  return dir;
+}
+
+static LumoAuditStore *
+open_store (const char *dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  LumoAuditStore *store = lumo_audit_store_new (path, &error);
+
+  if (store == NULL)
+    g_error ("open: %s", error->message);
+  return store;
+}
+
+static gint64
+time_pwrite_fdatasync (int    fd,
+                       off_t  offset)
+{
+  static char block[4096] = { 'x', };
+  gint64 t0 = g_get_monotonic_time ();
+
+  if (pwrite (fd, block, sizeof block, offset) != sizeof block || fdatasync (fd) != 0)
+    g_error ("floor: %s", g_strerror (errno));
+
+  return g_get_monotonic_time () - t0;
+}
+
+static gint64
+time_append (LumoAuditStore *store)
+{
+  g_autoptr(GError) error = NULL;
+  LumoAuditRecord r = {
+    .provider_id = "aaaabbbbccccddddeeeeffffgggghhhh",
+    .caller_id = "ponmlkjihgfedcbaponmlkjihgfedcba",
+    .caller_name = "Bench",
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .target = "0f8fad5b-d9cb-469f-a165-70867728950e",
+    .params_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    .decision = LUMO_AUDIT_DECISION_ALLOW,
+  };
+  gint64 t0 = g_get_monotonic_time ();
+
+  if (lumo_audit_store_append (store, &r, &error) == 0)
+    g_error ("append: %s", error->message);
+
+  return g_get_monotonic_time () - t0;
+}
+
+/* One durable append next to the floor, interleaved so that both see the
+ * same disk (other work on the machine changes fsync times a lot). */
+static void
+bench_latency (void)
+{
+  g_autofree char *dir = make_dir ("latency");
+  g_autofree char *path = g_build_filename (dir, "floor.bin", NULL);
+  g_autoptr(LumoAuditStore) store = open_store (dir);
+  g_autoptr(GArray) over = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) grow = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) append = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) append_nohead = g_array_new (FALSE, FALSE, sizeof (gint64));
+  double p_over, p_grow, p_append, p_nohead;
+  int fd;
+
+  fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  g_assert (fd >= 0);
+  time_pwrite_fdatasync (fd, 0);
+  for (guint i = 0; i < 20; i++)
+    time_append (store);
+
+  /* Blocks of 25, alternating: the floors and the appends see the same
+   * moments of the disk, and an fsync rarely pays for the metadata the
+   * other side left in the journal. */
+  for (guint block = 0; block < 16; block++)
+    {
+      for (guint i = 0; i < 25; i++)
+        {
+          /* The same block again: no size or allocation change to sync. */
+          gint64 t = time_pwrite_fdatasync (fd, 0);
+
+          g_array_append_val (over, t);
+        }
+      for (guint i = 0; i < 25; i++)
+        {
+          /* A new block at the end: the file grows, as a log does. */
+          gint64 t = time_pwrite_fdatasync (fd, (off_t) (grow->len + 1) * 4096);
+
+          g_array_append_val (grow, t);
+        }
+      for (guint i = 0; i < 25; i++)
+        {
+          gint64 t = time_append (store);
+
+          g_array_append_val (append, t);
+        }
+      lumo_audit_store_set_head_checkpoints (store, FALSE);
+      for (guint i = 0; i < 25; i++)
+        {
+          gint64 t = time_append (store);
+
+          g_array_append_val (append_nohead, t);
+        }
+      lumo_audit_store_set_head_checkpoints (store, TRUE);
+    }
+  close (fd);
+  g_unlink (path);
+
+  p_over = percentile_ms (over, 0.5);
+  p_grow = percentile_ms (grow, 0.5);
+  p_append = percentile_ms (append, 0.5);
+  p_nohead = percentile_ms (append_nohead, 0.5);
+  g_print ("one durable append, in blocks of 25 alternating with its floors (400 each):\n");
+  g_print ("  floor: 4 KiB pwrite + fdatasync, same block   p50 %7.3f ms  p95 %7.3f ms\n",
+           p_over, percentile_ms (over, 0.95));
+  g_print ("  floor: 4 KiB pwrite + fdatasync, appending    p50 %7.3f ms  p95 %7.3f ms\n",
+           p_grow, percentile_ms (grow, 0.95));
+  g_print ("  lumo_audit_store_append ()                    p50 %7.3f ms  p95 %7.3f ms\n",
+           p_append, percentile_ms (append, 0.95));
+  g_print ("  ... without the audit.head rename (measurement only)  p50 %7.3f ms  p95 %7.3f ms\n",
+           p_nohead, percentile_ms (append_nohead, 0.95));
+  g_print ("  append / floor: %.2f× (same block), %.2f× (appending); "
+           "without the checkpoint %.2f×, %.2f×\n\n",
+           p_append / p_over, p_append / p_grow, p_nohead / p_over, p_nohead / p_grow);
+}
+
+typedef struct
+{
+  LumoAuditStore *store;
+  gint64          deadline;
+  GArray         *latencies;
+  guint64         rows;
+} WriterData;
+
+static gpointer
+writer_thread (gpointer data)
+{
+  WriterData *wd = data;
+  g_autofree char *target = g_uuid_string_random ();
+  LumoAuditRecord r = {
+    .provider_id = "aaaabbbbccccddddeeeeffffgggghhhh",
+    .caller_id = "ponmlkjihgfedcbaponmlkjihgfedcba",
+    .caller_name = "Bench",
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .target = target,
+    .params_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    .decision = LUMO_AUDIT_DECISION_ALLOW,
+  };
+
+  while (g_get_monotonic_time () < wd->deadline)
+    {
+      g_autoptr(GError) error = NULL;
+      gint64 t0 = g_get_monotonic_time ();
+
+      if (lumo_audit_store_append (wd->store, &r, &error) == 0)
+        g_error ("append: %s", error->message);
+      t0 = g_get_monotonic_time () - t0;
+      g_array_append_val (wd->latencies, t0);
+      wd->rows++;
+    }
+
+  return NULL;
+}
+
+static double
+bench_durable (guint n_threads)
+{
+  g_autofree char *name = g_strdup_printf ("durable-%u", n_threads);
+  g_autofree char *dir = make_dir (name);
+  g_autoptr(LumoAuditStore) store = open_store (dir);
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (gint64));
+  WriterData *wd = g_new0 (WriterData, n_threads);
+  GThread **threads = g_new0 (GThread *, n_threads);
+  gint64 start = g_get_monotonic_time (), elapsed;
+  guint64 rows = 0;
+  double rate;
+
+  for (guint i = 0; i < n_threads; i++)
+    {
+      wd[i].store = store;
+      wd[i].deadline = start + (gint64) (opt_seconds * G_USEC_PER_SEC);
+      wd[i].latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
+      threads[i] = g_thread_new ("bench-writer", writer_thread, &wd[i]);
+    }
+  for (guint i = 0; i < n_threads; i++)
+    {
+      g_thread_join (threads[i]);
+      rows += wd[i].rows;
+      g_array_append_vals (all, wd[i].latencies->data, wd[i].latencies->len);
+      g_array_unref (wd[i].latencies);
+    }
+  elapsed = g_get_monotonic_time () - start;
+  rate = rows / (elapsed / 1e6);
+
+  g_print ("durable appends, %2u writer%s  %9.0f rows/s   append p50 %7.3f ms  p95 %7.3f ms",
+           n_threads, n_threads == 1 ? " " : "s", rate, percentile_ms (all, 0.5),
+           percentile_ms (all, 0.95));
+  g_print ("\n");
+
+  g_free (wd);
+  g_free (threads);
+  return rate;
+}
+
+static gint64
+file_size (const char *path)
+{
+  GStatBuf st;
+
+  return g_stat (path, &st) == 0 ? (gint64) st.st_size : 0;
+}
+
+static void
+report_sizes (const char *dir,
+              gsize       n)
+{
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  sqlite3 *db = NULL;
+  gint64 fts_bytes = 0, total;
+
+  /* Fold the WAL in so the file size is the database's. */
+  g_assert (sqlite3_open (path, &db) == SQLITE_OK);
+  sqlite3_exec (db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+  if (sqlite3_prepare_v2 (db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'audit_fts%'",
+                          -1, &stmt, NULL) == SQLITE_OK &&
+      sqlite3_step (stmt) == SQLITE_ROW)
+    fts_bytes = sqlite3_column_int64 (stmt, 0);
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  sqlite3_close (db);
+
+  total = file_size (path);
+  g_print ("database size: %.1f MiB, %.0f bytes/row; without the trigram index %.0f bytes/row "
+           "(the index is %.0f bytes/row)\n",
+           total / 1048576.0, (double) total / n, (double) (total - fts_bytes) / n,
+           (double) fts_bytes / n);
+}
+
+static char *
+pick_substring (Dataset *ds,
+                GRand   *rand,
+                guint    len)
+{
+  for (;;)
+    {
+      const LumoAuditImportRecord *r = &ds->records[g_rand_int_range (rand, 0, ds->n)];
+      const char *fields[] = { r->record.target, r->record.caller_name, r->record.tool, r->result_text };
+      const char *s = fields[g_rand_int_range (rand, 0, G_N_ELEMENTS (fields))];
+      gsize slen = s != NULL ? strlen (s) : 0;
+      gsize at;
+
+      if (slen < len)
+        continue;
+      at = g_rand_int_range (rand, 0, slen - len + 1);
+      /* A space at either end reads oddly in a search box; skip those. */
+      if (s[at] == ' ' || s[at + len - 1] == ' ')
+        continue;
+      return g_strndup (s + at, len);
+    }
+}
+
+static double
+run_grep (const char *pattern,
+          const char *file,
+          gboolean    first_page)
+{
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = { "grep", "-F", first_page ? "-m200" : "-c", "--", pattern, file, NULL };
+  gint64 t0 = g_get_monotonic_time ();
+  int status;
+
+  g_spawn_sync (NULL, (char **) argv, NULL,
+                G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+                NULL, NULL, &status, &error);
+  if (error != NULL)
+    g_error ("grep: %s", error->message);
+
+  return (g_get_monotonic_time () - t0) / 1000.0;
+}
+
+static void
+bench_search (LumoAuditStore *store,
+              Dataset        *ds,
+              const char     *jsonl)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (7);
+  static const guint lengths[] = { 3, 5, 10 };
+
+  g_print ("\nfirst page (200 rows) of a substring search, %" G_GSIZE_FORMAT " rows; "
+           "grep -F over the JSON Lines export (%.0f MiB):\n",
+           ds->n, file_size (jsonl) / 1048576.0);
+  g_print ("  chars   store p50   store p95   hits p50 | grep -m200 p50   grep -c p50 | "
+           "vs -m200   vs -c\n");
+
+  for (guint l = 0; l < G_N_ELEMENTS (lengths); l++)
+    {
+      g_autoptr(GArray) us = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) hits = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) grep_first = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GArray) grep_all = g_array_new (FALSE, FALSE, sizeof (gint64));
+      g_autoptr(GPtrArray) patterns = g_ptr_array_new_with_free_func (g_free);
+      double p50, p95, g1, g2;
+
+      for (gint q = 0; q < opt_queries; q++)
+        g_ptr_array_add (patterns, pick_substring (ds, rand, lengths[l]));
+
+      for (guint q = 0; q < patterns->len; q++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autofree char *text = g_strdup_printf ("\"%s\"", (char *) g_ptr_array_index (patterns, q));
+          g_autoptr(LumoAuditQuery) query = NULL;
+          g_autoptr(GPtrArray) rows = NULL;
+          gint64 t0 = g_get_monotonic_time (), n;
+
+          query = lumo_audit_query_parse (text, 0, &error);
+          rows = lumo_audit_store_fetch_page (store, query, 0, 200, NULL, &error);
+          if (rows == NULL)
+            g_error ("search: %s", error->message);
+          t0 = g_get_monotonic_time () - t0;
+          g_array_append_val (us, t0);
+          n = rows->len;
+          g_array_append_val (hits, n);
+        }
+
+      for (gint q = 0; q < opt_grep_runs && q < (gint) patterns->len; q++)
+        {
+          gint64 a = (gint64) (run_grep (g_ptr_array_index (patterns, q), jsonl, TRUE) * 1000);
+          gint64 b = (gint64) (run_grep (g_ptr_array_index (patterns, q), jsonl, FALSE) * 1000);
+
+          g_array_append_val (grep_first, a);
+          g_array_append_val (grep_all, b);
+        }
+
+      p50 = percentile_ms (us, 0.5);
+      p95 = percentile_ms (us, 0.95);
+      g1 = percentile_ms (grep_first, 0.5);
+      g2 = percentile_ms (grep_all, 0.5);
+      g_print ("  %5u  %7.2f ms  %7.2f ms  %9.0f | %11.1f ms  %9.1f ms | %7.1f×  %6.1f×\n",
+               lengths[l], p50, p95, percentile_ms (hits, 0.5) * 1000, g1, g2,
+               g1 / p95, g2 / p95);
+    }
+}
+
+static void
+bench_page_latency (LumoAuditStore *store,
+                    const char     *label,
+                    const char     *text,
+                    gint64          before_id)
+{
+  g_autoptr(GArray) us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditQuery) query = lumo_audit_query_parse (text, 0, &error);
+  guint len = 0;
+
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autoptr(GPtrArray) rows = NULL;
+      gint64 t0 = g_get_monotonic_time ();
+
+      rows = lumo_audit_store_fetch_page (store, query, before_id, 200, NULL, &error);
+      if (rows == NULL)
+        g_error ("page: %s", error->message);
+      t0 = g_get_monotonic_time () - t0;
+      g_array_append_val (us, t0);
+      len = rows->len;
+    }
+
+  g_print ("%-52s p50 %7.3f ms  p95 %7.3f ms  (%u rows)\n", label,
+           percentile_ms (us, 0.5), percentile_ms (us, 0.95), len);
+}
+
+static void
+bench_count (LumoAuditStore *store,
+             const char     *label,
+             const char     *text)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditQuery) query = lumo_audit_query_parse (text, 0, &error);
+  gint64 t0 = g_get_monotonic_time ();
+  gint64 n = lumo_audit_store_count (store, query, NULL, &error);
+
+  if (n < 0)
+    g_error ("count: %s", error->message);
+  g_print ("%-52s %7.1f ms  (%" G_GINT64_FORMAT " rows)\n", label,
+           (g_get_monotonic_time () - t0) / 1000.0, n);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GOptionContext) context = g_option_context_new ("— benchmark the audit store");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(GFileOutputStream) out = NULL;
+  g_autoptr(GFile) jsonl_file = NULL;
+  g_autofree char *tmp = NULL;
+  g_autofree char *import_dir = NULL;
+  g_autofree char *jsonl = NULL;
+  Dataset *ds;
+  double one, many;
+  gint64 t0;
+
+  setlocale (LC_ALL, "");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return 2;
+    }
+  if (opt_rows < 1000)
+    opt_rows = 1000;
+  if (opt_dir == NULL)
+    opt_dir = tmp = g_dir_make_tmp ("lumo-bench-audit-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  g_print ("lumo-bench-audit: %" G_GINT64_FORMAT " rows, %.1f s per durable phase, in %s\n"
+           "SQLite %s\n\n", opt_rows, opt_seconds, opt_dir, sqlite3_libversion ());
+
+  if (!opt_import_only)
+    {
+      bench_latency ();
+      one = bench_durable (1);
+      many = bench_durable (64);
+      g_print ("group commit: 64 writers reach %.1f× the single-writer rate\n\n", many / one);
+    }
+
+  ds = dataset_new (opt_rows);
+  import_dir = make_dir ("import");
+  store = open_store (import_dir);
+  t0 = g_get_monotonic_time ();
+  if (!lumo_audit_store_import (store, ds->records, ds->n, &error))
+    g_error ("import: %s", error->message);
+  t0 = g_get_monotonic_time () - t0;
+  g_print ("bulk import, one transaction: %" G_GSIZE_FORMAT " rows in %.2f s = %.0f rows/s\n",
+           ds->n, t0 / 1e6, ds->n / (t0 / 1e6));
+
+  if (opt_import_only)
+    goto out;
+
+  jsonl = g_build_filename (opt_dir, "export.jsonl", NULL);
+  jsonl_file = g_file_new_for_path (jsonl);
+  out = g_file_replace (jsonl_file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  t0 = g_get_monotonic_time ();
+  if (!lumo_audit_store_export (store, NULL, LUMO_AUDIT_EXPORT_JSONL, G_OUTPUT_STREAM (out),
+                                NULL, NULL, NULL, &error) ||
+      !g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error))
+    g_error ("export: %s", error->message);
+  g_print ("export to JSON Lines: %.2f s\n", (g_get_monotonic_time () - t0) / 1e6);
+
+  t0 = g_get_monotonic_time ();
+  if (!lumo_audit_store_verify (store, NULL, NULL, NULL, NULL, &error))
+    g_error ("verify: %s", error->message);
+  g_print ("verify the whole chain: %.2f s\n", (g_get_monotonic_time () - t0) / 1e6);
+
+  bench_search (store, ds, jsonl);
+
+  g_print ("\n");
+  bench_page_latency (store, "newest page, no query:", NULL, 0);
+  bench_page_latency (store, "keyset page at the far end (ids 1–200), no query:", NULL, 201);
+  bench_page_latency (store, "keyset page at the far end, \"tool:save_script\":", "tool:save_script", 2000);
+  bench_page_latency (store, "first page, 2-char scan \"ag\" (flagged):", "ag", 0);
+  bench_page_latency (store, "first page, \"result:error since:1d\":", "result:error since:1d", 0);
+  bench_count (store, "count, no query:", NULL);
+  bench_count (store, "count, \"save\":", "save");
+  bench_count (store, "count, \"timeout\":", "timeout");
+
+  g_print ("\n");
+out:
+  g_clear_object (&store);
+  report_sizes (import_dir, ds->n);
+
+  dataset_free (ds);
+  if (tmp != NULL)
+    {
+      g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmp);
+
+      if (system (cmd) != 0)
+        g_printerr ("could not remove %s\n", tmp);
+    }
+  return 0;
+}
