@@ -312,9 +312,8 @@ show_provider (LumoAccessPage *self,
       self->provider_id = g_strdup (provider_id);
     }
 
-  /* Always: a removed and re-added provider has the same ID. */
-  lumo_caller_model_set_provider_id (self->allowed, provider_id);
-  lumo_caller_model_set_provider_id (self->denied, provider_id);
+  lumo_caller_model_set_provider_id (self->allowed, provider_id != NULL ? provider_id : "");
+  lumo_caller_model_set_provider_id (self->denied, provider_id != NULL ? provider_id : "");
   sync_switches (self);
   on_add_entry_changed_cb (self);
 }
@@ -470,11 +469,9 @@ lumo_access_page_set_backend (LumoAccessPage *self,
   self->backend = g_object_ref (backend);
   policy = get_policy (self);
   self->providers = lumo_provider_model_new (backend);
-  self->allowed = lumo_caller_model_new (policy, NULL, LUMO_CALLER_STATE_ALLOWED);
-  self->denied = lumo_caller_model_new (policy, NULL, LUMO_CALLER_STATE_DENIED);
   /* Nothing until a provider is chosen. */
-  lumo_caller_model_set_provider_id (self->allowed, "-");
-  lumo_caller_model_set_provider_id (self->denied, "-");
+  self->allowed = lumo_caller_model_new (policy, "", LUMO_CALLER_STATE_ALLOWED);
+  self->denied = lumo_caller_model_new (policy, "", LUMO_CALLER_STATE_DENIED);
 
   gtk_list_box_bind_model (self->allowed_list, G_LIST_MODEL (self->allowed),
                            create_allowed_row_cb, self, NULL);

@@ -324,7 +324,8 @@ lumo_caller_model_reload (LumoCallerModel *self)
 
   g_ptr_array_set_size (self->items, 0);
 
-  if (self->policy != NULL &&
+  /* "" is "no provider": an empty list, no query. */
+  if (self->policy != NULL && g_strcmp0 (self->provider_id, "") != 0 &&
       !(infos = lumo_policy_list_callers (self->policy, self->provider_id, self->state, &error)))
     g_warning ("Cannot list the callers: %s", error->message);
 
@@ -523,8 +524,6 @@ lumo_caller_model_new (LumoPolicy      *policy,
   g_return_val_if_fail (LUMO_IS_POLICY (policy), NULL);
 
   LumoCallerModel *self;
-
-  g_return_val_if_fail (provider_id == NULL || *provider_id != '\0', NULL);
 
   self = g_object_new (LUMO_TYPE_CALLER_MODEL,
                        "state", state,

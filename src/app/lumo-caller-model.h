@@ -29,14 +29,14 @@ const char           *lumo_caller_item_get_title       (LumoCallerItem *self);
 #define LUMO_TYPE_CALLER_MODEL (lumo_caller_model_get_type ())
 G_DECLARE_FINAL_TYPE (LumoCallerModel, lumo_caller_model, LUMO, CALLER_MODEL, GObject)
 
-/* @provider_id NULL: every provider. @state LUMO_CALLER_STATE_ANY: every
- * state. */
+/* @provider_id NULL: every provider; "": none (an empty list). @state
+ * LUMO_CALLER_STATE_ANY: every state. */
 LumoCallerModel *lumo_caller_model_new             (LumoPolicy      *policy,
                                                     const char      *provider_id,
                                                     LumoCallerState  state);
 LumoPolicy      *lumo_caller_model_get_policy      (LumoCallerModel *self);
 const char      *lumo_caller_model_get_provider_id (LumoCallerModel *self);
-/* Reloads the list for another provider (NULL: every provider). */
+/* Reloads the list for another provider (NULL: every provider, "": none). */
 void             lumo_caller_model_set_provider_id (LumoCallerModel *self,
                                                     const char      *provider_id);
 /* The item of that caller, or NULL (borrowed). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "lumo-backend.h"
+#include "lumo-resources.h"
 #include "lumo-window-private.h"
 
 /* The GSettings schema of the window's size. The window works without it
@@ -238,6 +239,10 @@ lumo_window_class_init (LumoWindowClass *klass)
   object_class->dispose = lumo_window_dispose;
   widget_class->map = lumo_window_map;
   window_class->close_request = lumo_window_close_request;
+
+  /* The app is a static library: naming the bundle links its object file,
+   * whose constructor registers the templates. */
+  g_assert (lumo_get_resource () != NULL);
 
   g_type_ensure (LUMO_TYPE_REQUESTS_PAGE);
   g_type_ensure (LUMO_TYPE_ACCESS_PAGE);
