@@ -1,0 +1,239 @@
+/* fuzz-bridge.c — libFuzzer target: bytes → frames → bridge dispatch → decisions
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * One input is one provider connection. Byte 0 sets the scene (bits below);
+ * the rest is the byte stream Chrome would write: frames are cut with
+ * lumo_frame_decode(), exactly as LumoFrameReader does, and each goes to
+ * lumo_bridge_session_dispatch() on a detached session of a backend whose
+ * policy and audit databases live in a temporary directory made once per
+ * process. No pipes, no real I/O besides SQLite.
+ *
+ * Oracles beyond the sanitizers: everything the app sends must pass
+ * lumo_bridge_validate_app_message(), the in-flight count never passes its
+ * cap, and every request is answered once the reviews are decided.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <glib/gstdio.h>
+
+#include "lumo-backend.h"
+#include "lumo-bridge-session-private.h"
+#include "lumo-frame.h"
+#include "lumo-policy.h"
+#include "lumo-review-queue.h"
+
+#define PROVIDER "abcdefghijklmnopabcdefghijklmnop"
+#define ALLOWED  "ponmlkjihgfedcbaponmlkjihgfedcba"
+#define DENIED   "aaaabbbbccccddddeeeeffffgggghhhh"
+
+enum {
+  SCENE_DISABLED     = 1 << 0,
+  SCENE_WRITES_OFF   = 1 << 1,
+  SCENE_REVIEW       = 1 << 2,
+  SCENE_APPROVE      = 1 << 3,   /* decide reviews: approve, else reject */
+  SCENE_PROBE_TARGET = 1 << 4,   /* the app sends probeTarget after hello */
+  SCENE_TIME_OUT     = 1 << 5,   /* let reviews time out instead */
+};
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+static char *data_dir;
+static LumoBackend *backend;
+static gint64 fake_now = 1000 * G_USEC_PER_SEC;
+
+static gint64
+fake_clock (gpointer user_data)
+{
+  return fake_now;
+}
+
+static void
+remove_data_dir (void)
+{
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  if (data_dir == NULL || !(dir = g_dir_open (data_dir, 0, NULL)))
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (data_dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (data_dir);
+}
+
+static void
+setup_once (void)
+{
+  g_autoptr(GError) error = NULL;
+  LumoPolicy *policy;
+
+  if (backend != NULL)
+    return;
+
+  /* The fuzzer logs nothing but crashes. */
+  g_log_set_writer_func (g_log_writer_default, NULL, NULL);
+  g_setenv ("G_MESSAGES_DEBUG", "", TRUE);
+
+  data_dir = g_dir_make_tmp ("lumo-fuzz-XXXXXX", &error);
+  g_assert_no_error (error);
+  atexit (remove_data_dir);
+
+  backend = lumo_backend_new_for_data_dir (data_dir, &error);
+  g_assert_no_error (error);
+  lumo_backend_set_clock (backend, fake_clock, NULL);
+
+  policy = lumo_backend_get_policy (backend);
+  lumo_policy_add_provider (policy, PROVIDER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_policy_allow_caller (policy, PROVIDER, ALLOWED, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_policy_deny_caller (policy, PROVIDER, DENIED, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+}
+
+static void
+set_scene (guint8 scene)
+{
+  LumoPolicy *policy = lumo_backend_get_policy (backend);
+  g_autoptr(GError) error = NULL;
+
+  lumo_policy_set_switch (policy, PROVIDER, LUMO_POLICY_SWITCH_ENABLED, !(scene & SCENE_DISABLED),
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_policy_set_switch (policy, PROVIDER, LUMO_POLICY_SWITCH_WRITES, !(scene & SCENE_WRITES_OFF),
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_policy_set_switch (policy, PROVIDER, LUMO_POLICY_SWITCH_REVIEW, !!(scene & SCENE_REVIEW),
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+}
+
+static void
+check_outgoing (LumoBridgeSession *session)
+{
+  JsonObject *object;
+
+  while ((object = lumo_bridge_session_pop_outgoing (session)) != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *field = NULL;
+
+      if (!lumo_bridge_validate_app_message (object, &field, &error))
+        g_error ("The app sent an invalid message: %s", error->message);
+      json_object_unref (object);
+    }
+
+  g_assert_cmpuint (lumo_bridge_session_get_n_in_flight (session), <=, LUMO_BRIDGE_MAX_IN_FLIGHT);
+}
+
+static void
+on_probe_target_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(LumoProbeOutcome) outcome = NULL;
+  g_autoptr(GError) error = NULL;
+
+  outcome = lumo_backend_probe_target_finish (LUMO_BACKEND (object), result, &error);
+  if (outcome != NULL)
+    lumo_probe_status_map (outcome, NULL, NULL);
+}
+
+static void
+decide_reviews (guint8 scene)
+{
+  LumoReviewQueue *queue = lumo_backend_get_review_queue (backend);
+
+  if (scene & SCENE_TIME_OUT)
+    {
+      fake_now += (gint64) (LUMO_REVIEW_MAX_TIMEOUT_S + 1) * G_USEC_PER_SEC;
+      g_main_context_wakeup (NULL);
+      return;
+    }
+
+  while (g_list_model_get_n_items (G_LIST_MODEL (queue)) > 0)
+    {
+      g_autoptr(LumoReviewRequest) request = g_list_model_get_item (G_LIST_MODEL (queue), 0);
+
+      lumo_review_queue_decide (queue, lumo_review_request_get_id (request), !!(scene & SCENE_APPROVE), NULL);
+    }
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data,
+                        size_t         size)
+{
+  g_autoptr(LumoBridgeSession) session = NULL;
+  gboolean probe_target_sent = FALSE;
+  guint8 scene;
+  gsize offset = 1;
+
+  if (size < 1)
+    return 0;
+
+  setup_once ();
+  scene = data[0];
+  set_scene (scene);
+  session = g_object_ref (lumo_backend_add_detached_session (backend, PROVIDER));
+
+  while (offset < size && !lumo_bridge_session_is_closed (session))
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonObject) object = NULL;
+      gboolean in_sync = FALSE;
+      gsize consumed = 0;
+
+      if (lumo_frame_decode (data + offset, size - offset, &consumed, &object, &in_sync, &error))
+        lumo_bridge_session_dispatch (session, object);
+      else if (error != NULL)
+        {
+          lumo_bridge_session_frame_error (session, error, in_sync);
+          if (!in_sync)
+            break;
+        }
+      else
+        break;   /* the stream ends inside a frame */
+
+      g_assert_cmpuint (consumed, >, 0);
+      offset += consumed;
+
+      if ((scene & SCENE_PROBE_TARGET) && !probe_target_sent && lumo_bridge_session_get_hello_done (session))
+        {
+          probe_target_sent = TRUE;
+          lumo_backend_probe_target_async (backend, PROVIDER, DENIED, NULL, on_probe_target_cb, NULL);
+        }
+
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      check_outgoing (session);
+    }
+
+  /* Every request gets its answer once people (or the clock) decide. */
+  decide_reviews (scene);
+  while (lumo_bridge_session_get_n_in_flight (session) > 0 && !lumo_bridge_session_is_closed (session))
+    {
+      g_main_context_iteration (NULL, TRUE);
+      decide_reviews (scene);
+    }
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  check_outgoing (session);
+
+  lumo_backend_remove_detached_session (backend, session);
+  /* A closed session's requests still finish (their audit rows). */
+  while (lumo_bridge_session_get_n_in_flight (session) > 0)
+    g_main_context_iteration (NULL, TRUE);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+
+  /* The next input starts with an empty rate-limit window. */
+  fake_now += (gint64) 61 * G_USEC_PER_SEC;
+  return 0;
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Seeds tests/fuzz/corpus/ from the bridge fixtures.
+
+Each seed is one input of fuzz-bridge.c: byte 0 is the scene (the bits
+below), the rest is a native-messaging byte stream (32-bit little-endian
+length + JSON). Run from the repository root after changing the fixtures:
+
+    python3 tests/fuzz/make-corpus.py
+"""
+import hashlib
+import json
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, '..', 'fixtures', 'bridge')
+CORPUS = os.path.join(HERE, 'corpus')
+
+DISABLED, WRITES_OFF, REVIEW, APPROVE, PROBE_TARGET, TIME_OUT = (1 << i for i in range(6))
+
+HELLO = {"type": "hello", "id": 1, "bridge": 1,
+         "service": {"namespace": "userscripts", "name": "Lumo Userscripts", "version": "1.0.1"},
+         "tools": [{"name": "list_scripts", "write": False}, {"name": "save_script", "write": True}]}
+
+
+def frame(message):
+    body = json.dumps(message, separators=(',', ':'), ensure_ascii=False).encode()
+    return struct.pack('<I', len(body)) + body
+
+
+def substitute(node):
+    if isinstance(node, dict):
+        return {k: substitute(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [substitute(v) for v in node]
+    if node == '<re>':
+        return 'app-1'
+    if isinstance(node, str) and node.startswith('<audit:'):
+        return 1
+    return node
+
+
+def write_seed(name, scene, stream):
+    data = bytes([scene]) + stream
+    digest = hashlib.sha256(data).hexdigest()[:12]
+    with open(os.path.join(CORPUS, '%s-%s' % (name, digest)), 'wb') as f:
+        f.write(data)
+
+
+def main():
+    os.makedirs(CORPUS, exist_ok=True)
+    for old in os.listdir(CORPUS):
+        if old.startswith(('scenario-', 'message-', 'frame-')):
+            os.unlink(os.path.join(CORPUS, old))
+
+    for name in sorted(os.listdir(FIXTURES)):
+        path = os.path.join(FIXTURES, name)
+        with open(path) as f:
+            fixture = json.load(f)
+        base = name[:-len('.json')]
+
+        if name.startswith('scenario-'):
+            setup = fixture['setup']
+            scene = 0
+            scene |= 0 if setup.get('enabled', True) else DISABLED
+            scene |= 0 if setup.get('writes', True) else WRITES_OFF
+            scene |= REVIEW if setup.get('review', False) else 0
+            steps = fixture['exchange']
+            if any(s.get('act') == 'probeTarget' for s in steps):
+                scene |= PROBE_TARGET
+            stream = b''.join(frame(substitute(s['send'])) for s in steps if 'send' in s)
+            write_seed(base, scene | APPROVE, stream)
+            if scene & REVIEW:
+                write_seed(base, scene, stream)
+                write_seed(base, scene | TIME_OUT, stream)
+
+        elif name.startswith('messages-'):
+            for i, case in enumerate(fixture['cases']):
+                message = case['message']
+                prefix = b'' if message.get('type') == 'hello' else frame(HELLO)
+                stream = prefix + frame(message)
+                write_seed('message-%s-%d' % (base[len('messages-'):], i), APPROVE, stream)
+                if message.get('type') == 'authorize':
+                    write_seed('message-%s-%d' % (base[len('messages-'):], i), REVIEW | APPROVE, stream)
+
+        elif name == 'frames.json':
+            for i, entry in enumerate(fixture['frames']):
+                if 'payload_fill' in entry:
+                    continue   # 1 MiB of spaces teaches the fuzzer nothing
+                if 'raw_hex' in entry:
+                    raw = bytes.fromhex(entry['raw_hex'])
+                else:
+                    payload = bytes.fromhex(entry.get('payload_hex', ''))
+                    raw = struct.pack('<I', entry.get('length', len(payload))) + payload
+                write_seed('frame-%d' % i, 0, frame(HELLO) + raw + frame({"type": "probe", "id": 2,
+                                                                          "caller": {"id": "ponmlkjihgfedcbaponmlkjihgfedcba"}}))
+
+
+if __name__ == '__main__':
+    main()
