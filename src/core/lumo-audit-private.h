@@ -34,7 +34,7 @@ const char     *lumo_audit_store_get_head_path (LumoAuditStore *self);
 LumoAuditRow   *lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
 
 /* The writer connection's page cache (KiB, negative as SQLite wants it). */
-#define WRITER_CACHE_SIZE "-16384"
+#define LUMO_AUDIT_WRITER_CACHE_SIZE "-16384"
 
 /* ---- shared by lumo-audit-store.c, -writer.c, -record.c, -store-read.c ---- */
 
@@ -67,16 +67,16 @@ typedef struct
 typedef struct
 {
   LumoAuditOpKind      kind;
-  LumoAuditPendingRow *rows;            /* APPEND: 1, IMPORT: n_rows */
-  gsize       n_rows;
-  gint64      id;              /* RESULT: the row; APPEND: the new id */
-  const char *result;          /* RESULT */
-  char       *result_text;     /* RESULT */
-  gint64      time_us;         /* RESULT: when; RETENTION: the cutoff */
-  gint64      count;           /* RETENTION: rows deleted */
-  GTask      *task;            /* async callers */
-  gboolean    done;            /* sync callers wait for this */
-  GError     *error;
+  LumoAuditPendingRow *rows;         /* APPEND: 1, IMPORT: n_rows */
+  gsize                n_rows;
+  gint64               id;           /* RESULT: the row; APPEND: the new id */
+  const char          *result;       /* RESULT */
+  char                *result_text;  /* RESULT */
+  gint64               time_us;      /* RESULT: when; RETENTION: the cutoff */
+  gint64               count;        /* RETENTION: rows deleted */
+  GTask               *task;         /* async callers */
+  gboolean             done;         /* sync callers wait for this */
+  GError              *error;
 } LumoAuditOp;
 
 struct _LumoAuditStore

@@ -95,10 +95,10 @@ has_control_chars (const char *s)
  * already-keyed hash of an import and replaces params_sha256. */
 gboolean
 lumo_audit_validate_record (GBytes                 *secret,
-                 const LumoAuditRecord  *record,
-                 const char             *params_hmac_hex,
-                 LumoAuditPendingRow             *row,
-                 GError                **error)
+                            const LumoAuditRecord  *record,
+                            const char             *params_hmac_hex,
+                            LumoAuditPendingRow    *row,
+                            GError                **error)
 {
   const char *name = record->caller_name != NULL ? record->caller_name : "";
   const char *target = record->target != NULL ? record->target : "";
@@ -194,8 +194,8 @@ lumo_audit_validate_record (GBytes                 *secret,
 
 gboolean
 lumo_audit_validate_result (gboolean     ok,
-                 const char  *error_text,
-                 GError     **error)
+                            const char  *error_text,
+                            GError     **error)
 {
   if (ok && error_text != NULL)
     {

@@ -87,7 +87,8 @@ fill_random (guint8 *buf,
   return TRUE;
 }
 
-/* Returns -1 with errno ENOENT when the file does not exist. */
+/* NULL without an error when the file does not exist (the caller creates
+ * it); NULL with an error for anything else that is wrong. */
 static GBytes *
 load (const char  *path,
       GError     **error)

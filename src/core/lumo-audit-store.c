@@ -139,7 +139,7 @@ emit_row_added_cb (gpointer data)
  * store's main context, which may be busy or not iterated at all. */
 void
 lumo_audit_store_rows_added (LumoAuditStore *self,
-                    GArray         *ids)
+                             GArray         *ids)
 {
   gboolean schedule;
 
@@ -343,7 +343,7 @@ lumo_audit_store_new_full (const char  *path,
   /* Our own WAL checkpoints, after the waiters are woken (see
    * writer_process()); a bigger page cache for bulk imports. */
   sqlite3_wal_hook (self->writer_db, lumo_audit_writer_wal_hook, self);
-  if (!lumo_db_exec (self->writer_db, "PRAGMA cache_size = " WRITER_CACHE_SIZE, error))
+  if (!lumo_db_exec (self->writer_db, "PRAGMA cache_size = " LUMO_AUDIT_WRITER_CACHE_SIZE, error))
     return NULL;
 
   if (empty && !g_file_test (self->head_path, G_FILE_TEST_EXISTS))

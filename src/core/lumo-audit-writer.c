@@ -48,7 +48,7 @@ lumo_audit_op_free (LumoAuditOp *op)
 
 void
 lumo_audit_writer_enqueue (LumoAuditStore *self,
-         LumoAuditOp             *op)
+                           LumoAuditOp    *op)
 {
   g_mutex_lock (&self->lock);
   g_queue_push_tail (&self->queue, op);
@@ -59,8 +59,8 @@ lumo_audit_writer_enqueue (LumoAuditStore *self,
 /* Runs @op on the writer thread and waits; the caller keeps ownership. */
 gboolean
 lumo_audit_writer_run_sync (LumoAuditStore  *self,
-          LumoAuditOp              *op,
-          GError         **error)
+                            LumoAuditOp     *op,
+                            GError         **error)
 {
   lumo_audit_writer_enqueue (self, op);
 
@@ -78,27 +78,21 @@ lumo_audit_writer_run_sync (LumoAuditStore  *self,
   return TRUE;
 }
 
+/* Returns an async op's result to its task (which delivers it on the
+ * caller's main context) and frees the op. */
 static void
-op_complete (LumoAuditStore *self,
-             LumoAuditOp             *op)
+complete_async (LumoAuditOp *op)
 {
-  if (op->task != NULL)
-    {
-      g_autoptr(GTask) task = g_steal_pointer (&op->task);
+  g_autoptr(GTask) task = g_steal_pointer (&op->task);
 
-      if (op->error != NULL)
-        g_task_return_error (task, g_steal_pointer (&op->error));
-      else if (op->kind == LUMO_AUDIT_OP_APPEND)
-        g_task_return_int (task, op->id);
-      else
-        g_task_return_boolean (task, TRUE);
-      lumo_audit_op_free (op);
-      return;
-    }
+  if (op->error != NULL)
+    g_task_return_error (task, g_steal_pointer (&op->error));
+  else if (op->kind == LUMO_AUDIT_OP_APPEND)
+    g_task_return_int (task, op->id);
+  else
+    g_task_return_boolean (task, TRUE);
 
-  g_mutex_lock (&self->lock);
-  op->done = TRUE;
-  g_mutex_unlock (&self->lock);
+  lumo_audit_op_free (op);
 }
 
 /* ---- the writer thread ------------------------------------------------------ */
@@ -599,7 +593,7 @@ writer_process (LumoAuditStore *self,
       LumoAuditOp *op = g_queue_pop_head (batch);
 
       if (op->task != NULL)
-        op_complete (self, op);
+        complete_async (op);
       else
         {
           g_mutex_lock (&self->lock);
