@@ -129,6 +129,12 @@ void               lumo_bridge_session_send_fault     (LumoBridgeSession *self,
                                                        LumoBridgeFault   *fault);
 void               lumo_bridge_session_handle_answer  (LumoBridgeSession *self,
                                                        LumoBridgeMessage *message);
+/* Completes the app's probeTarget request @id (takes @outcome or @error);
+ * nothing if it is not pending. */
+void               lumo_bridge_session_probe_target_complete (LumoBridgeSession *self,
+                                                              const char        *id,
+                                                              LumoProbeOutcome  *outcome,
+                                                              GError            *error);
 /* Takes the policy's view after hello: what the provider now knows. */
 void               lumo_bridge_session_remember_policy (LumoBridgeSession *self,
                                                         gboolean           enabled,
