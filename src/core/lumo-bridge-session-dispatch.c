@@ -298,12 +298,7 @@ on_audit_appended_cb (GObject      *object,
     }
 
   if (request->reason == NULL)
-    {
-      gint64 *key = g_new (gint64, 1);
-
-      *key = id;
-      g_hash_table_add (request->session->allowed_audit_ids, key);
-    }
+    lumo_bridge_session_expect_result (request->session, id);
   answer_decision (request, id);
 }
 
@@ -460,6 +455,38 @@ handle_authorize (LumoBridgeRequest *request)
 
 /* ---- result --------------------------------------------------------------- */
 
+void
+lumo_bridge_session_expect_result (LumoBridgeSession *self,
+                                   gint64             audit_id)
+{
+  gint64 *key;
+
+  if (g_hash_table_contains (self->allowed_audit_ids, &audit_id))
+    return;
+
+  if (g_hash_table_size (self->allowed_audit_ids) >= LUMO_BRIDGE_MAX_OPEN_RESULTS)
+    g_hash_table_remove (self->allowed_audit_ids, g_queue_pop_head (&self->allowed_order));
+
+  key = g_new (gint64, 1);
+  *key = audit_id;
+  g_hash_table_add (self->allowed_audit_ids, key);
+  g_queue_push_tail (&self->allowed_order, key);
+}
+
+gboolean
+lumo_bridge_session_take_result (LumoBridgeSession *self,
+                                 gint64             audit_id)
+{
+  gpointer key = NULL;
+
+  if (!g_hash_table_lookup_extended (self->allowed_audit_ids, &audit_id, &key, NULL))
+    return FALSE;
+
+  g_queue_remove (&self->allowed_order, key);
+  g_hash_table_remove (self->allowed_audit_ids, key);
+  return TRUE;
+}
+
 static void
 on_result_recorded_cb (GObject      *object,
                        GAsyncResult *result,
@@ -470,11 +497,8 @@ on_result_recorded_cb (GObject      *object,
 
   if (!lumo_audit_store_set_result_finish (LUMO_AUDIT_STORE (object), result, &error))
     {
-      gint64 *key = g_new (gint64, 1);
-
       /* The provider may try again. */
-      *key = request->message->audit_id;
-      g_hash_table_add (request->session->allowed_audit_ids, key);
+      lumo_bridge_session_expect_result (request->session, request->message->audit_id);
       request_internal (request, "Cannot record the result", error);
       return;
     }
@@ -490,7 +514,7 @@ handle_result (LumoBridgeRequest *request)
 
   /* Taken out now, so a second result for the same row is refused even
    * while the first is being written. */
-  if (!g_hash_table_remove (self->allowed_audit_ids, &m->audit_id))
+  if (!lumo_bridge_session_take_result (self, m->audit_id))
     {
       request_fail (request, LUMO_BRIDGE_ERROR_UNKNOWN_AUDIT_ID, "auditId",
                     "The auditId is not an allowed write of this session that still waits for its result");

@@ -51,6 +51,7 @@ struct _LumoBridgeSession
 
   GHashTable      *in_flight;         /* id_key → Request (owned by its operation) */
   GHashTable      *allowed_audit_ids; /* gint64* → NULL: allowed writes without result */
+  GQueue           allowed_order;     /* the same keys, oldest first (borrowed) */
   GPtrArray       *ports;             /* LumoBridgePort, in opening order */
   GHashTable      *probe_targets;     /* app request id → GTask */
   guint            next_probe_target;
@@ -69,6 +70,11 @@ struct _LumoBridgeSession
   guint            closing : 1;       /* flushing a last answer before closing */
   guint            closed : 1;
 };
+
+/* Allowed writes whose result may still come, per session: a provider that
+ * never sends results must not grow the session without bound. The oldest
+ * is forgotten first (its row keeps no result). */
+#define LUMO_BRIDGE_MAX_OPEN_RESULTS 4096
 
 /* One provider request in flight. */
 typedef struct
@@ -144,6 +150,12 @@ void               lumo_bridge_session_port           (LumoBridgeSession *self,
                                                        const char        *caller_id,
                                                        const char        *port_id,
                                                        gboolean           open);
+/* The set of allowed writes that still wait for their result. */
+void               lumo_bridge_session_expect_result  (LumoBridgeSession *self,
+                                                       gint64             audit_id);
+/* TRUE (and forgets it) if @audit_id was waiting for its result. */
+gboolean           lumo_bridge_session_take_result    (LumoBridgeSession *self,
+                                                       gint64             audit_id);
 /* Answers and frees @request; @answer is consumed. */
 void               lumo_bridge_request_finish         (LumoBridgeRequest *request,
                                                        JsonObject        *answer);

@@ -106,6 +106,7 @@ lumo_bridge_session_finalize (GObject *object)
   g_free (self->service_version);
   g_clear_pointer (&self->catalogue, lumo_catalogue_free);
   g_clear_pointer (&self->in_flight, g_hash_table_unref);
+  g_queue_clear (&self->allowed_order);
   g_clear_pointer (&self->allowed_audit_ids, g_hash_table_unref);
   g_clear_pointer (&self->ports, g_ptr_array_unref);
   g_clear_pointer (&self->probe_targets, g_hash_table_unref);
@@ -200,6 +201,7 @@ lumo_bridge_session_init (LumoBridgeSession *self)
   self->caller_states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->revoked = g_ptr_array_new_with_free_func (g_free);
   g_queue_init (&self->outgoing);
+  g_queue_init (&self->allowed_order);
 }
 
 /* ---- writing -------------------------------------------------------------- */
