@@ -53,7 +53,7 @@ test('a catalogue keeps the first 64 valid, distinct tools and says why for the 
 
 test('the provider\'s own catalogue passes the limits whole', () => {
   assert.equal(catalogue(TOOLS).length, TOOLS.length);
-  assert.deepEqual(TOOLS.map((t) => t.name), ['list_scripts', 'get_script', 'create_script', 'update_script', 'delete_script', 'set_script_enabled']);
+  assert.deepEqual(TOOLS.map((t) => t.name), ['list_scripts', 'get_script', 'create_script', 'update_script', 'delete_script', 'set_script_enabled', 'list_site_packs']);
   for (const t of TOOLS) {
     assert.equal(t.annotations.readOnlyHint, !t.write, t.name);
     if (t.name === 'delete_script')

@@ -77,7 +77,7 @@ test('hello carries the service and the catalogue with read/write flags', async 
   assert.deepEqual(hello.service, { namespace: 'userscripts', name: 'Lumo Userscripts', version: '0.1.0' });
   assert.deepEqual(hello.tools.map((x: any) => [x.name, x.write]), [
     ['list_scripts', false], ['get_script', false], ['create_script', true],
-    ['update_script', true], ['delete_script', true], ['set_script_enabled', true]]);
+    ['update_script', true], ['delete_script', true], ['set_script_enabled', true], ['list_site_packs', false]]);
 });
 
 test('L0: unknown caller is pending, then authorized after approval, without restart', async (t) => {
@@ -150,7 +150,7 @@ test('L1: initialize, tools/list with annotations, instructions from policy', as
   s.app.allow(CALLER);
   await s.session.refresh();
   assert.equal(s.session.state, 'connected');
-  assert.equal(s.session.message, 'Connected · 6 tools');
+  assert.equal(s.session.message, 'Connected · 7 tools');
   const del = s.session.tools?.find((x) => x.name === 'delete_script');
   assert.equal(del?.annotations?.destructiveHint, true);
   assert.equal(s.session.tools?.find((x) => x.name === 'list_scripts')?.annotations?.readOnlyHint, true);
@@ -297,7 +297,7 @@ test('a closed port is not a removed service: the next call reconnects and re-in
   // MV3 stops the provider's worker: its side of the port goes away
   s.providerPorts[0]?.disconnect();
   await until(() => !s.session.portOpen, 'host noticed');
-  assert.equal(s.session.tools?.length, 6, 'the tool cache survives');
+  assert.equal(s.session.tools?.length, 7, 'the tool cache survives');
   const r = await s.session.callTool('list_scripts', {});
   assert.equal(r.isError, undefined);
   assert.equal(s.session.initializeCount, 2);
@@ -348,7 +348,7 @@ test('catalogue: limits are enforced before listing, the app is told, and its re
   await ready(s);
   s.app.allow(CALLER);
   await s.session.refresh();
-  assert.deepEqual(s.session.tools?.map((x) => x.name), ['list_scripts', 'get_script', 'create_script', 'update_script', 'set_script_enabled']);
+  assert.deepEqual(s.session.tools?.map((x) => x.name), ['list_scripts', 'get_script', 'create_script', 'update_script', 'set_script_enabled', 'list_site_packs']);
   const { TOOLS } = await import('../src/provider/tools.ts');
   const base = TOOLS[0]!;
   const extra = [...TOOLS, { ...base, name: 'x'.repeat(41) }, { ...base, name: 'site_tool' }];
@@ -356,7 +356,7 @@ test('catalogue: limits are enforced before listing, the app is told, and its re
   await s.provider.updateCatalogue(extra);
   const sent = s.app.of('tools')[0]?.tools as Array<{ name: string }>;
   assert.deepEqual(sent.map((x) => x.name), [...TOOLS.map((x) => x.name), 'site_tool']);
-  assert.equal(s.provider.tools.length, 7);
+  assert.equal(s.provider.tools.length, 8);
 });
 
 test('display texts are cut to the bridge\'s byte bounds on whole characters', async () => {

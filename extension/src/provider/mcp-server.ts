@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //
-// One McpServer per lumo:mcp port: the catalogue (checked against the
+// One MCP server per lumo:mcp port: the catalogue (checked against the
 // protocol's limits before anything is listed), instructions written from
 // the policy in force when the port opened, and every tool routed through
-// runTool() with this port's caller.
+// runTool() with this port's caller. The server reads the provider's
+// catalogue on every tools/list and tools/call, so site tools that come and
+// go with tabs are seen at once; the provider then sends
+// notifications/tools/list_changed on each released port.
 
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { getParseErrorMessage } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { z } from 'zod';
 import { checkCatalogue } from '../shared/limits.ts';
 import type { BridgePolicy } from './bridge.ts';
-import { runTool, TOOLS, type ToolContext, type ToolDef } from './tools.ts';
+import { errorResult, runTool, TOOLS, type ToolContext, type ToolDef } from './tools.ts';
 
 export interface ServiceIdentity {
   namespace: string;
@@ -31,15 +38,45 @@ export function catalogue (tools: readonly ToolDef[] = TOOLS, log?: (msg: string
   return accepted;
 }
 
-// The catalogue as the bridge's hello/tools messages carry it.
+// Cuts @s to @max UTF-8 bytes on a whole character (the bridge's bounds).
+function cut (s: string, max: number): string {
+  const enc = new TextEncoder();
+  if (enc.encode(s).length <= max)
+    return s;
+  const chars = [...s];
+  let bytes = enc.encode(s).length;
+  while (bytes > max - 3)
+    bytes -= enc.encode(chars.pop() as string).length;
+  return chars.join('') + '…';
+}
+
+// The catalogue as the bridge's hello/tools messages carry it. Site tools
+// bring their own titles and descriptions, so they are cut to the
+// bridge's bounds (128 and 4096 bytes) rather than refused.
 export function bridgeCatalogue (tools: readonly ToolDef[]): Array<Record<string, unknown>> {
-  return tools.map((t) => ({ name: t.name, title: t.title, description: t.description, write: t.write, annotations: t.annotations }));
+  return tools.map((t) => ({ name: t.name, title: cut(t.title, 128), description: cut(t.description, 4096), write: t.write, annotations: t.annotations }));
+}
+
+const listings = new WeakMap<ToolDef, Tool>();
+
+// A tool as tools/list shows it; zod shapes become JSON Schema the way the
+// SDK's McpServer converts them.
+export function toolListing (def: ToolDef): Tool {
+  let t = listings.get(def);
+  if (t === undefined) {
+    const inputSchema = (def.jsonSchema ?? toJsonSchemaCompat(z.object(def.inputSchema), { strictUnions: true, pipeStrategy: 'input' })) as Tool['inputSchema'];
+    t = { name: def.name, title: def.title, description: def.description, inputSchema, annotations: { title: def.title, ...def.annotations } };
+    listings.set(def, t);
+  }
+  return t;
 }
 
 export function instructions (policy: BridgePolicy | null): string {
   const parts = [
     'Lumo Userscripts manages userscripts: small JavaScript programs that run on the web pages their match patterns name. ' +
     'Use list_scripts to see them, get_script to read one, and the other tools to change them.',
+    'Site packs add tools for particular websites, named <site>_<tool> (e.g. baidu_get-page-title); they run in the page. ' +
+    'Some are listed only while a matching tab is open; others open their page when called. list_site_packs says which are ready and why not.',
     'Every call is checked by Lumo Access, where the person who owns this browser decides what agents may do; a refused call returns an error that says why.',
   ];
   if (policy === null)
@@ -59,41 +96,47 @@ export function instructions (policy: BridgePolicy | null): string {
 // progress from timing out.
 export const PROGRESS_INTERVAL_MS = 10000;
 
-export function createProviderServer (tools: readonly ToolDef[], policy: BridgePolicy | null, ctx: ToolContext,
-  progressIntervalMs = PROGRESS_INTERVAL_MS): McpServer {
-  const server = new McpServer(
+export function createProviderServer (tools: () => readonly ToolDef[], policy: BridgePolicy | null, ctx: ToolContext,
+  progressIntervalMs = PROGRESS_INTERVAL_MS): Server {
+  const server = new Server(
     { name: SERVICE.name, version: SERVICE.version },
     {
       instructions: instructions(policy),
-      capabilities: { tools: {} },
+      capabilities: { tools: { listChanged: true } },
       // MV3's CSP forbids new Function, which the default (Ajv) validator needs.
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
     },
   );
-  for (const def of tools) {
-    server.registerTool(def.name, {
-      title: def.title,
-      description: def.description,
-      inputSchema: def.inputSchema,
-      annotations: { title: def.title, ...def.annotations },
-    }, async (args: Record<string, unknown>, extra) => {
-      const token = extra._meta?.progressToken;
-      let timer: ReturnType<typeof setInterval> | undefined;
-      if (token !== undefined) {
-        let progress = 0;
-        timer = setInterval(() => {
-          extra.sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken: token, progress: ++progress, message: 'Waiting for Lumo Access; a person may be reviewing this call.' },
-          }).catch(() => undefined);
-        }, progressIntervalMs);
-      }
-      try {
-        return await runTool(def, args ?? {}, ctx);
-      } finally {
-        clearInterval(timer);
-      }
-    });
-  }
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools().map(toolListing) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    const def = tools().find((t) => t.name === name);
+    // As McpServer answers: an isError result, so the model reads it.
+    if (def === undefined)
+      return errorResult(`MCP error -32602: Tool ${name} not found`);
+    let args: Record<string, unknown> = (request.params.arguments ?? {}) as Record<string, unknown>;
+    if (def.jsonSchema === undefined) {
+      const parsed = await z.object(def.inputSchema).safeParseAsync(args);
+      if (!parsed.success)
+        return errorResult(`MCP error -32602: Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(parsed.error)}`);
+      args = parsed.data as Record<string, unknown>;
+    }
+    const token = extra._meta?.progressToken;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    if (token !== undefined) {
+      let progress = 0;
+      timer = setInterval(() => {
+        extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: ++progress, message: 'Waiting for Lumo Access or the page; a person may be reviewing this call.' },
+        }).catch(() => undefined);
+      }, progressIntervalMs);
+    }
+    try {
+      return await runTool(def, args, ctx);
+    } finally {
+      clearInterval(timer);
+    }
+  });
   return server;
 }

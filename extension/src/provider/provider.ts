@@ -14,7 +14,8 @@ import { bridgeCatalogue, catalogue, createProviderServer, SERVICE } from './mcp
 import { bounded, handleProbe } from './probe.ts';
 import { ScriptStore } from './scripts.ts';
 import { BufferedPortTransport } from './transport.ts';
-import type { AuthorizeOutcome, AuthorizeRequest, ToolContext, ToolDef } from './tools.ts';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AuthorizeOutcome, AuthorizeRequest, SitePackService, ToolContext, ToolDef } from './tools.ts';
 
 export interface ProviderDeps {
   connectNative: BridgeOptions['connect'];
@@ -30,6 +31,7 @@ export interface ProviderDeps {
   // host gives up after 1500 ms, so this stays well under it.
   probeWaitMs?: number;
   progressIntervalMs?: number;
+  sitePacks?: SitePackService;
   log?: (...args: unknown[]) => void;
 }
 
@@ -37,7 +39,9 @@ interface OpenPort {
   id: string;
   callerId: string;
   transport: BufferedPortTransport;
-  // The app was told this port is open (so it must hear that it closed).
+  server: Server;
+  // The app was told this port is open (so it must hear that it closed);
+  // from then on the caller may hear that the tool list changed.
   announced: boolean;
 }
 
@@ -74,6 +78,9 @@ export class Provider {
   readonly store: ScriptStore;
   readonly service: ServiceInfo;
   private catalogueTools: readonly ToolDef[];
+  // Additive fields of hello and tools (customMarketMcpServers).
+  private catalogueExtra: Record<string, unknown> = {};
+  private catalogueSeq = 0;
   // The names the app accepted in its last hello/tools answer; null until
   // it answered. Only these are listed: the app refuses the others anyway.
   private accepted: Set<string> | null = null;
@@ -89,7 +96,7 @@ export class Provider {
     this.bridge = new Bridge({
       connect: deps.connectNative,
       lastError: deps.lastError,
-      hello: () => ({ bridge: 1, service: { ...this.service }, tools: bridgeCatalogue(this.catalogueTools) }),
+      hello: () => ({ bridge: 1, service: { ...this.service }, tools: bridgeCatalogue(this.catalogueTools), ...this.catalogueExtra }),
       onReady: (answer) => this.onBridgeReady(answer),
       onPolicy: (push) => this.onPolicy(push),
       onRequest: (m) => this.onAppRequest(m),
@@ -119,12 +126,31 @@ export class Provider {
 
   // A new catalogue (the site tools add and remove tools): checked against
   // the limits here, then reported to the app, which answers with what it
-  // accepts. Ports opened from now on list the new set.
-  async updateCatalogue (tools: readonly ToolDef[]): Promise<void> {
+  // accepts. Open ports then hear notifications/tools/list_changed. @extra
+  // holds additive fields for hello and tools (customMarketMcpServers).
+  async updateCatalogue (tools: readonly ToolDef[], extra?: Record<string, unknown>): Promise<void> {
+    const before = this.tools.map((t) => t.name).join('\n');
     this.catalogueTools = catalogue(tools, (m) => this.deps.log?.(m));
-    if (this.bridge.state !== 'ready')
-      return; // the next hello carries it
-    this.takeVerdicts(await this.bridge.request('tools', { tools: bridgeCatalogue(this.catalogueTools) }));
+    if (extra !== undefined)
+      this.catalogueExtra = { ...extra };
+    const seq = ++this.catalogueSeq;
+    if (this.bridge.state === 'ready') {
+      const answer = await this.bridge.request('tools', { tools: bridgeCatalogue(this.catalogueTools), ...this.catalogueExtra });
+      // An answer to an older catalogue must not undo a newer one.
+      if (seq !== this.catalogueSeq)
+        return;
+      this.takeVerdicts(answer);
+    }
+    // Else the next hello carries it; the accepted set of the last answer
+    // still filters what is listed.
+    if (this.tools.map((t) => t.name).join('\n') !== before)
+      this.notifyToolsChanged();
+  }
+
+  private notifyToolsChanged (): void {
+    for (const p of this.ports.values())
+      if (p.announced && !p.transport.isClosed)
+        p.server.sendToolListChanged().catch(() => undefined);
   }
 
   get openPortCount (): number {
@@ -154,10 +180,10 @@ export class Provider {
       return;
     }
     const id = `p${++this.portCounter}`;
-    const open: OpenPort = { id, callerId, transport, announced: false };
+    const server: Server = createProviderServer(() => this.tools, this.bridge.policy,
+      this.toolContext(callerId, () => server.getClientVersion()?.name), this.deps.progressIntervalMs);
+    const open: OpenPort = { id, callerId, transport, server, announced: false };
     this.ports.set(id, open);
-    const server = createProviderServer(this.tools, this.bridge.policy,
-      this.toolContext(callerId, () => server.server.getClientVersion()?.name), this.deps.progressIntervalMs);
     transport.onclose = () => {
       this.ports.delete(id);
       if (open.announced && this.bridge.state === 'ready')
@@ -192,6 +218,7 @@ export class Provider {
 
   private toolContext (callerId: string, callerName: () => string | undefined): ToolContext {
     return {
+      ...(this.deps.sitePacks !== undefined ? { sitePacks: this.deps.sitePacks } : {}),
       store: this.deps.store,
       newUuid: this.deps.newUuid,
       authorize: (req) => this.authorize(callerId, callerName(), req),
@@ -235,7 +262,10 @@ export class Provider {
   // ---- app → provider ----------------------------------------------------
 
   private onBridgeReady (answer: Record<string, unknown>): void {
+    const before = this.tools.map((t) => t.name).join('\n');
     this.takeVerdicts(answer);
+    if (this.tools.map((t) => t.name).join('\n') !== before)
+      this.notifyToolsChanged();
     // Ports opened before a reconnect belong to the old session: tell the
     // new one about them so the app shows them.
     for (const p of this.ports.values())

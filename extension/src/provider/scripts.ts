@@ -4,7 +4,18 @@
 // chrome.storage.local ("script:<uuid>"), so one write touches one script
 // and a concurrent write to another script cannot lose it. Business rules
 // (what a valid script is, what "not found" means) live here; the tools only
-// translate them into MCP results.
+// translate them into MCP results. A script with a sitePack is an installed
+// site pack (its source is the registration code; see src/sitepacks/).
+
+import type { SiteToolDef } from '../sitepacks/runtime.ts';
+import type { SitePackMeta } from '../sitepacks/types.ts';
+
+// What an installed site pack keeps beside its source: the checked meta
+// and the tool definitions its dry run registered.
+export interface StoredSitePack {
+  meta: SitePackMeta;
+  tools: SiteToolDef[];
+}
 
 export interface Script {
   uuid: string;
@@ -15,6 +26,7 @@ export interface Script {
   enabled: boolean;
   createdAt: string;
   updatedAt: string;
+  sitePack?: StoredSitePack;
 }
 
 export interface ScriptSummary {
@@ -25,6 +37,7 @@ export interface ScriptSummary {
   enabled: boolean;
   bytes: number;
   updatedAt: string;
+  sitePack?: { name: string; type: string; version: string; isAlwaysEnabled: boolean; tools: string[] };
 }
 
 // chrome.storage.local's promise API, reduced to what the store needs.
@@ -51,10 +64,15 @@ export function byteLength (s: string): number {
 }
 
 export function summarize (s: Script): ScriptSummary {
-  return {
+  const out: ScriptSummary = {
     uuid: s.uuid, name: s.name, description: s.description, matches: s.matches,
     enabled: s.enabled, bytes: byteLength(s.source), updatedAt: s.updatedAt,
   };
+  if (s.sitePack !== undefined) {
+    const m = s.sitePack.meta;
+    out.sitePack = { name: m.name, type: m.type, version: m.version, isAlwaysEnabled: m.isAlwaysEnabled, tools: s.sitePack.tools.map((t) => t.name) };
+  }
+  return out;
 }
 
 function isScript (v: unknown): v is Script {
@@ -69,6 +87,7 @@ export interface ScriptFields {
   matches?: string[];
   source?: string;
   enabled?: boolean;
+  sitePack?: StoredSitePack;
 }
 
 function checkFields (f: ScriptFields): void {
@@ -115,6 +134,8 @@ export class ScriptStore {
       uuid, name: f.name.trim(), description: f.description ?? '', matches: f.matches ?? [],
       source: f.source, enabled: f.enabled ?? true, createdAt: at, updatedAt: at,
     };
+    if (f.sitePack !== undefined)
+      s.sitePack = f.sitePack;
     await this.area.set({ [KEY_PREFIX + uuid]: s });
     return s;
   }
@@ -129,6 +150,7 @@ export class ScriptStore {
       ...(f.matches !== undefined ? { matches: f.matches } : {}),
       ...(f.source !== undefined ? { source: f.source } : {}),
       ...(f.enabled !== undefined ? { enabled: f.enabled } : {}),
+      ...(f.sitePack !== undefined ? { sitePack: f.sitePack } : {}),
       updatedAt: this.now().toISOString(),
     };
     await this.area.set({ [KEY_PREFIX + uuid]: s });

@@ -10,6 +10,8 @@
 import { z } from 'zod';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { paramsHash } from '../shared/sha256.ts';
+import type { SiteToolDef } from '../sitepacks/runtime.ts';
+import type { SitePackMeta } from '../sitepacks/types.ts';
 import { scriptPreview, type ScriptPreview } from './preview.ts';
 import { ScriptError, ScriptStore, summarize, type Script } from './scripts.ts';
 
@@ -25,11 +27,28 @@ export type AuthorizeOutcome =
   | { allow: true; auditId?: number }
   | { allow: false; message: string; reason: string; auditId?: number };
 
+// A site pack checked for install: its meta, the tools its dry run
+// registered, and their names on L1.
+export interface PreparedPack {
+  meta: SitePackMeta;
+  tools: SiteToolDef[];
+  l1Names: string[];
+}
+
+// What the management tools need of the site packs (src/sitepacks/).
+export interface SitePackService {
+  // Checks meta, source and names for an install or update of script
+  // @uuid; throws a ScriptError that names the field and why.
+  prepare (input: { uuid: string; name: string; meta: unknown; source: string }): Promise<PreparedPack>;
+  report (): Promise<Record<string, unknown>>;
+}
+
 export interface ToolContext {
   store: ScriptStore;
   newUuid: () => string;
   authorize: (req: AuthorizeRequest) => Promise<AuthorizeOutcome>;
   complete: (auditId: number, ok: boolean, error?: string) => Promise<void>;
+  sitePacks?: SitePackService;
 }
 
 interface Plan {
@@ -45,6 +64,11 @@ export interface ToolDef {
   write: boolean;
   annotations: ToolAnnotations;
   inputSchema: z.ZodRawShape;
+  // A schema given as JSON Schema (site tools, whose zod schema lives in
+  // the page): listed as is; the arguments are checked where it runs.
+  jsonSchema?: Record<string, unknown>;
+  // run() returns a CallToolResult to pass on (site tools), not a value.
+  rawResult?: boolean;
   plan: (args: any, ctx: ToolContext) => Promise<Plan>;
 }
 
@@ -55,9 +79,29 @@ const descriptionArg = z.string().max(1024).describe('What the script does');
 const matchesArg = z.array(z.string().min(1).max(2048)).max(64)
   .describe('Match patterns of the pages the script runs on, e.g. "https://example.com/*"');
 const sourceArg = z.string().describe('The JavaScript source of the script');
+const metaArg = z.record(z.string(), z.unknown()).describe(
+  'Makes the script a site pack (docs/site-packs.md): the meta.ts object {name: the domain, e.g. "example.com", ' +
+  'type: "pageMcpServer" | "contentScriptMcpServer", url: the page to open, isAlwaysEnabled: boolean, ' +
+  'toolsJumpLinks?: {tool: url}, customMarketMcpServers?: [...], version: "1.0.0"}. ' +
+  'The source is then the registration code: export default ({ server, z, cookie }) => { server.registerTool(name, {title, description, inputSchema}, handler) }. ' +
+  'Its tools are listed as <prefix>_<tool>; the pack runs on meta.name and its subdomains, so leave matches out.');
+
+async function prepareSitePack (ctx: ToolContext, uuid: string, name: string, meta: unknown, source: string): Promise<PreparedPack> {
+  if (ctx.sitePacks === undefined)
+    throw new ScriptError('Site packs are not available in this provider.');
+  return ctx.sitePacks.prepare({ uuid, name, meta, source });
+}
+
+function packPreview (p: PreparedPack): Record<string, unknown> {
+  return { name: p.meta.name, type: p.meta.type, version: p.meta.version, isAlwaysEnabled: p.meta.isAlwaysEnabled, tools: p.l1Names };
+}
 
 function json (value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }] };
+}
+
+function resultText (r: CallToolResult): string {
+  return r.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
 }
 
 export function errorResult (message: string): CallToolResult {
@@ -92,35 +136,71 @@ export const TOOLS: readonly ToolDef[] = [
   {
     name: 'create_script',
     title: 'Create a userscript',
-    description: 'Creates a userscript and returns its new UUID. The script runs on pages that match its patterns once enabled (the default).',
+    description: 'Creates a userscript and returns its new UUID. The script runs on pages that match its patterns once enabled (the default). ' +
+      'With meta it is a site pack instead: a per-site MCP server whose tools agents can call (list_site_packs shows them).',
     write: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     inputSchema: {
-      name: nameArg, source: sourceArg,
+      name: nameArg.optional().describe('A short name people recognise the script by (required unless meta is given; for a site pack it must equal meta.name)'),
+      source: sourceArg,
       description: descriptionArg.optional(), matches: matchesArg.optional(),
       enabled: z.boolean().optional().describe('Whether the script runs (default true)'),
+      meta: metaArg.optional(),
     },
-    plan: async (args: { name: string; source: string; description?: string; matches?: string[]; enabled?: boolean }, ctx) => {
+    plan: async (args: { name?: string; source: string; description?: string; matches?: string[]; enabled?: boolean; meta?: Record<string, unknown> }, ctx) => {
       const uuid = ctx.newUuid();
+      if (args.meta === undefined) {
+        if (args.name === undefined)
+          throw new ScriptError('name is required (or meta, for a site pack).');
+        const name = args.name;
+        return {
+          target: uuid,
+          preview: await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true),
+          run: async () => summarize(await ctx.store.create(uuid, { ...args, name })),
+        };
+      }
+      if (args.matches !== undefined)
+        throw new ScriptError('matches: a site pack runs on the pages of meta.name and its subdomains; leave matches out.');
+      const name = args.name ?? (typeof args.meta.name === 'string' ? args.meta.name : '');
+      const pack = await prepareSitePack(ctx, uuid, name, args.meta, args.source);
       return {
         target: uuid,
-        preview: await scriptPreview('create', uuid, args.name, '', args.source, args.enabled ?? true),
-        run: async () => summarize(await ctx.store.create(uuid, args)),
+        preview: { ...await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true), sitePack: packPreview(pack) },
+        run: async () => summarize(await ctx.store.create(uuid, {
+          name, source: args.source, description: args.description ?? '', enabled: args.enabled ?? true,
+          sitePack: { meta: pack.meta, tools: pack.tools },
+        })),
       };
     },
   },
   {
     name: 'update_script',
     title: 'Change a userscript',
-    description: 'Changes the name, description, match patterns or source of a userscript. Fields left out stay as they are.',
+    description: 'Changes the name, description, match patterns or source of a userscript, or the meta and source of a site pack. Fields left out stay as they are.',
     write: true,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     inputSchema: {
       uuid: uuidArg, name: nameArg.optional(), description: descriptionArg.optional(),
-      matches: matchesArg.optional(), source: sourceArg.optional(),
+      matches: matchesArg.optional(), source: sourceArg.optional(), meta: metaArg.optional(),
     },
-    plan: async (args: { uuid: string; name?: string; description?: string; matches?: string[]; source?: string }, ctx) => {
+    plan: async (args: { uuid: string; name?: string; description?: string; matches?: string[]; source?: string; meta?: Record<string, unknown> }, ctx) => {
       const old = await ctx.store.get(args.uuid);
+      if (old !== null && (old.sitePack !== undefined || args.meta !== undefined)) {
+        if (args.matches !== undefined)
+          throw new ScriptError('matches: a site pack runs on the pages of meta.name and its subdomains; leave matches out.');
+        const meta = args.meta ?? old.sitePack?.meta;
+        const name = args.name ?? (args.meta !== undefined && typeof args.meta.name === 'string' ? args.meta.name : old.name);
+        const source = args.source ?? old.source;
+        const pack = await prepareSitePack(ctx, old.uuid, name, meta, source);
+        return {
+          target: args.uuid,
+          preview: { ...await scriptPreview('update', old.uuid, name, old.source, source), sitePack: packPreview(pack) },
+          run: async () => summarize(await ctx.store.update(args.uuid, {
+            name, description: args.description, source: args.source, matches: [],
+            sitePack: { meta: pack.meta, tools: pack.tools },
+          })),
+        };
+      }
       return {
         target: args.uuid,
         preview: old === null
@@ -169,6 +249,22 @@ export const TOOLS: readonly ToolDef[] = [
       };
     },
   },
+  {
+    name: 'list_site_packs',
+    title: 'List site packs',
+    description: 'Lists the site packs (bundled and installed): per pack its domain, type, version, whether it is ready (and if not, why and what to do), ' +
+      'its tools and their names here, and how many matching tabs are open; also the MCP servers the packs recommend.',
+    write: false,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    inputSchema: {},
+    plan: async (_args, ctx) => ({
+      run: async () => {
+        if (ctx.sitePacks === undefined)
+          throw new ScriptError('Site packs are not available in this provider.');
+        return ctx.sitePacks.report();
+      },
+    }),
+  },
 ];
 
 // The one path of every tool call: authorize (policy re-checked each time,
@@ -195,6 +291,12 @@ export async function runTool (def: ToolDef, args: Record<string, unknown>, ctx:
 
   try {
     const value = await plan.run();
+    if (def.rawResult) {
+      const r = value as CallToolResult;
+      if (def.write && auth.auditId !== undefined)
+        await ctx.complete(auth.auditId, r.isError !== true, r.isError === true ? resultText(r) : undefined);
+      return r;
+    }
     if (def.write && auth.auditId !== undefined)
       await ctx.complete(auth.auditId, true);
     return json(value);
