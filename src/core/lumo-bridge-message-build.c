@@ -55,6 +55,27 @@ lumo_bridge_build_error (const LumoBridgeFault *fault)
   return object;
 }
 
+/* A refused name or reason is the provider's own text: shown in full it
+ * could make the answer too long to send. */
+#define MAX_REFUSED_NAME_LEN     128
+#define MAX_REFUSED_MESSAGE_LEN  512
+
+static char *
+utf8_prefix (const char *text,
+             gsize       max)
+{
+  const char *end;
+
+  if (strlen (text) <= max)
+    return g_strdup (text);
+
+  /* Cut at a character boundary: back off continuation bytes. */
+  end = text + max;
+  while (end > text && ((guchar) *end & 0xC0) == 0x80)
+    end--;
+  return g_strndup (text, end - text);
+}
+
 static gint
 compare_refusals (gconstpointer a,
                   gconstpointer b)
@@ -88,15 +109,26 @@ build_tools (const char * const *accepted,
         {
           const LumoToolRefusal *refusal = g_ptr_array_index (sorted, i);
           JsonObject *entry = json_object_new ();
+          g_autofree char *name = NULL;
+          g_autofree char *message = NULL;
 
           json_object_set_int_member (entry, "index", refusal->index);
           /* A name that is not UTF-8 cannot go into JSON; say there was none. */
           if (refusal->name != NULL && g_utf8_validate (refusal->name, -1, NULL))
-            json_object_set_string_member (entry, "name", refusal->name);
+            {
+              name = utf8_prefix (refusal->name, MAX_REFUSED_NAME_LEN);
+              json_object_set_string_member (entry, "name", name);
+            }
           else
             json_object_set_null_member (entry, "name");
           json_object_set_string_member (entry, "reason", lumo_bridge_refusal_reason (refusal->code));
-          json_object_set_string_member (entry, "message", refusal->reason != NULL ? refusal->reason : "");
+          if (refusal->reason != NULL && g_utf8_validate (refusal->reason, -1, NULL))
+            {
+              message = utf8_prefix (refusal->reason, MAX_REFUSED_MESSAGE_LEN);
+              json_object_set_string_member (entry, "message", message);
+            }
+          else
+            json_object_set_string_member (entry, "message", "");
           json_array_add_object_element (refused, entry);
         }
     }

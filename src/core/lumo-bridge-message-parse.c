@@ -277,6 +277,30 @@ type_from_string (const char            *str,
   return FALSE;
 }
 
+/* The entries are judged one by one later; here only their number. */
+static gboolean
+read_tools (Ctx               *ctx,
+            JsonObject        *object,
+            LumoBridgeMessage *message)
+{
+  JsonNode *tools = get_member (object, "tools");
+
+  if (tools == NULL || !JSON_NODE_HOLDS_ARRAY (tools))
+    return fail (ctx, LUMO_BRIDGE_ERROR_BAD_FIELD, "tools", "The field “tools” must be an array");
+
+  if (json_array_get_length (json_node_get_array (tools)) > LUMO_BRIDGE_MAX_CATALOGUE_ENTRIES)
+    {
+      *ctx->fault = lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_BAD_FIELD, ctx->re, "tools",
+                                           "The field “tools” has %u entries; at most %d are allowed",
+                                           json_array_get_length (json_node_get_array (tools)),
+                                           LUMO_BRIDGE_MAX_CATALOGUE_ENTRIES);
+      return FALSE;
+    }
+
+  message->tools = json_array_ref (json_node_get_array (tools));
+  return TRUE;
+}
+
 /* ---- per type ------------------------------------------------------------ */
 
 static gboolean
@@ -287,7 +311,6 @@ parse_hello (Ctx               *ctx,
   g_autoptr(GError) error = NULL;
   JsonNode *bridge = get_member (object, "bridge");
   JsonObject *service;
-  JsonNode *tools;
 
   if (!node_is_int (bridge) || json_node_get_int (bridge) != LUMO_BRIDGE_VERSION)
     return fail (ctx, LUMO_BRIDGE_ERROR_BAD_FIELD, "bridge",
@@ -314,12 +337,7 @@ parse_hello (Ctx               *ctx,
                     TRUE, &message->service_version))
     return FALSE;
 
-  tools = get_member (object, "tools");
-  if (tools == NULL || !JSON_NODE_HOLDS_ARRAY (tools))
-    return fail (ctx, LUMO_BRIDGE_ERROR_BAD_FIELD, "tools", "The field “tools” must be an array");
-
-  message->tools = json_array_ref (json_node_get_array (tools));
-  return TRUE;
+  return read_tools (ctx, object, message);
 }
 
 static gboolean
@@ -586,17 +604,7 @@ lumo_bridge_message_parse (JsonObject       *object,
       break;
 
     case LUMO_BRIDGE_MESSAGE_TOOLS:
-      {
-        JsonNode *tools = get_member (object, "tools");
-
-        if (tools == NULL || !JSON_NODE_HOLDS_ARRAY (tools))
-          ok = fail (&ctx, LUMO_BRIDGE_ERROR_BAD_FIELD, "tools", "The field “tools” must be an array");
-        else
-          {
-            message->tools = json_array_ref (json_node_get_array (tools));
-            ok = TRUE;
-          }
-      }
+      ok = read_tools (&ctx, object, message);
       break;
 
     case LUMO_BRIDGE_MESSAGE_PORT:

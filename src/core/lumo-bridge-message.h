@@ -32,6 +32,9 @@ G_BEGIN_DECLS
 #define LUMO_BRIDGE_MAX_RESULT_ERROR_LEN  1024
 #define LUMO_BRIDGE_MAX_PORT_LEN          64
 #define LUMO_BRIDGE_MAX_PREVIEW_LEN       (16 * 1024)
+/* Entries of a hello's or tools' catalogue (at most LUMO_MAX_TOOLS are
+ * accepted; the rest are refused one by one, up to this many). */
+#define LUMO_BRIDGE_MAX_CATALOGUE_ENTRIES 256
 /* The largest integer id: Number.MAX_SAFE_INTEGER, so JavaScript reads it
  * back exactly. */
 #define LUMO_BRIDGE_MAX_INT_ID            G_GINT64_CONSTANT (9007199254740991)

@@ -262,7 +262,17 @@ lumo_bridge_session_send (LumoBridgeSession *self,
           return;
         }
 
-      g_critical ("Cannot send a bridge message: %s", error->message);
+      /* Every request gets an answer, even when its own is too long. */
+      g_warning ("Cannot send a bridge message: %s", error->message);
+      if (json_object_has_member (object, "re") &&
+          !g_str_equal (json_object_get_string_member_with_default (object, "type", ""), "error"))
+        {
+          g_autoptr(LumoBridgeFault) fault =
+            lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_INTERNAL, json_object_get_member (object, "re"), NULL,
+                                   "The answer is too long to send: %s", error->message);
+
+          lumo_bridge_session_send (self, lumo_bridge_build_error (fault));
+        }
     }
 }
 

@@ -75,7 +75,11 @@ check_catalogue (JsonObject *message,
       JsonNode *expect_name = member_or_null (expect, "name");
 
       g_assert_cmpint (refusal->index, ==, json_object_get_int_member (expect, "index"));
-      g_assert_cmpstr (refusal->name, ==, expect_name ? json_node_get_string (expect_name) : NULL);
+      /* The answer cuts long names; the catalogue keeps them whole. */
+      if (expect_name == NULL)
+        g_assert_null (refusal->name);
+      else
+        g_assert_true (g_str_has_prefix (refusal->name, json_node_get_string (expect_name)));
       g_assert_cmpstr (lumo_bridge_refusal_reason (refusal->code), ==,
                        json_object_get_string_member (expect, "reason"));
       g_assert_nonnull (refusal->reason);
