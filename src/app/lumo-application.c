@@ -9,17 +9,13 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-application.h"
+#include "lumo-backend.h"
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-paths.h"
 #include "lumo-review-queue.h"
+#include "lumo-notifier.h"
 #include "lumo-window.h"
-#if __has_include ("lumo-backend.h")
-# include "lumo-backend.h"
-# define HAVE_LUMO_BACKEND 1
-#else
-# define HAVE_LUMO_BACKEND 0
-#endif
 
 /* How long a service-mode app (started by the bus for the helper) lingers
  * after its last session: long enough that a provider whose service worker
@@ -91,7 +87,6 @@ lumo_application_activate (GApplication *app)
   gtk_window_present (window);
 }
 
-#if HAVE_LUMO_BACKEND
 /* LUMO_ACCESS_REVIEW_TIMEOUT_S overrides how long a write waits for a
  * reviewer (1 … LUMO_REVIEW_MAX_TIMEOUT_S seconds), so that tests need not
  * wait a minute for a timeout. */
@@ -113,36 +108,30 @@ apply_review_timeout_override (LumoBackend *backend)
 
   lumo_review_queue_set_timeout (lumo_backend_get_review_queue (backend), (guint) seconds);
 }
-#endif
 
 static void
 lumo_application_startup (GApplication *app)
 {
   LumoApplication *self = LUMO_APPLICATION (app);
+  g_autoptr(GError) error = NULL;
 
   G_APPLICATION_CLASS (lumo_application_parent_class)->startup (app);
 
   g_application_set_inactivity_timeout (app, SERVICE_INACTIVITY_TIMEOUT_MS);
 
-#if HAVE_LUMO_BACKEND
-  {
-    g_autoptr(GError) error = NULL;
+  /* A damaged store must not take the app down: the window says what is
+   * wrong, and every bridge session is told it is unavailable. */
+  if (!(self->backend = lumo_backend_new_for_data_dir (lumo_paths_get_data_dir (), &error)))
+    {
+      g_warning ("Cannot open the data store in %s: %s",
+                 lumo_paths_get_data_dir (), error->message);
+      self->startup_error = g_steal_pointer (&error);
+      return;
+    }
 
-    /* A damaged store must not take the app down: the window says what is
-     * wrong, and every bridge session is told it is unavailable. */
-    if (!(self->backend = lumo_backend_new_for_data_dir (lumo_paths_get_data_dir (), &error)))
-      {
-        g_warning ("Cannot open the data store in %s: %s",
-                   lumo_paths_get_data_dir (), error->message);
-        self->startup_error = g_steal_pointer (&error);
-      }
-    else
-      apply_review_timeout_override (self->backend);
-  }
-#else
-  g_set_error_literal (&self->startup_error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
-                       "This build has no bridge backend");
-#endif
+  apply_review_timeout_override (self->backend);
+  /* Here, not with the window: a service-mode app has none. */
+  lumo_notifier_install (GTK_APPLICATION (self), self->backend);
 }
 
 static void

@@ -13,18 +13,13 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "lumo-backend.h"
 #include "lumo-dbus-generated.h"
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-frame.h"
 #include "lumo-protocol.h"
 #include "lumo-review-queue.h"
-#if __has_include ("lumo-backend.h")
-# include "lumo-backend.h"
-# define HAVE_LUMO_BACKEND 1
-#else
-# define HAVE_LUMO_BACKEND 0
-#endif
 
 /* One Attach call in flight: the invocation is answered when the session
  * ends. Reference-counted (GRcBox): the service's array holds one reference
@@ -164,7 +159,6 @@ send_error_frame (GOutputStream *output,
                                NULL, NULL, NULL);
 }
 
-#if HAVE_LUMO_BACKEND
 static void
 on_backend_attach_cb (GObject      *object,
                       GAsyncResult *result,
@@ -182,39 +176,54 @@ on_backend_attach_cb (GObject      *object,
 
   end_call (call, reason);
 }
-#endif
 
+/* Takes the two descriptors out of the message's list, closing any others
+ * the caller passed. Stealing (not dup'ing) matters: the invocation, and so
+ * the message, lives as long as the session, and the list's copies would
+ * keep Chrome's pipe open after the session closed its own. */
 static gboolean
-take_fd (GUnixFDList  *fd_list,
-         GVariant     *handle,
-         const char   *what,
-         int          *out_fd,
-         GError      **error)
+take_fds (GUnixFDList  *fd_list,
+          GVariant     *stdin_handle,
+          GVariant     *stdout_handle,
+          int          *out_in_fd,
+          int          *out_out_fd,
+          GError      **error)
 {
-  gint32 index = g_variant_get_handle (handle);
-  int fd;
+  gint32 in_index = g_variant_get_handle (stdin_handle);
+  gint32 out_index = g_variant_get_handle (stdout_handle);
+  g_autofree int *fds = NULL;
+  int n_fds = 0;
 
-  if (fd_list == NULL || index < 0 || index >= g_unix_fd_list_get_length (fd_list))
+  if (fd_list != NULL)
+    fds = g_unix_fd_list_steal_fds (fd_list, &n_fds);
+
+  if (in_index < 0 || in_index >= n_fds || out_index < 0 || out_index >= n_fds ||
+      in_index == out_index)
     {
       g_set_error (error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                   "The %s handle %d does not refer to a passed file descriptor",
-                   what, index);
-      return FALSE;
+                   "The stdin and stdout handles (%d, %d) must name two of the %d passed "
+                   "file descriptors", in_index, out_index, n_fds);
+      goto fail;
     }
-
-  if ((fd = g_unix_fd_list_get (fd_list, index, error)) < 0)
-    return FALSE;
 
   /* The session runs on the main loop: a blocking read or write would
    * stall every other session and the UI. */
-  if (!g_unix_set_fd_nonblocking (fd, TRUE, error))
-    {
-      g_close (fd, NULL);
-      return FALSE;
-    }
+  if (!g_unix_set_fd_nonblocking (fds[in_index], TRUE, error) ||
+      !g_unix_set_fd_nonblocking (fds[out_index], TRUE, error))
+    goto fail;
 
-  *out_fd = fd;
+  for (int i = 0; i < n_fds; i++)
+    if (i != in_index && i != out_index)
+      g_close (fds[i], NULL);
+
+  *out_in_fd = fds[in_index];
+  *out_out_fd = fds[out_index];
   return TRUE;
+
+fail:
+  for (int i = 0; i < n_fds; i++)
+    g_close (fds[i], NULL);
+  return FALSE;
 }
 
 static gboolean
@@ -242,11 +251,8 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
 
-  if (!take_fd (fd_list, stdin_handle, "stdin", &in_fd, &error) ||
-      !take_fd (fd_list, stdout_handle, "stdout", &out_fd, &error))
+  if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
     {
-      if (in_fd >= 0)
-        g_close (in_fd, NULL);
       if (error->domain == G_DBUS_ERROR)
         g_dbus_method_invocation_return_gerror (invocation, error);
       else
@@ -260,7 +266,8 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
 
   call = g_rc_box_new0 (AttachCall);
   call->self = self;
-  call->invocation = g_object_ref (invocation);
+  /* The handler owns the invocation; answering it gives the reference up. */
+  call->invocation = invocation;
   call->provider_id = g_steal_pointer (&provider_id);
   call->cancellable = g_cancellable_new ();
   g_ptr_array_add (self->calls, call);
@@ -279,14 +286,9 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
 
-#if HAVE_LUMO_BACKEND
   lumo_backend_attach_async (backend, call->provider_id, input, output,
                              call->cancellable, on_backend_attach_cb,
                              g_rc_box_acquire (call));
-#else
-  send_error_frame (output, "This build of Lumo Access has no bridge backend");
-  end_call (call, "error: no bridge backend");
-#endif
 
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
@@ -305,15 +307,9 @@ static LumoReviewQueue *
 get_review_queue (LumoDBusService  *self,
                   GError          **error)
 {
-#if HAVE_LUMO_BACKEND
   LumoBackend *backend = self->getter (self->getter_data, error);
 
   return backend != NULL ? lumo_backend_get_review_queue (backend) : NULL;
-#else
-  g_set_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
-               "This build of Lumo Access has no bridge backend");
-  return NULL;
-#endif
 }
 
 static gboolean

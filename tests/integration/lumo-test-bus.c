@@ -11,6 +11,7 @@
 #include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,6 +138,14 @@ make_dir (const char *parent,
   return path;
 }
 
+/* A test that fails aborts without tearing down: the bus must not outlive
+ * it, and the app goes with the bus (it quits when its connection closes). */
+static void
+die_with_parent (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 LumoTestBus *
 lumo_test_bus_new (const char         *exec_override,
                    const char * const *extra_env)
@@ -219,14 +228,18 @@ lumo_test_bus_new (const char         *exec_override,
       bus->env = g_environ_setenv (bus->env, pair[0], pair[1], TRUE);
     }
 
-  /* The address comes on fd 3: the daemon's stdout (and the activated
-   * app's, which inherits it) must stay off the TAP stream. */
+  /* The address comes on fd 3: the daemon's stdout must stay off the TAP
+   * stream. */
   g_assert_cmpint (pipe (pipe_fds), ==, 0);
   g_assert_cmpint (fcntl (pipe_fds[0], F_SETFD, FD_CLOEXEC), ==, 0);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+  /* The daemon's stdout (and the app's, which inherits it: GLib writes
+   * debug messages there) goes to our stderr, into the test log. */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_take_stdout_fd (launcher, dup (STDERR_FILENO));
   g_subprocess_launcher_set_environ (launcher, bus->env);
   g_subprocess_launcher_take_fd (launcher, pipe_fds[1], 3);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
   bus->daemon = g_subprocess_launcher_spawn (launcher, &error,
                                              "dbus-daemon",
                                              "--config-file", config_path,

@@ -176,7 +176,9 @@ lumo_test_assert_audit_row (JsonObject *row,
 {
   g_assert_cmpstr (json_object_get_string_member (row, "provider"), ==, PROVIDER_ID);
   g_assert_cmpstr (json_object_get_string_member (row, "caller"), ==, CALLER_ID);
-  g_assert_cmpstr (json_object_get_string_member (row, "tool"), ==, "save_script");
+  /* The audit log names tools by their qualified name. */
+  g_assert_cmpstr (json_object_get_string_member (row, "tool"), ==, "userscripts.save_script");
+  g_assert_true (json_object_get_boolean_member (row, "write"));
   g_assert_cmpstr (json_object_get_string_member (row, "reason"), ==, reason);
 }
 
@@ -234,7 +236,7 @@ review_is_waiting (gpointer user_data)
         continue;
 
       g_assert_cmpstr (provider, ==, PROVIDER_ID);
-      g_assert_cmpstr (tool, ==, "save_script");
+      g_assert_cmpstr (tool, ==, "userscripts.save_script");
       /* The reviewer sees the redacted preview, never source. */
       g_assert_nonnull (strstr (preview, "Dark mode"));
       g_assert_cmpint (created, >, 0);
