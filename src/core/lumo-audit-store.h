@@ -31,10 +31,18 @@
  * The chain covers the decision fields; the result carries its own MAC bound
  * to the row hash, so filling it in later keeps the chain valid.
  *
- * The FTS5 trigram index (audit_fts, external content) is kept in sync by
- * the store in the same transactions rather than by triggers:
- * trusted_schema=OFF forbids virtual tables in triggers, and SQLite 3.40's
- * FTS5 is not marked innocuous.
+ * SEARCH. An FTS5 trigram index (audit_fts: external content, detail=none)
+ * over tool, caller id and name, target and result text. detail=none keeps
+ * it at about 95 bytes a row, but it knows only which rows hold a trigram,
+ * so terms longer than three characters are re-checked with LIKE on the
+ * row (see lumo-audit-query.h). The store keeps the index in sync in the
+ * same transactions, not with triggers: trusted_schema=OFF forbids virtual
+ * tables in triggers, and SQLite 3.40's FTS5 is not marked innocuous.
+ *
+ * HEAD CHECKPOINT. After each group commit, and before any waiter is told
+ * its row is durable, audit.head is replaced (temporary file, rename; no
+ * fsync of its own). So after a crash it may lag the database but never
+ * lead it; see lumo-audit-chain.h.
  *
  * NO SCRIPT SOURCE. There is no column, argument or code path through which
  * tool arguments or script source reach the store: append takes the
