@@ -11,6 +11,9 @@ G_BEGIN_DECLS
 
 #define PAGE_SIZE             LUMO_AUDIT_MODEL_PAGE_SIZE
 #define LUMO_AUDIT_WALK_PAGES 50
+/* While the count is unknown, reading this close to the end of what is
+ * loaded fetches the next page. */
+#define PREFETCH_MARGIN       50
 /* Rows appended by this store whose result is not known yet are read again
  * this often, until it is (or after this many tries). */
 #define RESULT_REFRESH_MS     1500

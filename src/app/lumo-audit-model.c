@@ -379,6 +379,8 @@ fetch_pages (LumoAuditModel *self,
         page->in_flight = TRUE;
     }
 
+  g_debug ("Fetching %u page(s) from page %u, before id %" G_GINT64_FORMAT,
+           n_pages, first_page, before_id);
   lumo_audit_store_fetch_page_async (self->store, self->query, before_id, n_pages * PAGE_SIZE,
                                      self->cancellable, on_page_fetched_cb, data);
 }
@@ -458,7 +460,7 @@ lumo_audit_model_get_item (GListModel *model,
   /* While the count is unknown, reading near the end fetches the next
    * page, so that scrolling grows the list. */
   if (!self->counted && page->rows != NULL && page->rows->len == PAGE_SIZE &&
-      (index + 1) * PAGE_SIZE >= self->n_paged)
+      p + PREFETCH_MARGIN >= self->n_paged)
     request_page (self, index + 1);
 
   return g_object_ref (page->items[offset]);

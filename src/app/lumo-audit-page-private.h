@@ -32,6 +32,7 @@ struct _LumoAuditPage
   GtkSingleSelection    *selection;
   GHashTable            *provider_names;   /* provider ID → display name */
   char                  *query_error;
+  char                  *applied_text;     /* the search the model shows */
   gboolean               short_text;       /* fewer than 3 characters typed */
 
   /* The running export or verification, if any */

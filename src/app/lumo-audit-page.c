@@ -120,7 +120,15 @@ lumo_audit_page_search_now (LumoAuditPage *self)
     }
 
   gtk_widget_remove_css_class (GTK_WIDGET (self->search_entry), "error");
-  lumo_audit_model_set_query (self->model, lumo_audit_query_is_empty (query) ? NULL : query);
+
+  /* The same search again (Enter, a widget re-announcing its state) keeps
+   * the rows, the scroll position and the count. */
+  if (g_strcmp0 (g_strstrip (text), self->applied_text) != 0)
+    {
+      g_free (self->applied_text);
+      self->applied_text = g_strdup (text);
+      lumo_audit_model_set_query (self->model, lumo_audit_query_is_empty (query) ? NULL : query);
+    }
   update_status (self);
   return TRUE;
 }
@@ -286,6 +294,7 @@ lumo_audit_page_finalize (GObject *object)
 
   g_clear_pointer (&self->provider_names, g_hash_table_unref);
   g_clear_pointer (&self->query_error, g_free);
+  g_clear_pointer (&self->applied_text, g_free);
 
   G_OBJECT_CLASS (lumo_audit_page_parent_class)->finalize (object);
 }
@@ -332,6 +341,7 @@ lumo_audit_page_init (LumoAuditPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->provider_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  self->applied_text = g_strdup ("");
   g_signal_connect (self->filter_dropdown, "notify::selected", G_CALLBACK (on_filter_selected_cb), self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.cancel-job", FALSE);
 }

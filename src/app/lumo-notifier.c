@@ -22,12 +22,25 @@ struct _LumoNotifier
 
   GtkApplication  *application;   /* weak: the application owns us */
   LumoBackend     *backend;
+  GSettings       *settings;      /* NULL without the schema */
   GHashTable      *shown;         /* notification IDs sent and not withdrawn */
   guint            n_sent;
   guint            n_withdrawn;
 };
 
 G_DEFINE_FINAL_TYPE (LumoNotifier, lumo_notifier, G_TYPE_OBJECT)
+
+static GSettings *
+lookup_settings (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source == NULL || !(schema = g_settings_schema_source_lookup (source, APP_ID, TRUE)) ||
+      !g_settings_schema_has_key (schema, "notify-new-requests"))
+    return NULL;
+  return g_settings_new_full (schema, NULL, NULL);
+}
 
 char *
 lumo_notifier_caller_id (const char *provider_id,
@@ -42,10 +55,14 @@ lumo_notifier_review_id (const char *request_id)
   return g_strdup_printf ("review-%s", request_id);
 }
 
-/* Someone is looking at a Lumo Access window right now. */
+/* Someone is looking at a Lumo Access window right now, or the person
+ * turned notifications off. */
 static gboolean
-window_is_active (LumoNotifier *self)
+should_stay_quiet (LumoNotifier *self)
 {
+  if (self->settings != NULL && !g_settings_get_boolean (self->settings, "notify-new-requests"))
+    return TRUE;
+
   for (GList *l = gtk_application_get_windows (self->application); l != NULL; l = l->next)
     if (LUMO_IS_WINDOW (l->data) && gtk_widget_get_visible (l->data) && gtk_window_is_active (l->data))
       return TRUE;
@@ -99,7 +116,7 @@ on_caller_pending_cb (LumoPolicy   *policy,
   g_autofree char *body = NULL;
   const char *name;
 
-  if (info == NULL || info->state != LUMO_CALLER_STATE_PENDING || window_is_active (self))
+  if (info == NULL || info->state != LUMO_CALLER_STATE_PENDING || should_stay_quiet (self))
     return;
 
   name = info->display_name != NULL && *info->display_name != '\0' ? info->display_name : _("An agent");
@@ -185,7 +202,7 @@ on_reviews_changed_cb (GListModel   *model,
   for (guint i = 0; i < gone->len; i++)
     withdraw (self, g_ptr_array_index (gone, i));
 
-  if (added == 0 || window_is_active (self))
+  if (added == 0 || should_stay_quiet (self))
     return;
 
   for (guint i = position; i < position + added; i++)
@@ -288,6 +305,7 @@ lumo_notifier_dispose (GObject *object)
       self->application = NULL;
     }
   g_clear_object (&self->backend);
+  g_clear_object (&self->settings);
 
   G_OBJECT_CLASS (lumo_notifier_parent_class)->dispose (object);
 }
@@ -330,6 +348,7 @@ lumo_notifier_new (GtkApplication *application,
   self->application = application;
   g_object_add_weak_pointer (G_OBJECT (application), (gpointer *)&self->application);
   self->backend = g_object_ref (backend);
+  self->settings = lookup_settings ();
 
   g_action_map_add_action_entries (G_ACTION_MAP (application), app_actions,
                                    G_N_ELEMENTS (app_actions), self);

@@ -57,6 +57,19 @@ is_hex_digest (const char *s)
 }
 
 static gboolean
+is_plain_key (const char *key)
+{
+  gsize len = strlen (key);
+
+  if (len == 0 || len > 32 || !g_ascii_isalpha (key[0]))
+    return FALSE;
+  for (gsize i = 1; i < len; i++)
+    if (!g_ascii_isalnum (key[i]) && key[i] != '_')
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
 is_content_key (const char *key)
 {
   g_autofree char *lower = g_ascii_strdown (key, -1);
@@ -187,9 +200,10 @@ lumo_preview_format (const char *preview_json,
       if (known)
         continue;
 
-      /* The key is shown too, so it must be as harmless as a value. */
-      if (g_utf8_strlen (key, -1) > 40 || strchr (key, '\n') != NULL ||
-          !(value = scalar_text (json_object_get_member (object, key), is_content_key (key))))
+      /* The key is shown too, so it must be as harmless as a value: a
+       * short identifier that does not name content. */
+      if (!is_plain_key (key) || is_content_key (key) ||
+          !(value = scalar_text (json_object_get_member (object, key), FALSE)))
         {
           hidden++;
           continue;

@@ -5,11 +5,12 @@
  * The provider builds a redacted preview of each write (for a script: its
  * UUID, name, size, the SHA-256 of the source, line counts) and never sends
  * the source. The app does not rely on that alone: this formatter shows the
- * known fields by name, other short single-line scalar fields as they are,
- * and drops everything else — any field whose name suggests content
- * (source, code, content, body, text, diff, patch, …) unless its value is a
- * number or a hex digest, any multi-line or long string, and any nested
- * value — so no code path of the app can put script source on screen.
+ * known fields by name (a known field that names content, sourceSha256,
+ * only as a hex digest), other short single-line scalar fields whose name
+ * is a plain identifier that does not suggest content (source, code,
+ * content, body, text, diff, patch, …), and drops everything else — any
+ * multi-line or long string and any nested value — so no code path of the
+ * app can put script source on screen.
  */
 #pragma once
 

@@ -13,9 +13,11 @@
 #include "lumo-resources.h"
 #include "lumo-window-private.h"
 
-/* The GSettings schema of the window's size. The window works without it
- * (a build that is run uninstalled has no compiled schema). */
-#define SETTINGS_SCHEMA "dev.lumo.Access"
+/* The window works without its GSettings schema (a build run uninstalled
+ * without GSETTINGS_SCHEMA_DIR has none); it then forgets its size. The
+ * schema's ranges are the window's minimum size. */
+#define MIN_WIDTH  360
+#define MIN_HEIGHT 294
 
 struct _LumoWindow
 {
@@ -127,7 +129,7 @@ lookup_settings (void)
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr(GSettingsSchema) schema = NULL;
 
-  if (source == NULL || !(schema = g_settings_schema_source_lookup (source, SETTINGS_SCHEMA, TRUE)))
+  if (source == NULL || !(schema = g_settings_schema_source_lookup (source, APP_ID, TRUE)))
     return NULL;
   if (!g_settings_schema_has_key (schema, "window-width") ||
       !g_settings_schema_has_key (schema, "window-height") ||
@@ -148,7 +150,7 @@ restore_size (LumoWindow *self)
   width = g_settings_get_int (self->settings, "window-width");
   height = g_settings_get_int (self->settings, "window-height");
   if (width > 0 && height > 0)
-    gtk_window_set_default_size (GTK_WINDOW (self), MAX (width, 360), MAX (height, 294));
+    gtk_window_set_default_size (GTK_WINDOW (self), MAX (width, MIN_WIDTH), MAX (height, MIN_HEIGHT));
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
 }
@@ -165,18 +167,20 @@ save_size (LumoWindow *self)
    * returns to it. */
   gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
   g_settings_delay (self->settings);
-  g_settings_set_int (self->settings, "window-width", width);
-  g_settings_set_int (self->settings, "window-height", height);
+  g_settings_set_int (self->settings, "window-width", CLAMP (width, MIN_WIDTH, G_MAXSHORT));
+  g_settings_set_int (self->settings, "window-height", CLAMP (height, MIN_HEIGHT, G_MAXSHORT));
   g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (GTK_WINDOW (self)));
   g_settings_apply (self->settings);
 }
 
-static gboolean
-lumo_window_close_request (GtkWindow *window)
+/* On unrealize, not on close-request: quitting (Ctrl+Q, logout) destroys
+ * the window without asking it to close. */
+static void
+lumo_window_unrealize (GtkWidget *widget)
 {
-  save_size (LUMO_WINDOW (window));
+  save_size (LUMO_WINDOW (widget));
 
-  return GTK_WINDOW_CLASS (lumo_window_parent_class)->close_request (window);
+  GTK_WIDGET_CLASS (lumo_window_parent_class)->unrealize (widget);
 }
 
 /* LUMO_ACCESS_REPORT_FIRST_FRAME=1 prints the monotonic time of the first
@@ -234,11 +238,10 @@ lumo_window_class_init (LumoWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
-  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
 
   object_class->dispose = lumo_window_dispose;
   widget_class->map = lumo_window_map;
-  window_class->close_request = lumo_window_close_request;
+  widget_class->unrealize = lumo_window_unrealize;
 
   /* The app is a static library: naming the bundle links its object file,
    * whose constructor registers the templates. */

@@ -1,0 +1,352 @@
+/* app-test-util.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "app-test-util.h"
+
+static GtkApplication *test_application;
+
+GtkApplication *
+app_test_init_application (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = g_strdup_printf ("dev.lumo.Access.Test%d", (int) getpid ());
+
+  /* Dark style and the stylesheet as in the app. */
+  adw_init ();
+
+  test_application = gtk_application_new (id, G_APPLICATION_NON_UNIQUE);
+  g_object_set (test_application, "resource-base-path", "/dev/lumo/Access", NULL);
+  if (!g_application_register (G_APPLICATION (test_application), NULL, &error))
+    g_error ("Cannot register the test application: %s", error->message);
+
+  return test_application;
+}
+
+GtkApplication *
+app_test_get_application (void)
+{
+  g_assert_nonnull (test_application);
+  return test_application;
+}
+
+void
+app_fixture_setup (AppFixture    *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *policy_path = NULL;
+  g_autofree char *audit_path = NULL;
+
+  f->dir = g_dir_make_tmp ("lumo-app-test-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  policy_path = g_build_filename (f->dir, "policy.db", NULL);
+  audit_path = g_build_filename (f->dir, "audit.db", NULL);
+
+  f->policy = lumo_policy_new (policy_path, &error);
+  g_assert_no_error (error);
+  f->audit = lumo_audit_store_new (audit_path, &error);
+  g_assert_no_error (error);
+  f->queue = lumo_review_queue_new ();
+  f->backend = lumo_backend_new (f->policy, f->audit, f->queue);
+
+  f->window = lumo_window_new (app_test_get_application (), f->backend, NULL);
+  g_object_ref_sink (f->window);
+  if (GPOINTER_TO_INT (data))
+    gtk_window_present (GTK_WINDOW (f->window));
+  app_test_iterate ();
+}
+
+void
+app_test_remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        app_test_remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+void
+app_fixture_teardown (AppFixture    *f,
+                      gconstpointer  data)
+{
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  g_clear_object (&f->window);
+  app_test_iterate ();
+
+  g_clear_object (&f->backend);
+  g_clear_object (&f->queue);
+  g_clear_object (&f->audit);
+  g_clear_object (&f->policy);
+  app_test_iterate ();
+
+  app_test_remove_tree (f->dir);
+  g_clear_pointer (&f->dir, g_free);
+}
+
+void
+app_fixture_add_provider (AppFixture *f,
+                          const char *provider_id,
+                          const char *name)
+{
+  g_autoptr(GError) error = NULL;
+
+  lumo_policy_register_provider (f->policy, provider_id, "userscripts", name, "1.0.0", &error);
+  g_assert_no_error (error);
+}
+
+void
+app_test_iterate (void)
+{
+  /* Bounded: a widget that queues work forever must not hang the test. */
+  for (guint i = 0; i < 1000 && g_main_context_pending (NULL); i++)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static gboolean
+on_guard_cb (gpointer user_data)
+{
+  gboolean *expired = user_data;
+
+  *expired = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+void
+app_test_wait_until (gboolean   (*condition) (gpointer),
+                     gpointer     data,
+                     guint        guard_ms,
+                     const char  *what)
+{
+  gboolean expired = FALSE;
+  guint guard_id = g_timeout_add (guard_ms, on_guard_cb, &expired);
+
+  while (!condition (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!expired)
+    g_source_remove (guard_id);
+  else if (!condition (data))
+    g_error ("Still waiting after %u ms for %s", guard_ms, what);
+}
+
+static GtkWidget *
+find_widget (GtkWidget *root,
+             GType      type,
+             guint     *nth)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    {
+      if (*nth == 0)
+        return root;
+      (*nth)--;
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type, nth);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+GtkWidget *
+app_test_find_widget (GtkWidget *root,
+                      GType      type,
+                      guint      nth)
+{
+  return find_widget (root, type, &nth);
+}
+
+guint
+app_test_count_widgets (GtkWidget *root,
+                        GType      type)
+{
+  guint n = G_TYPE_CHECK_INSTANCE_TYPE (root, type) ? 1 : 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (root);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += app_test_count_widgets (child, type);
+
+  return n;
+}
+
+GtkWidget *
+app_test_find_action_button (GtkWidget  *root,
+                             const char *action_name,
+                             GVariant   *target)
+{
+  g_autoptr(GVariant) owned = target != NULL ? g_variant_ref_sink (target) : NULL;
+
+  for (guint i = 0;; i++)
+    {
+      GtkWidget *button = app_test_find_widget (root, GTK_TYPE_BUTTON, i);
+      GVariant *button_target;
+
+      if (button == NULL)
+        return NULL;
+
+      if (g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), action_name) != 0)
+        continue;
+      button_target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+      if (owned == NULL && button_target == NULL)
+        return button;
+      if (owned != NULL && button_target != NULL && g_variant_equal (button_target, owned))
+        return button;
+    }
+}
+
+static void
+add_text (GPtrArray  *texts,
+          const char *text)
+{
+  if (text != NULL && *text != '\0')
+    g_ptr_array_add (texts, g_strdup (text));
+}
+
+static void
+collect (GtkWidget *widget,
+         GPtrArray *texts)
+{
+  add_text (texts, gtk_widget_get_tooltip_text (widget));
+
+  if (GTK_IS_LABEL (widget))
+    {
+      add_text (texts, gtk_label_get_text (GTK_LABEL (widget)));
+      add_text (texts, gtk_label_get_label (GTK_LABEL (widget)));
+    }
+  if (GTK_IS_EDITABLE (widget))
+    add_text (texts, gtk_editable_get_text (GTK_EDITABLE (widget)));
+  if (ADW_IS_PREFERENCES_ROW (widget))
+    add_text (texts, adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)));
+  if (ADW_IS_ACTION_ROW (widget))
+    add_text (texts, adw_action_row_get_subtitle (ADW_ACTION_ROW (widget)));
+  if (ADW_IS_STATUS_PAGE (widget))
+    {
+      add_text (texts, adw_status_page_get_title (ADW_STATUS_PAGE (widget)));
+      add_text (texts, adw_status_page_get_description (ADW_STATUS_PAGE (widget)));
+    }
+  if (GTK_IS_WINDOW (widget))
+    add_text (texts, gtk_window_get_title (GTK_WINDOW (widget)));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect (child, texts);
+}
+
+GPtrArray *
+app_test_collect_texts (GtkWidget *root)
+{
+  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
+
+  collect (root, texts);
+  return texts;
+}
+
+gboolean
+app_test_any_text_contains (GtkWidget  *root,
+                            const char *needle)
+{
+  g_autoptr(GPtrArray) texts = app_test_collect_texts (root);
+
+  for (guint i = 0; i < texts->len; i++)
+    if (strstr (g_ptr_array_index (texts, i), needle) != NULL)
+      {
+        g_test_message ("found “%s” in “%s”", needle, (char *) g_ptr_array_index (texts, i));
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+app_test_click (GtkWidget *button)
+{
+  g_assert_true (GTK_IS_BUTTON (button));
+  g_assert_true (gtk_widget_is_sensitive (button));
+  g_signal_emit_by_name (button, "clicked");
+}
+
+#define FILL_BATCH 20000
+
+void
+app_test_fill_audit (LumoAuditStore *store,
+                     guint           n_rows,
+                     guint           special_every)
+{
+  static const char *tools[] = { "userscripts.install_script", "userscripts.update_script",
+                                 "userscripts.list_scripts", "userscripts.delete_script" };
+  static const char *callers[] = { TEST_CALLER_ID, TEST_CALLER2_ID, TEST_CALLER3_ID };
+  static const char *names[] = { "Helpful Agent", "Research Agent", "Mail Agent" };
+  static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  g_autofree LumoAuditImportRecord *batch = g_new0 (LumoAuditImportRecord, FILL_BATCH);
+  gint64 start = g_get_real_time () - (gint64) n_rows * G_USEC_PER_SEC;
+  guint done = 0;
+
+  while (done < n_rows)
+    {
+      guint n = MIN (FILL_BATCH, n_rows - done);
+      g_autoptr(GError) error = NULL;
+
+      for (guint i = 0; i < n; i++)
+        {
+          guint k = done + i + 1;
+          LumoAuditImportRecord *r = &batch[i];
+          gboolean denied = k % 7 == 0;
+
+          memset (r, 0, sizeof *r);
+          r->record.time_us = start + (gint64) k * G_USEC_PER_SEC;
+          r->record.provider_id = TEST_PROVIDER_ID;
+          r->record.caller_id = callers[k % G_N_ELEMENTS (callers)];
+          r->record.caller_name = names[k % G_N_ELEMENTS (names)];
+          r->record.tool = special_every > 0 && k % special_every == 0
+                           ? "userscripts.special_tool" : tools[k % G_N_ELEMENTS (tools)];
+          r->record.write = TRUE;
+          r->record.target = "0b7f2a52-4a53-4e0e-9d3e-6f1f5c3a9e11";
+          r->record.params_sha256 = hash;
+          r->record.decision = denied ? LUMO_AUDIT_DECISION_DENY : LUMO_AUDIT_DECISION_ALLOW;
+          r->record.reason = denied ? LUMO_AUDIT_REASON_RATE_LIMITED : NULL;
+          r->result = denied ? LUMO_AUDIT_RESULT_NONE
+                             : (k % 11 == 0 ? LUMO_AUDIT_RESULT_ERROR : LUMO_AUDIT_RESULT_OK);
+          r->result_text = r->result == LUMO_AUDIT_RESULT_ERROR ? "No script has this UUID." : NULL;
+        }
+
+      if (!lumo_audit_store_import (store, batch, n, &error))
+        g_error ("Cannot fill the audit log: %s", error->message);
+      done += n;
+    }
+}
+
+GtkWidget *
+app_test_find_button_with_label (GtkWidget  *root,
+                                 const char *label)
+{
+  for (guint i = 0;; i++)
+    {
+      GtkWidget *button = app_test_find_widget (root, GTK_TYPE_BUTTON, i);
+
+      if (button == NULL || g_strcmp0 (gtk_button_get_label (GTK_BUTTON (button)), label) == 0)
+        return button;
+    }
+}

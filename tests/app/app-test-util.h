@@ -1,0 +1,102 @@
+/* app-test-util.h — a window over temporary stores, for the app tests
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Each fixture opens its own policy, audit store and review queue in a new
+ * temporary directory (removed afterwards), builds a LumoBackend over them
+ * and a LumoWindow for that backend, in one GtkApplication shared by the
+ * test program. Helpers iterate the main context (never sleep) and walk
+ * the widget tree.
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "lumo-audit-store.h"
+#include "lumo-backend.h"
+#include "lumo-policy.h"
+#include "lumo-review-queue.h"
+#include "lumo-window-private.h"
+
+G_BEGIN_DECLS
+
+#define TEST_PROVIDER_ID  "aaaabbbbccccddddeeeeffffgggghhhh"
+#define TEST_PROVIDER2_ID "ppppoooonnnnmmmmllllkkkkjjjjiiii"
+#define TEST_CALLER_ID    "bcdefghijklmnopabcdefghijklmnopa"
+#define TEST_CALLER2_ID   "cdefghijklmnopabcdefghijklmnopab"
+#define TEST_CALLER3_ID   "defghijklmnopabcdefghijklmnopabc"
+
+typedef struct
+{
+  char            *dir;
+  LumoPolicy      *policy;
+  LumoAuditStore  *audit;
+  LumoReviewQueue *queue;
+  LumoBackend     *backend;
+  LumoWindow      *window;
+} AppFixture;
+
+/* Makes the GtkApplication of the test program (call once, after
+ * gtk_init()). */
+GtkApplication *app_test_init_application (void);
+GtkApplication *app_test_get_application  (void);
+
+/* @data: GINT_TO_POINTER (TRUE) to present the window (it is shown and
+ * active), FALSE to leave it hidden. */
+void        app_fixture_setup    (AppFixture    *f,
+                                  gconstpointer  data);
+void        app_fixture_teardown (AppFixture    *f,
+                                  gconstpointer  data);
+/* Registers TEST_PROVIDER_ID as a provider that said hello. */
+void        app_fixture_add_provider (AppFixture *f,
+                                      const char *provider_id,
+                                      const char *name);
+
+/* Removes a directory and everything in it. */
+void        app_test_remove_tree (const char *path);
+
+/* Dispatches what is pending now, without blocking. */
+void        app_test_iterate     (void);
+/* Iterates until @condition holds; fails the test after @guard_ms (a guard
+ * against hanging, never a timing assertion). */
+void        app_test_wait_until  (gboolean     (*condition) (gpointer),
+                                  gpointer       data,
+                                  guint          guard_ms,
+                                  const char    *what);
+
+/* Depth-first: the @nth widget of @type under @root (0 = the first). */
+GtkWidget  *app_test_find_widget (GtkWidget    *root,
+                                  GType         type,
+                                  guint         nth);
+guint       app_test_count_widgets (GtkWidget  *root,
+                                    GType       type);
+/* The first GtkButton under @root whose action target equals @target and
+ * whose action name is @action_name. */
+GtkWidget  *app_test_find_action_button (GtkWidget  *root,
+                                         const char *action_name,
+                                         GVariant   *target);
+/* The first GtkButton under @root with this label (mnemonic included). */
+GtkWidget  *app_test_find_button_with_label (GtkWidget  *root,
+                                             const char *label);
+/* Clicks @button now (GtkButton's keyboard activation waits 250 ms). */
+void        app_test_click (GtkWidget *button);
+/* Every text a person can read under @root: labels, editables, row titles
+ * and subtitles, tooltips, accessible labels kept in properties. */
+GPtrArray  *app_test_collect_texts (GtkWidget  *root);
+gboolean    app_test_any_text_contains (GtkWidget  *root,
+                                        const char *needle);
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* Writes @n_rows rows to @store in batches (lumo_audit_store_import: one
+ * durable transaction per batch, chained like any other rows). Every
+ * @special_every-th row (1-based; 0 = none) uses the tool
+ * "userscripts.special_tool"; the others alternate between a few tools,
+ * agents and outcomes. Times are one second apart, ending now. */
+void app_test_fill_audit (LumoAuditStore *store,
+                          guint           n_rows,
+                          guint           special_every);
+
+G_END_DECLS

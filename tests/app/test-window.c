@@ -1,0 +1,237 @@
+/* test-window.c — what is expected of the window as a GNOME app
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "app-test-util.h"
+
+static gboolean
+has_shortcut (GtkWidget  *widget,
+              const char *trigger,
+              const char *action)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          g_autofree char *t = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
+          GtkShortcutAction *a = gtk_shortcut_get_action (shortcut);
+          g_autofree char *s = gtk_shortcut_action_to_string (a);
+
+          if (g_str_equal (t, trigger) && strstr (s, action) != NULL)
+            return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+static void
+test_shortcuts (AppFixture    *f,
+                gconstpointer  data)
+{
+  static const char *pages[] = { "requests", "access", "activity", "providers", "audit" };
+  GtkWidget *focus;
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      g_autofree char *trigger = g_strdup_printf ("<Control>%u", i + 1);
+      g_autofree char *action = g_strdup_printf ("win.page('%s')", pages[i]);
+
+      g_assert_true (has_shortcut (GTK_WIDGET (f->window), trigger, "win.page"));
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.page", "s", pages[i]));
+      g_assert_cmpstr (lumo_window_get_page (f->window), ==, pages[i]);
+    }
+  g_assert_true (has_shortcut (GTK_WIDGET (f->window), "<Control>f", "win.search"));
+  g_assert_true (has_shortcut (GTK_WIDGET (f->window), "<Control>q", "win.quit"));
+  g_assert_true (has_shortcut (GTK_WIDGET (f->window), "<Control>w", "win.close"));
+
+  /* Ctrl+F: the Audit page, with the search entry focused. */
+  lumo_window_set_page (f->window, "requests");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.search", NULL));
+  app_test_iterate ();
+  g_assert_cmpstr (lumo_window_get_page (f->window), ==, "audit");
+  focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  g_assert_nonnull (focus);
+  g_assert_true (focus == GTK_WIDGET (lumo_audit_page_get_search_entry (lumo_window_get_audit_page (f->window))) ||
+                 gtk_widget_is_ancestor (focus, GTK_WIDGET (lumo_audit_page_get_search_entry (lumo_window_get_audit_page (f->window)))));
+
+  g_assert_false (lumo_window_set_page (f->window, "nonsense"));
+  g_assert_cmpstr (lumo_window_get_page (f->window), ==, "audit");
+
+  /* The shortcuts window comes from the resource, through GtkApplication. */
+  g_assert_nonnull (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (f->window)));
+}
+
+static void
+test_about (AppFixture    *f,
+            gconstpointer  data)
+{
+  GList *windows;
+  AdwAboutWindow *about = NULL;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.about", NULL));
+  app_test_iterate ();
+
+  windows = gtk_window_list_toplevels ();
+  for (GList *l = windows; l != NULL; l = l->next)
+    if (ADW_IS_ABOUT_WINDOW (l->data))
+      about = l->data;
+  g_list_free (windows);
+
+  g_assert_nonnull (about);
+  g_assert_cmpstr (adw_about_window_get_application_name (about), ==, "Lumo Access");
+  g_assert_cmpstr (adw_about_window_get_version (about), ==, PACKAGE_VERSION);
+  gtk_window_destroy (GTK_WINDOW (about));
+}
+
+static void
+test_size_is_remembered (AppFixture    *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  LumoWindow *window;
+  int width, height;
+
+  g_settings_set_int (settings, "window-width", 700);
+  g_settings_set_int (settings, "window-height", 500);
+  window = lumo_window_new (app_test_get_application (), f->backend, NULL);
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  g_assert_cmpint (width, ==, 700);
+  g_assert_cmpint (height, ==, 500);
+
+  gtk_window_present (GTK_WINDOW (window));
+  gtk_window_set_default_size (GTK_WINDOW (window), 820, 610);
+  app_test_iterate ();
+  gtk_window_close (GTK_WINDOW (window));
+  app_test_iterate ();
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 820);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 610);
+  g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
+}
+
+static void
+dump_widest (GtkWidget *widget,
+             int        depth)
+{
+  int minimum;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, NULL, NULL, NULL);
+  if (minimum <= 360 || depth > 30)
+    return;
+  g_test_message ("%*s%s %d", depth, "", G_OBJECT_TYPE_NAME (widget), minimum);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    dump_widest (child, depth + 1);
+}
+
+static void
+test_usable_at_360_px (AppFixture    *f,
+                       gconstpointer  data)
+{
+  static const char *pages[] = { "requests", "access", "activity", "providers", "audit" };
+  LumoPolicyStatus status;
+  g_autoptr(GError) error = NULL;
+
+  /* Some content, so rows are measured too. */
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts with a Rather Long Name");
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "An Agent With A Long Display Name",
+                     &status, &error);
+  g_assert_no_error (error);
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  app_test_iterate ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    {
+      int minimum, natural;
+
+      lumo_window_set_page (f->window, pages[i]);
+      app_test_iterate ();
+      /* The content: the window adds its decorations around it. */
+      gtk_widget_measure (adw_application_window_get_content (ADW_APPLICATION_WINDOW (f->window)),
+                          GTK_ORIENTATION_HORIZONTAL, -1, &minimum, &natural, NULL, NULL);
+      g_test_message ("%s: minimum width %d", pages[i], minimum);
+      if (minimum > 360)
+        dump_widest (adw_application_window_get_content (ADW_APPLICATION_WINDOW (f->window)), 0);
+      g_assert_cmpint (minimum, <=, 360);
+    }
+}
+
+static void
+check_controls_are_named (GtkWidget *widget)
+{
+  /* Buttons that show only an icon say what they do in a tooltip (and an
+   * accessible label set beside it). Widgets inside libadwaita's and
+   * GTK's own composites are theirs to name. */
+  if (GTK_IS_BUTTON (widget) && gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)) != NULL &&
+      gtk_button_get_label (GTK_BUTTON (widget)) == NULL &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "window.close") != 0 &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "window.minimize") != 0 &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), "window.toggle-maximized") != 0)
+    {
+      g_test_message ("icon button %s", gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)));
+      g_assert_nonnull (gtk_widget_get_tooltip_text (widget));
+    }
+  if (GTK_IS_MENU_BUTTON (widget))
+    g_assert_nonnull (gtk_widget_get_tooltip_text (widget));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    check_controls_are_named (child);
+}
+
+static void
+test_controls_are_named (AppFixture    *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  app_test_iterate ();
+
+  check_controls_are_named (GTK_WIDGET (f->window));
+}
+
+static void
+test_no_store_says_why (void)
+{
+  g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, "audit.db is not a database");
+  LumoWindow *window = g_object_ref_sink (lumo_window_new (app_test_get_application (), NULL, error));
+
+  g_assert_true (app_test_any_text_contains (GTK_WIDGET (window), "audit.db is not a database"));
+  g_assert_false (lumo_window_set_page (window, "audit"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_object_unref (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  app_test_init_application ();
+
+#define ADD(path, func) \
+  g_test_add ("/window/" path, AppFixture, GINT_TO_POINTER (TRUE), app_fixture_setup, func, app_fixture_teardown)
+  ADD ("shortcuts", test_shortcuts);
+  ADD ("about", test_about);
+  ADD ("size", test_size_is_remembered);
+  ADD ("360px", test_usable_at_360_px);
+  ADD ("named-controls", test_controls_are_named);
+#undef ADD
+  g_test_add_func ("/window/no-store", test_no_store_says_why);
+
+  return g_test_run ();
+}
