@@ -2,7 +2,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //
 // Bundles the provider into dist/ (load it with --load-extension=extension/dist
-// or "Load unpacked") and the e2e test caller into tests/e2e/caller/dist/.
+// or "Load unpacked") and the e2e test extensions under tests/e2e/.
+//
+// Site packs: every folder extension/sites/<domain>/ with meta.ts and
+// index.ts is checked (meta fields, folder name, a dry run of the
+// registration, tool names) and compiled in; a pack with a problem fails
+// the build with the file and field named. LUMO_SITE_DIRS adds more folders
+// of packs (colon-separated, relative to extension/), e.g.
+// LUMO_SITE_DIRS=examples/sites npm run build. The e2e provider build
+// (tests/e2e/provider/dist) adds tests/fixtures/sitepacks/bundled.
 //
 // LUMO_MANIFEST_KEY changes the manifest "key" of the provider build:
 //   unset   keep the committed dev key (ID hnoefmihgppanoiihkcpnjdpijlimfgh)
@@ -10,15 +18,16 @@
 //   <b64>   use this public key, e.g. the store item's, so an unpacked build
 //           gets the store ID
 import { build } from 'esbuild';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..');
+const cache = join(here, 'node_modules/.cache/lumo-build');
 
 const common = {
   bundle: true,
-  format: 'esm',
   platform: 'browser',
   target: 'chrome120',
   sourcemap: 'linked',
@@ -29,44 +38,193 @@ const common = {
   alias: { ajv: join(here, 'src/shims/ajv.ts'), 'ajv-formats': join(here, 'src/shims/ajv-formats.ts') },
 };
 
-function manifest (src, out, keyOverride) {
+class BuildError extends Error {}
+
+// ---- site packs ------------------------------------------------------------
+
+function discoverPacks (dirs) {
+  const found = [];
+  const problems = [];
+  for (const dir of dirs) {
+    if (!existsSync(dir))
+      continue;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory())
+        continue;
+      const abs = join(dir, e.name);
+      const shown = relative(repo, abs);
+      const meta = join(abs, 'meta.ts');
+      const index = join(abs, 'index.ts');
+      if (!existsSync(meta) || !existsSync(index)) {
+        problems.push(`${shown}: a site pack folder needs meta.ts and index.ts (${existsSync(meta) ? 'index.ts' : 'meta.ts'} is missing)`);
+        continue;
+      }
+      found.push({ folder: e.name, abs, dir: shown, meta, index });
+    }
+  }
+  if (problems.length > 0)
+    throw new BuildError(problems.join('\n'));
+  return found;
+}
+
+// Runs src/sitepacks/inspect.ts over the packs in Node: the same checks the
+// tests run. Returns what the worker and the manifest need.
+async function inspect (packs) {
+  mkdirSync(cache, { recursive: true });
+  const entry = join(cache, 'inspect-entry.ts');
+  const lines = [
+    `import { inspectPacks } from ${JSON.stringify(join(here, 'src/sitepacks/inspect.ts'))};`,
+    `import { matchPatterns, excludePatterns } from ${JSON.stringify(join(here, 'src/sitepacks/naming.ts'))};`,
+    ...packs.flatMap((p, i) => [
+      `import meta${i} from ${JSON.stringify(p.meta)};`,
+      `import register${i} from ${JSON.stringify(p.index)};`,
+    ]),
+    'export default async () => {',
+    `  const r = await inspectPacks([${packs.map((p, i) => `{ folder: ${JSON.stringify(p.folder)}, dir: ${JSON.stringify(p.dir)}, meta: meta${i}, register: register${i} }`).join(', ')}]);`,
+    '  const names = r.packs.map((p) => p.meta.name);',
+    '  return { ...r, patterns: r.packs.map((p) => ({ matches: matchPatterns(p.meta.name), exclude: excludePatterns(p.meta.name, names) })) };',
+    '};',
+  ];
+  writeFileSync(entry, lines.join('\n') + '\n');
+  const out = join(cache, `inspect-${process.pid}-${Date.now()}.mjs`);
+  try {
+    await build({ ...common, entryPoints: [entry], outfile: out, platform: 'node', format: 'esm', target: 'node20', sourcemap: false });
+    const r = await (await import(pathToFileURL(out).href)).default();
+    if (r.problems.length > 0)
+      throw new BuildError(`site packs with problems:\n  ${r.problems.join('\n  ')}`);
+    return r;
+  } finally {
+    rmSync(out, { force: true });
+  }
+}
+
+function bundledPlugin (inspected) {
+  const names = inspected.packs.map((p) => ({ id: p.id, name: p.meta.name, type: p.meta.type, version: p.meta.version }));
+  const worker = inspected.packs.map((p) => ({
+    id: p.id, meta: p.meta, tools: p.tools,
+    file: p.meta.type === 'pageMcpServer' ? `sites/${p.meta.name}.js` : null,
+  }));
+  return {
+    name: 'lumo-bundled-sites',
+    setup (b) {
+      b.onResolve({ filter: /^lumo:bundled-sites\// }, (a) => ({ path: a.path, namespace: 'lumo-sites' }));
+      b.onLoad({ filter: /.*/, namespace: 'lumo-sites' }, (a) => {
+        if (a.path === 'lumo:bundled-sites/loader')
+          return { contents: `export const BUNDLED_NAMES = ${JSON.stringify(names)};`, loader: 'js' };
+        if (a.path === 'lumo:bundled-sites/worker')
+          return { contents: `export const BUNDLED_PACKS = ${JSON.stringify(worker)};`, loader: 'js' };
+        return null;
+      });
+    },
+  };
+}
+
+// One script per bundled pack: a content script for contentScriptMcpServer
+// packs, the MAIN-world half for pageMcpServer packs (after site-main.js).
+function packEntries (packs, inspected) {
+  mkdirSync(join(cache, 'entries'), { recursive: true });
+  const entries = {};
+  const names = inspected.packs.map((p) => p.meta.name);
+  inspected.packs.forEach((p, i) => {
+    const src = packs.find((x) => x.dir === p.dir);
+    const file = join(cache, 'entries', `${p.meta.name}.ts`);
+    const config = { id: p.id, name: p.meta.name, version: p.meta.version, type: p.meta.type, origin: 'bundled' };
+    const text = p.meta.type === 'contentScriptMcpServer'
+      ? `import { startContentPack } from ${JSON.stringify(join(here, 'src/sitepacks/content-pack.ts'))};\n` +
+        `import register from ${JSON.stringify(src.index)};\n` +
+        `startContentPack(${JSON.stringify({ ...config, bundledNames: names })}, register);\n`
+      : `import register from ${JSON.stringify(src.index)};\n` +
+        `(globalThis as any).__lumoSitePack.start(${JSON.stringify(config)}, (e: { default?: unknown }) => { e.default = register; });\n`;
+    writeFileSync(file, text);
+    entries[`sites/${p.meta.name}`] = file;
+    void i;
+  });
+  return entries;
+}
+
+// ---- extensions ------------------------------------------------------------
+
+function manifest (src, out, keyOverride, contentScripts = []) {
   const m = JSON.parse(readFileSync(src, 'utf8'));
   if (keyOverride === 'none')
     delete m.key;
   else if (keyOverride)
     m.key = keyOverride;
+  if (contentScripts.length > 0)
+    m.content_scripts = [...(m.content_scripts ?? []), ...contentScripts];
   writeFileSync(out, JSON.stringify(m, null, 2) + '\n');
 }
 
-async function buildExtension ({ root, entries, outdir, statics = [], keyOverride }) {
+async function buildProvider ({ outdir, siteDirs, keyOverride }) {
+  const packs = discoverPacks(siteDirs);
+  const inspected = await inspect(packs);
+  const plugins = [bundledPlugin(inspected)];
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
-  await build({ ...common, entryPoints: entries, outdir });
-  manifest(join(root, 'manifest.json'), join(outdir, 'manifest.json'), keyOverride);
+  const src = (f) => join(here, 'src', f);
+  await build({
+    ...common, plugins, format: 'esm', outdir,
+    entryPoints: { background: src('provider/background.ts'), popup: src('provider/popup.ts'), offscreen: src('sitepacks/offscreen.ts') },
+  });
+  // Scripts that run in pages are classic scripts, kept small.
+  const injected = { ...common, plugins, format: 'iife', outdir, minify: true };
+  await build({
+    ...injected,
+    entryPoints: { 'site-loader': src('sitepacks/loader.ts'), sandbox: src('sitepacks/sandbox.ts'), ...packEntries(packs, inspected) },
+  });
+  await build({ ...injected, entryPoints: { 'site-user': src('sitepacks/page-runtime.ts') }, define: { LUMO_WORLD: '"USER_SCRIPT"' } });
+  await build({ ...injected, entryPoints: { 'site-main': src('sitepacks/page-runtime.ts') }, define: { LUMO_WORLD: '"MAIN"' } });
+  const contentScripts = inspected.packs.flatMap((p, i) => p.meta.type !== 'contentScriptMcpServer' ? [] : [{
+    matches: inspected.patterns[i].matches,
+    ...(inspected.patterns[i].exclude.length > 0 ? { exclude_matches: inspected.patterns[i].exclude } : {}),
+    js: [`sites/${p.meta.name}.js`],
+    run_at: 'document_idle',
+  }]);
+  manifest(join(here, 'manifest.json'), join(outdir, 'manifest.json'), keyOverride, contentScripts);
+  for (const f of ['popup.html', 'sandbox.html', 'offscreen.html'])
+    cpSync(join(here, f), join(outdir, f));
+  return inspected.packs.map((p) => `${p.meta.name} (${p.meta.type})`);
+}
+
+async function buildExtension ({ root, entries, outdir, statics = [] }) {
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  await build({ ...common, format: 'esm', entryPoints: entries, outdir });
+  manifest(join(root, 'manifest.json'), join(outdir, 'manifest.json'));
   for (const f of statics)
     cpSync(join(root, f), join(outdir, f));
 }
 
-await buildExtension({
-  root: here,
-  entries: { background: join(here, 'src/provider/background.ts'), popup: join(here, 'src/provider/popup.ts') },
-  outdir: join(here, 'dist'),
-  statics: ['popup.html'],
-  keyOverride: process.env.LUMO_MANIFEST_KEY,
-});
+try {
+  const extra = (process.env.LUMO_SITE_DIRS ?? '').split(':').filter(Boolean).map((d) => resolve(here, d));
+  const siteDirs = [join(here, 'sites'), ...extra];
+  const packs = await buildProvider({ outdir: join(here, 'dist'), siteDirs, keyOverride: process.env.LUMO_MANIFEST_KEY });
+  if (packs.length > 0)
+    console.log(`site packs bundled: ${packs.join(', ')}`);
 
-// The e2e test extensions, when the tests are there.
-for (const [dir, entries, statics] of [
-  ['caller', ['background', 'caller'], ['caller.html']],
-  ['stub', ['background'], []],
-]) {
-  const root = join(here, '../tests/e2e', dir);
-  if (!existsSync(join(root, 'manifest.json')))
-    continue;
-  await buildExtension({
-    root,
-    entries: Object.fromEntries(entries.map((e) => [e, join(root, `${e}.ts`)])),
-    outdir: join(root, 'dist'),
-    statics,
-  });
+  // The e2e test extensions, when the tests are there.
+  const e2e = join(repo, 'tests/e2e');
+  if (existsSync(join(e2e, 'run-e2e.mjs'))) {
+    await buildProvider({ outdir: join(e2e, 'provider/dist'), siteDirs: [...siteDirs, join(repo, 'tests/fixtures/sitepacks/bundled')] });
+    for (const [dir, entries, statics] of [
+      ['caller', ['background', 'caller'], ['caller.html']],
+      ['stub', ['background'], []],
+    ]) {
+      const root = join(e2e, dir);
+      if (!existsSync(join(root, 'manifest.json')))
+        continue;
+      await buildExtension({
+        root,
+        entries: Object.fromEntries(entries.map((e) => [e, join(root, `${e}.ts`)])),
+        outdir: join(root, 'dist'),
+        statics,
+      });
+    }
+  }
+} catch (e) {
+  if (e instanceof BuildError) {
+    console.error(`build failed: ${e.message}`);
+    process.exit(1);
+  }
+  throw e;
 }

@@ -25,7 +25,13 @@ export class ExtensionHub {
   session (providerId: string): ProviderSession {
     let s = this.sessions.get(providerId);
     if (s === undefined) {
-      s = new ProviderSession({ ...this.sessionDefaults, providerId, client: this.client });
+      s = new ProviderSession({
+        ...this.sessionDefaults, providerId, client: this.client,
+        onToolsChanged: (changed) => {
+          this.claim(changed);
+          this.sessionDefaults.onToolsChanged?.(changed);
+        },
+      });
       this.sessions.set(providerId, s);
     }
     return s;
@@ -39,13 +45,17 @@ export class ExtensionHub {
     } catch {
       // The session's state and message say what went wrong.
     }
-    if (s.state === 'connected' && s.service && s.tools) {
-      const { refused } = this.registry.claim(providerId, s.service.namespace, s.tools.map((t) => t.name));
-      this.refusals.set(providerId, refused);
-    } else {
-      this.registry.release(providerId);
-    }
+    this.claim(s);
     return s;
+  }
+
+  private claim (s: ProviderSession): void {
+    if (s.state === 'connected' && s.service && s.tools) {
+      const { refused } = this.registry.claim(s.providerId, s.service.namespace, s.tools.map((t) => t.name));
+      this.refusals.set(s.providerId, refused);
+    } else {
+      this.registry.release(s.providerId);
+    }
   }
 
   async remove (providerId: string): Promise<void> {

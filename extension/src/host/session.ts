@@ -7,7 +7,7 @@
 // person sees comes from the state table over the latest probe.
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import type { ClientInfo, ServiceInfo } from '../shared/protocol.ts';
 import { probeExtension, type ProbeOutcome, type SendMessage } from './probe.ts';
@@ -29,6 +29,9 @@ export interface SessionOptions {
   callTimeoutMs?: number;
   callMaxTotalMs?: number;
   onChange?: (session: ProviderSession) => void;
+  // After the provider said its tool list changed and the new list is in
+  // (site tools come and go with the tabs of their sites).
+  onToolsChanged?: (session: ProviderSession) => void;
 }
 
 export class SessionError extends Error {
@@ -143,6 +146,15 @@ export class ProviderSession {
         { name: this.opts.client.name ?? 'Lumo connector', version: this.opts.client.version ?? '0' },
         { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
       );
+      // A provider whose catalogue changes says so; fetch the new list.
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        try {
+          await this.fetchTools();
+          this.opts.onToolsChanged?.(this);
+        } catch {
+          // The next refresh or call tries again.
+        }
+      });
       transport.onclose = () => {
         if (this.transport === transport) {
           this.client = null;

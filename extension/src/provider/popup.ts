@@ -21,7 +21,7 @@ async function render (): Promise<void> {
     : !r.policy.enabled ? 'Agent access is turned off in Lumo Access.'
     : `Agents: on · writes ${r.policy.writes ? 'on' : 'off'}${r.policy.review ? ' · each write reviewed' : ''}`;
   el('userscripts').textContent = r.userScripts ? ''
-    : 'Scripts are stored but do not run: turn on "Allow User Scripts" for this extension in chrome://extensions.';
+    : `Scripts are stored but do not run. ${r.userScriptsReason ?? ''}`;
   const list = el('scripts');
   list.replaceChildren(...r.scripts.map((s) => {
     const li = document.createElement('li');
@@ -32,6 +32,23 @@ async function render (): Promise<void> {
   }));
   if (r.scripts.length === 0)
     list.textContent = 'No scripts yet.';
+  const packs = el('sitepacks');
+  packs.replaceChildren(...r.sitePacks.map((p) => {
+    const li = document.createElement('li');
+    const tabs = p.openTabs === 0 ? '' : ` · ${p.openTabs} open ${p.openTabs === 1 ? 'tab' : 'tabs'}`;
+    li.textContent = `${p.name} (${p.origin}, ${p.type === 'pageMcpServer' ? 'page' : 'content script'})${tabs}`;
+    if (!p.ready) {
+      li.className = 'off';
+      li.title = p.reason ?? '';
+      const why = document.createElement('div');
+      why.className = 'muted';
+      why.textContent = p.reason ?? '';
+      li.append(why);
+    }
+    return li;
+  }));
+  if (r.sitePacks.length === 0)
+    packs.textContent = 'No site packs.';
 }
 
 void render();

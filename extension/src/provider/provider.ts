@@ -32,6 +32,10 @@ export interface ProviderDeps {
   probeWaitMs?: number;
   progressIntervalMs?: number;
   sitePacks?: SitePackService;
+  // Settles once the provider knows what it serves (the site packs and
+  // their tabs, after a worker restart); a port waits for it, at most 3 s,
+  // before its first tools/list.
+  ready?: Promise<unknown>;
   log?: (...args: unknown[]) => void;
 }
 
@@ -208,6 +212,11 @@ export class Provider {
     if (status.authorized !== true) {
       open.transport.closeWithReason(status.pendingApproval === true ? REASON_TEXT.pending as string : REASON_TEXT.not_authorized as string);
       return;
+    }
+    if (this.deps.ready !== undefined) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.deps.ready.catch(() => undefined), new Promise((r) => { timer = setTimeout(r, 3000); })]);
+      clearTimeout(timer);
     }
     if (open.transport.isClosed)
       return;

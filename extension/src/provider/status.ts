@@ -2,25 +2,41 @@
 //
 // What the popup shows, gathered in the service worker.
 
+import type { SiteRegistry, UserScriptsState } from '../sitepacks/registry.ts';
 import type { BridgePolicy, BridgeState } from './bridge.ts';
 import type { Provider } from './provider.ts';
 import { summarize, type ScriptSummary } from './scripts.ts';
-import { userScriptsAvailable } from './userscripts-runtime.ts';
+
+export interface SitePackStatus {
+  name: string;
+  type: string;
+  origin: string;
+  ready: boolean;
+  reason: string | null;
+  openTabs: number;
+}
 
 export interface StatusReport {
   bridge: { state: BridgeState; reason: string | null };
   policy: BridgePolicy | null;
   openPorts: number;
   userScripts: boolean;
+  userScriptsReason: string | null;
   scripts: ScriptSummary[];
+  sitePacks: SitePackStatus[];
 }
 
-export async function statusReport (provider: Provider): Promise<StatusReport> {
+export async function statusReport (provider: Provider, sites: SiteRegistry, us: UserScriptsState): Promise<StatusReport> {
   return {
     bridge: { state: provider.bridge.state, reason: provider.bridge.reason },
     policy: provider.policy,
     openPorts: provider.openPortCount,
-    userScripts: userScriptsAvailable(),
-    scripts: (await provider.store.list()).map(summarize),
+    userScripts: us.available,
+    userScriptsReason: us.reason,
+    scripts: (await provider.store.list()).filter((s) => s.sitePack === undefined).map(summarize),
+    sitePacks: sites.packs().map((p) => {
+      const why = sites.notReady(p);
+      return { name: p.meta.name, type: p.meta.type, origin: p.origin, ready: why === null, reason: why, openTabs: sites.openTabs(p.id) };
+    }),
   };
 }

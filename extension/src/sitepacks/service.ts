@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// What the management tools ask of the site packs: the install check
+// (every field of the meta, the source's shape, a dry run of the
+// registration code, the names its tools get, and conflicts with the packs
+// already there) and the report of list_site_packs. An install that fails
+// any check is refused before it is authorized, with each problem named.
+
+import { MAX_TOOLS } from '../shared/limits.ts';
+import { ScriptError } from '../provider/scripts.ts';
+import type { PreparedPack, SitePackService } from '../provider/tools.ts';
+import { checkJumpLinkTools, checkMeta } from './meta.ts';
+import { checkPackToolName, derivePrefix, l1Name } from './naming.ts';
+import type { PackRecord, SiteRegistry, UserScriptsState } from './registry.ts';
+import { checkDefs, needsUserScripts, prefixOf } from './registry.ts';
+import type { SiteToolDef } from './runtime.ts';
+import { SourceError, transformSource } from './source.ts';
+import { isWrite } from './tools.ts';
+
+export interface DryRunResult {
+  tools: SiteToolDef[];
+  errors: string[];
+}
+
+// Runs the registration code (already transformed) somewhere it cannot
+// touch the extension, and reports what it registered.
+export type DryRun = (code: string, config: { id: string; name: string }) => Promise<DryRunResult>;
+
+export interface ServiceOptions {
+  registry: SiteRegistry;
+  dryRun: DryRun;
+  reserved: () => ReadonlySet<string>;
+  userScripts: () => UserScriptsState;
+}
+
+export class SitePacks implements SitePackService {
+  constructor (private readonly opts: ServiceOptions) {}
+
+  async prepare (input: { uuid: string; name: string; meta: unknown; source: string }): Promise<PreparedPack> {
+    const problems: string[] = [];
+    const checked = checkMeta(input.meta, { expectedName: input.name, expectedNameWhat: 'script name' });
+    if (!checked.ok)
+      throw new ScriptError(`The site pack was not installed: ${checked.problems.map((p) => `meta${p.field === '' ? '' : '.' + p.field}: ${p.message}`).join('; ')}.`);
+    const meta = checked.meta;
+    let code: string;
+    try {
+      code = transformSource(input.source);
+    } catch (e) {
+      throw new ScriptError(`The site pack was not installed: source: ${e instanceof SourceError ? e.message : String(e)}`);
+    }
+
+    const others = this.opts.registry.packs().filter((p) => p.id !== input.uuid && p.enabled);
+    const sameName = others.find((p) => p.meta.name === meta.name);
+    if (sameName !== undefined)
+      problems.push(`meta.name: a site pack for ${meta.name} exists already (${sameName.origin === 'bundled' ? 'bundled with the extension' : `script ${sameName.id}`}); ` +
+        (sameName.origin === 'bundled' ? 'a bundled pack cannot be replaced' : 'change it with update_script, or delete it first'));
+    const prefix = meta.toolPrefix ?? derivePrefix(meta.name);
+    const samePrefix = others.find((p) => prefixOf(p) === prefix);
+    if (samePrefix !== undefined)
+      problems.push(`meta.${meta.toolPrefix !== undefined ? 'toolPrefix' : 'name'}: the tools would be named "${prefix}_…", a prefix the site pack ${samePrefix.meta.name} uses already; set toolPrefix in the meta to another one (1–16 of a-z, 0-9 and "-")`);
+    if (problems.length > 0)
+      throw new ScriptError(`The site pack was not installed: ${problems.join('; ')}.`);
+
+    let run: DryRunResult;
+    try {
+      run = await this.opts.dryRun(code, { id: input.uuid, name: meta.name });
+    } catch (e) {
+      throw new ScriptError(`The site pack was not installed: source: the registration code could not be tried: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    for (const e of run.errors)
+      problems.push(`source: ${e}`);
+    const { defs, refused } = checkDefs(prefix, run.tools);
+    for (const r of refused)
+      problems.push(`source: tool "${r.name}": ${r.reason}`);
+    if (defs.length === 0 && run.errors.length === 0)
+      problems.push('source: the registration function registered no tools (call server.registerTool)');
+    const reserved = this.opts.reserved();
+    for (const d of defs) {
+      const l1 = l1Name(prefix, d.name);
+      if (reserved.has(l1))
+        problems.push(`source: tool "${d.name}" would be "${l1}", the name of a tool of the provider; rename it`);
+    }
+    for (const p of checkJumpLinkTools(meta, defs.map((d) => d.name)))
+      problems.push(`meta.${p.field}: ${p.message}`);
+    if (meta.isAlwaysEnabled) {
+      const always = others.filter((p) => p.meta.isAlwaysEnabled && this.opts.registry.isActive(p.id)).reduce((n, p) => n + p.tools.length, 0);
+      const total = reserved.size + always + defs.length;
+      if (total > MAX_TOOLS)
+        problems.push(`meta.isAlwaysEnabled: the always-listed tools would be ${total}, more than the ${MAX_TOOLS} a provider may list; set it to false or register fewer tools`);
+    }
+    if (problems.length > 0)
+      throw new ScriptError(`The site pack was not installed: ${problems.join('; ')}.`);
+    return { meta, tools: defs, l1Names: defs.map((d) => l1Name(prefix, d.name)) };
+  }
+
+  private packReport (p: PackRecord, listed: Map<string, Map<string, string>>, notListed: Map<string, Map<string, string>>): Record<string, unknown> {
+    const registry = this.opts.registry;
+    const why = registry.notReady(p);
+    const prefix = prefixOf(p);
+    const names = new Set([...p.tools.map((d) => d.name), ...(listed.get(p.id)?.keys() ?? []), ...(notListed.get(p.id)?.keys() ?? [])]);
+    const tools = [...names].map((tool) => {
+      const l1 = listed.get(p.id)?.get(tool);
+      const refusal = notListed.get(p.id)?.get(tool) ?? (checkPackToolName(prefix, tool) ?? undefined);
+      const def = p.tools.find((d) => d.name === tool);
+      return {
+        tool, name: l1 ?? l1Name(prefix, tool), listed: l1 !== undefined,
+        ...(def !== undefined ? { write: isWrite(def) } : {}),
+        ...(l1 === undefined ? { why: refusal ?? (p.meta.isAlwaysEnabled ? 'not available' : 'listed while a tab of the site is open') } : {}),
+      };
+    });
+    const errors = registry.pageErrors(p.id);
+    return {
+      uuid: p.id, name: p.meta.name, origin: p.origin, type: p.meta.type, version: p.meta.version,
+      url: p.meta.url, isAlwaysEnabled: p.meta.isAlwaysEnabled, enabled: p.enabled, toolPrefix: prefix,
+      needsUserScripts: needsUserScripts(p), ready: why === null, ...(why !== null ? { reason: why } : {}),
+      openTabs: registry.openTabs(p.id), tools, ...(errors.length > 0 ? { pageErrors: errors } : {}),
+    };
+  }
+
+  async report (): Promise<Record<string, unknown>> {
+    const registry = this.opts.registry;
+    const { accepted, refused } = registry.catalogue();
+    const listed = new Map<string, Map<string, string>>();
+    const notListed = new Map<string, Map<string, string>>();
+    for (const e of accepted)
+      (listed.get(e.pack.id) ?? listed.set(e.pack.id, new Map()).get(e.pack.id) as Map<string, string>).set(e.def.name, e.l1);
+    for (const r of refused)
+      (notListed.get(r.pack.id) ?? notListed.set(r.pack.id, new Map()).get(r.pack.id) as Map<string, string>).set(r.tool, r.reason);
+    const us = this.opts.userScripts();
+    return {
+      userScripts: us.available ? { available: true } : { available: false, reason: us.reason },
+      packs: registry.packs().map((p) => this.packReport(p, listed, notListed)),
+      customMarketMcpServers: registry.market(),
+    };
+  }
+}
