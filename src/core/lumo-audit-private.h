@@ -75,7 +75,8 @@ typedef struct
   gint64               time_us;      /* RESULT: when; RETENTION: the cutoff */
   gint64               count;        /* RETENTION: rows deleted */
   GTask               *task;         /* async callers */
-  gboolean             done;         /* sync callers wait for this */
+  gboolean             done;         /* sync callers wait for this, */
+  GCond               *done_cond;    /* on their own condition */
   GError              *error;
 } LumoAuditOp;
 
@@ -103,7 +104,6 @@ struct _LumoAuditStore
   /* lock protects everything below. */
   GMutex        lock;
   GCond         queue_cond;
-  GCond         done_cond;
   GQueue        queue;
   gboolean      stopping;
   GPtrArray    *idle_readers;

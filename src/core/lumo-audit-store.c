@@ -207,7 +207,6 @@ lumo_audit_store_finalize (GObject *object)
   g_free (self->vfs_name);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->queue_cond);
-  g_cond_clear (&self->done_cond);
 
   G_OBJECT_CLASS (lumo_audit_store_parent_class)->finalize (object);
 }
@@ -267,7 +266,6 @@ lumo_audit_store_init (LumoAuditStore *self)
 {
   g_mutex_init (&self->lock);
   g_cond_init (&self->queue_cond);
-  g_cond_init (&self->done_cond);
   g_queue_init (&self->queue);
   self->idle_readers = g_ptr_array_new_with_free_func (close_reader);
   self->main_context = g_main_context_ref_thread_default ();

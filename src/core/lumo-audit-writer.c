@@ -62,12 +62,19 @@ lumo_audit_writer_run_sync (LumoAuditStore  *self,
                             LumoAuditOp     *op,
                             GError         **error)
 {
+  GCond done;
+
+  /* A condition of its own: the writer wakes exactly the callers of the
+   * batch it committed, not every thread that waits on the store. */
+  g_cond_init (&done);
+  op->done_cond = &done;
   lumo_audit_writer_enqueue (self, op);
 
   g_mutex_lock (&self->lock);
   while (!op->done)
-    g_cond_wait (&self->done_cond, &self->lock);
+    g_cond_wait (&done, &self->lock);
   g_mutex_unlock (&self->lock);
+  g_cond_clear (&done);
 
   if (op->error != NULL)
     {
@@ -520,6 +527,7 @@ writer_process (LumoAuditStore *self,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) added = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GQueue async_ops = G_QUEUE_INIT;
   guint8 tail_hash[LUMO_AUDIT_HASH_SIZE];
   gint64 tail_id = 0, start_id;
   gboolean ok;
@@ -586,25 +594,26 @@ writer_process (LumoAuditStore *self,
     }
   g_mutex_unlock (&self->lock);
 
-  /* Async ops are freed here; sync ops belong to their waiting caller and
-   * must not be touched once done is set. */
+  /* Sync ops belong to their waiting callers: done is set and signalled
+   * under the lock, and the op is not touched after it is released. Async
+   * ops are completed (and freed) here. */
+  g_mutex_lock (&self->lock);
   while (!g_queue_is_empty (batch))
     {
       LumoAuditOp *op = g_queue_pop_head (batch);
 
       if (op->task != NULL)
-        complete_async (op);
+        g_queue_push_tail (&async_ops, op);
       else
         {
-          g_mutex_lock (&self->lock);
           op->done = TRUE;
-          g_mutex_unlock (&self->lock);
+          g_cond_signal (op->done_cond);
         }
     }
-
-  g_mutex_lock (&self->lock);
-  g_cond_broadcast (&self->done_cond);
   g_mutex_unlock (&self->lock);
+
+  while (!g_queue_is_empty (&async_ops))
+    complete_async (g_queue_pop_head (&async_ops));
 
   if (ok)
     lumo_audit_store_rows_added (self, added);

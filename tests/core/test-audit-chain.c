@@ -373,7 +373,7 @@ test_checkpoint (Fixture       *f,
 
   /* One that leads cannot be made without the key. */
   forged = g_strdup (saved);
-  forged[strlen ("lumo-audit-head-v1 ") + 1] = '2';   /* "10 …" → "12 …" */
+  *(strchr (strchr (forged, ' ') + 1, ' ') - 1) = '2';   /* id …10 → …12 */
   g_assert_true (g_file_set_contents (f->head_path, forged, -1, NULL));
   assert_fault (f, LUMO_AUDIT_FAULT_CHECKPOINT, 0, "secret");
 

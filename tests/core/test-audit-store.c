@@ -559,6 +559,18 @@ test_async_and_signal (void)
   audit_test_rm_rf (dir);
 }
 
+static void
+on_export_progress (gint64   done,
+                    gint64   total,
+                    gpointer user_data)
+{
+  gint64 *last = user_data;
+
+  g_assert_cmpint (done, <=, total);
+  g_assert_cmpint (done, >=, *last);
+  *last = done;
+}
+
 static char *
 export_to_string (LumoAuditStore        *store,
                   const char            *query_text,
@@ -567,11 +579,14 @@ export_to_string (LumoAuditStore        *store,
   g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoAuditQuery) query = lumo_audit_query_parse (query_text, 0, &error);
+  gint64 done = 0;
   char nul = '\0';
 
   g_assert_no_error (error);
-  g_assert_true (lumo_audit_store_export (store, query, format, out, NULL, NULL, NULL, &error));
+  g_assert_true (lumo_audit_store_export (store, query, format, out, NULL,
+                                          on_export_progress, &done, &error));
   g_assert_no_error (error);
+  g_assert_cmpint (done, ==, lumo_audit_store_count (store, query, NULL, NULL));
   g_output_stream_write_all (out, &nul, 1, NULL, NULL, NULL);
   g_output_stream_close (out, NULL, NULL);
 
