@@ -40,7 +40,7 @@
  * tables in triggers, and SQLite 3.40's FTS5 is not marked innocuous.
  *
  * HEAD CHECKPOINT. After each group commit, and before any waiter is told
- * its row is durable, audit.head is replaced (temporary file, rename; no
+ * its row is durable, audit.head is replaced atomically (a rename; no
  * fsync of its own). So after a crash it may lag the database but never
  * lead it; see lumo-audit-chain.h.
  *

@@ -306,7 +306,7 @@ bench_latency (void)
            p_grow, percentile_ms (grow, 0.95));
   g_print ("  lumo_audit_store_append ()                    p50 %7.3f ms  p95 %7.3f ms\n",
            p_append, percentile_ms (append, 0.95));
-  g_print ("  ... without the audit.head rename (measurement only)  p50 %7.3f ms  p95 %7.3f ms\n",
+  g_print ("  ... without the head checkpoint (measurement)  p50 %7.3f ms  p95 %7.3f ms\n",
            p_nohead, percentile_ms (append_nohead, 0.95));
   g_print ("  append / floor: %.2f× (same block), %.2f× (appending); "
            "without the checkpoint %.2f×, %.2f×\n\n",
