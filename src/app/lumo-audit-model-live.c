@@ -142,7 +142,16 @@ lumo_audit_model_live_row_added (LumoAuditModel *self,
   self->live_max_id = MAX (self->live_max_id, id);
 
   if (!self->first_page_done)
-    return;   /* the first page will include it */
+    return;   /* the first page includes it, or runs this again */
+
+  /* Many more rows than announced one by one (an import, another process,
+   * a log that was empty when the query started): reading them again is
+   * both simpler and cheaper than growing the head by thousands. */
+  if (self->live_max_id - self->newest_id > PAGE_SIZE)
+    {
+      lumo_audit_model_restart (self);
+      return;
+    }
 
   fetch_live (self);
 

@@ -78,6 +78,8 @@ LumoAuditFetchData *lumo_audit_fetch_data_new (LumoAuditModel *self);
 void lumo_audit_item_set_row             (LumoAuditItem  *self,
                                           LumoAuditRow   *row,
                                           GHashTable     *provider_names);
+/* lumo-audit-model.c: drops every row and starts the query again */
+void lumo_audit_model_restart            (LumoAuditModel *self);
 /* lumo-audit-model-live.c: rows appended while the model is alive */
 void lumo_audit_model_live_row_added     (LumoAuditModel *self,
                                           gint64          id);

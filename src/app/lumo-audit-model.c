@@ -350,6 +350,10 @@ on_page_fetched_cb (GObject      *object,
 
   if (was_loading)
     {
+      /* Rows announced while the first page was read, and newer than it. */
+      if (self->live_max_id > self->newest_id)
+        lumo_audit_model_live_row_added (self, self->live_max_id);
+
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
       /* After the first page shows, never before: it must not wait for a
        * count of a million rows. */
@@ -517,6 +521,14 @@ on_store_row_added_cb (LumoAuditStore *store,
                        LumoAuditModel *self)
 {
   lumo_audit_model_live_row_added (self, id);
+}
+
+void
+lumo_audit_model_restart (LumoAuditModel *self)
+{
+  g_assert (LUMO_IS_AUDIT_MODEL (self));
+
+  reset (self);
 }
 
 static void

@@ -42,7 +42,7 @@ lumo_format_time_relative (gint64 time_us,
 
   age_s = (now_us - time_us) / G_USEC_PER_SEC;
   if (age_s < 60)
-    return g_strdup (_("Just now"));
+    return g_strdup (_("just now"));
   if (age_s < 60 * 60)
     {
       int minutes = (int) (age_s / 60);
@@ -58,13 +58,13 @@ lumo_format_time_relative (gint64 time_us,
 
   if (g_date_time_get_year (dt) == g_date_time_get_year (now) &&
       g_date_time_get_day_of_year (dt) == g_date_time_get_day_of_year (now))
-    /* Translators: a time of today, e.g. "Today 14:05". */
-    return g_date_time_format (dt, _("Today %H:%M"));
+    /* Translators: a time of today, in a sentence, e.g. "first seen today 14:05". */
+    return g_date_time_format (dt, _("today %H:%M"));
 
   if (age_s < 2 * 24 * 60 * 60 &&
       g_date_time_get_day_of_year (now) - g_date_time_get_day_of_year (dt) == 1)
-    /* Translators: a time of yesterday, e.g. "Yesterday 14:05". */
-    return g_date_time_format (dt, _("Yesterday %H:%M"));
+    /* Translators: a time of yesterday, in a sentence, e.g. "yesterday 14:05". */
+    return g_date_time_format (dt, _("yesterday %H:%M"));
 
   return g_date_time_format (dt, "%Y-%m-%d %H:%M");
 }

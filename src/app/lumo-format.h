@@ -18,8 +18,9 @@ G_BEGIN_DECLS
 /* Wall-clock µs since the epoch → "2025-01-31 14:05:09" in local time;
  * "Never" for 0. */
 char *lumo_format_time          (gint64        time_us);
-/* Wall-clock µs → "just now", "5 minutes ago", "yesterday 14:05", or the
- * date; relative to @now_us (0 = now). "Never" for 0. */
+/* Wall-clock µs → "just now", "5 minutes ago", "today 14:05",
+ * "yesterday 14:05" or the date — lower case, to sit inside a sentence;
+ * relative to @now_us (0 = now). "Never" for 0. */
 char *lumo_format_time_relative (gint64        time_us,
                                  gint64        now_us);
 /* A span in µs → "45 s", "1 min 5 s", "2 h 3 min", rounded up to the

@@ -36,8 +36,7 @@ app_test_get_application (void)
 }
 
 void
-app_fixture_setup (AppFixture    *f,
-                   gconstpointer  data)
+app_fixture_setup_stores (AppFixture *f)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *policy_path = NULL;
@@ -55,12 +54,25 @@ app_fixture_setup (AppFixture    *f,
   g_assert_no_error (error);
   f->queue = lumo_review_queue_new ();
   f->backend = lumo_backend_new (f->policy, f->audit, f->queue);
+}
 
+void
+app_fixture_setup_window (AppFixture *f,
+                          gboolean    present)
+{
   f->window = lumo_window_new (app_test_get_application (), f->backend, NULL);
   g_object_ref_sink (f->window);
-  if (GPOINTER_TO_INT (data))
+  if (present)
     gtk_window_present (GTK_WINDOW (f->window));
   app_test_iterate ();
+}
+
+void
+app_fixture_setup (AppFixture    *f,
+                   gconstpointer  data)
+{
+  app_fixture_setup_stores (f);
+  app_fixture_setup_window (f, GPOINTER_TO_INT (data));
 }
 
 void
@@ -298,7 +310,7 @@ app_test_fill_audit (LumoAuditStore *store,
   static const char *tools[] = { "userscripts.install_script", "userscripts.update_script",
                                  "userscripts.list_scripts", "userscripts.delete_script" };
   static const char *callers[] = { TEST_CALLER_ID, TEST_CALLER2_ID, TEST_CALLER3_ID };
-  static const char *names[] = { "Helpful Agent", "Research Agent", "Mail Agent" };
+  static const char *names[] = { "Lumo", "Research Assistant", "Mail Helper" };
   static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
   g_autofree LumoAuditImportRecord *batch = g_new0 (LumoAuditImportRecord, FILL_BATCH);
   gint64 start = g_get_real_time () - (gint64) n_rows * G_USEC_PER_SEC;

@@ -45,6 +45,11 @@ GtkApplication *app_test_get_application  (void);
  * active), FALSE to leave it hidden. */
 void        app_fixture_setup    (AppFixture    *f,
                                   gconstpointer  data);
+/* The two halves of app_fixture_setup(), for a program that must act
+ * between them. */
+void        app_fixture_setup_stores (AppFixture *f);
+void        app_fixture_setup_window (AppFixture *f,
+                                      gboolean    present);
 void        app_fixture_teardown (AppFixture    *f,
                                   gconstpointer  data);
 /* Registers TEST_PROVIDER_ID as a provider that said hello. */

@@ -82,7 +82,7 @@ test_each_state_table_row (AppFixture    *f,
       g_assert_cmpstr (lumo_provider_row_get_probe_text (provider_row (f, TEST_PROVIDER_ID)), ==,
                        probe_cases[i].message_c);
       g_assert_true (app_test_any_text_contains (GTK_WIDGET (provider_row (f, TEST_PROVIDER_ID)),
-                                                 "Last probe: Just now"));
+                                                 "Last probe: just now"));
     }
 
   /* An unknown provider has no row to show it on. */

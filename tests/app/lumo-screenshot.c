@@ -1,0 +1,401 @@
+/* lumo-screenshot.c — renders each page of the window over realistic data
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The program behind tools/screenshots.sh. It builds a backend over new
+ * stores in a temporary directory and feeds it the way the browser does:
+ * a provider session over a socket pair says hello with its tools, agents
+ * probe it (two stay pending, three are approved or denied), open MCP
+ * ports, and make writes (one waits for review, some fill a rate meter);
+ * the audit log gets a few thousand older rows besides. Then it shows the
+ * window at a fixed size and renders each page to PNG.
+ *
+ * usage: lumo-screenshot OUTDIR WIDTH HEIGHT SUFFIX PAGE...
+ *        (SUFFIX is added to each file name: "" gives requests.png)
+ */
+#include "config.h"
+
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <fcntl.h>
+#include <glib/gi18n-lib.h>
+#include <glib-unix.h>
+#include <locale.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "app-test-util.h"
+#include "lumo-audit-page-private.h"
+#include "lumo-rate-limiter.h"
+#include "lumo-tool-registry.h"
+
+#define LUMO_ID    TEST_CALLER_ID
+#define RESEARCH   TEST_CALLER2_ID
+#define MAIL       TEST_CALLER3_ID
+#define NEW_AGENT  "ghijklmnopabcdefghijklmnopabcdef"
+#define DEMO_AGENT "hijklmnopabcdefghijklmnopabcdefg"
+#define BAD_AGENT  "ijklmnopabcdefghijklmnopabcdefgh"
+
+/* The rate limiter's clock runs this far behind while the writes are
+ * seeded, and catches up with each one, so the meters show writes spread
+ * over the last minute rather than in one burst. */
+static gint64 clock_lag_us;
+
+static gint64
+lagging_clock (gpointer user_data)
+{
+  return g_get_monotonic_time () - clock_lag_us;
+}
+
+static int provider_fd = -1;
+static GByteArray *inbox;
+static int next_id = 1;
+
+static void
+send_frame (const char *json)
+{
+  guint32 len = strlen (json);
+
+  g_assert_cmpint (write (provider_fd, &len, sizeof len), ==, sizeof len);
+  g_assert_cmpint (write (provider_fd, json, len), ==, (gssize) len);
+}
+
+/* Reads whatever the app answered; returns the next answer, or NULL. */
+static JsonObject *
+next_answer (void)
+{
+  guint8 buffer[65536];
+  gssize n;
+  guint32 len;
+  JsonNode *node;
+
+  while ((n = read (provider_fd, buffer, sizeof buffer)) > 0)
+    g_byte_array_append (inbox, buffer, n);
+
+  if (inbox->len < sizeof len)
+    return NULL;
+  memcpy (&len, inbox->data, sizeof len);
+  if (inbox->len < sizeof len + len)
+    return NULL;
+
+  {
+    g_autofree char *text = g_strndup ((const char *) inbox->data + sizeof len, len);
+    g_autoptr(JsonNode) parsed = json_from_string (text, NULL);
+
+    g_byte_array_remove_range (inbox, 0, sizeof len + len);
+    node = parsed != NULL && JSON_NODE_HOLDS_OBJECT (parsed) ? parsed : NULL;
+    return node != NULL ? json_object_ref (json_node_get_object (node)) : json_object_new ();
+  }
+}
+
+static JsonObject *
+wait_answer (int id)
+{
+  for (guint spin = 0; spin < 5000; spin++)
+    {
+      g_autoptr(JsonObject) answer = NULL;
+
+      g_main_context_iteration (NULL, FALSE);
+      while ((answer = next_answer ()) != NULL)
+        {
+          if (json_object_has_member (answer, "re") &&
+              json_object_get_int_member (answer, "re") == id)
+            return g_steal_pointer (&answer);
+          g_clear_pointer (&answer, json_object_unref);
+        }
+      g_usleep (1000);
+    }
+  g_error ("No answer to request %d", id);
+}
+
+static void
+request (const char *format,
+         ...) G_GNUC_PRINTF (1, 2);
+
+static void
+request (const char *format,
+         ...)
+{
+  g_autofree char *body = NULL;
+  g_autofree char *json = NULL;
+  va_list args;
+
+  va_start (args, format);
+  body = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  json = g_strdup_printf ("{\"id\":%d,%s}", next_id, body);
+  send_frame (json);
+  json_object_unref (wait_answer (next_id++));
+}
+
+static gint64
+authorize_write (const char *caller,
+                 const char *name,
+                 const char *tool,
+                 gboolean    wait)
+{
+  static const char hash[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+  g_autofree char *json = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  int id = next_id++;
+
+  json = g_strdup_printf ("{\"type\":\"authorize\",\"id\":%d,\"caller\":{\"id\":\"%s\",\"name\":\"%s\"},"
+                          "\"tool\":\"%s\",\"write\":true,\"target\":\"0f8fad5b-d9cb-469f-a165-70867728950e\","
+                          "\"paramsHash\":\"%s\",\"preview\":{\"action\":\"update\","
+                          "\"uuid\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"name\":\"Dark mode for example.org\","
+                          "\"bytes\":812,\"sourceSha256\":\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\","
+                          "\"added\":3,\"removed\":1}}",
+                          id, caller, name, tool, hash);
+  send_frame (json);
+  if (!wait)
+    return 0;
+
+  answer = wait_answer (id);
+  if (json_object_get_boolean_member_with_default (answer, "allow", FALSE))
+    {
+      gint64 audit_id = json_object_get_int_member_with_default (answer, "auditId", 0);
+
+      request ("\"type\":\"result\",\"auditId\":%" G_GINT64_FORMAT ",\"ok\":true", audit_id);
+      return audit_id;
+    }
+  return 0;
+}
+
+static void
+on_attach_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_free (lumo_backend_attach_finish (LUMO_BACKEND (object), result, NULL));
+}
+
+static void
+seed (AppFixture *f)
+{
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoPolicyStatus status;
+  int fds[2];
+
+  /* Older history of the log: a few thousand rows of the last hours. */
+  app_test_fill_audit (f->audit, 4000, 97);
+
+  /* The provider extension's session, as lumo-access-host hands it over. */
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM, 0, fds), ==, 0);
+  g_unix_set_fd_nonblocking (fds[0], TRUE, NULL);
+  g_unix_set_fd_nonblocking (fds[1], TRUE, NULL);
+  provider_fd = fds[1];
+  inbox = g_byte_array_new ();
+  input = g_unix_input_stream_new (fds[0], FALSE);
+  output = g_unix_output_stream_new (dup (fds[0]), TRUE);
+  lumo_backend_attach_async (f->backend, "chrome-extension://" TEST_PROVIDER_ID "/", input, output,
+                             NULL, on_attach_done_cb, NULL);
+
+  request ("\"type\":\"hello\",\"bridge\":1,"
+           "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo Userscripts\",\"version\":\"1.0.1\"},"
+           "\"tools\":["
+           "{\"name\":\"list_scripts\",\"title\":\"List scripts\",\"write\":false},"
+           "{\"name\":\"get_script\",\"title\":\"Read a script\",\"write\":false},"
+           "{\"name\":\"save_script\",\"title\":\"Save a script\",\"write\":true},"
+           "{\"name\":\"set_enabled\",\"title\":\"Turn a script on or off\",\"write\":true},"
+           "{\"name\":\"delete_script\",\"title\":\"Delete a script\",\"write\":true}]");
+
+  /* A second provider, watched by hand before it ever connected. */
+  lumo_policy_add_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+
+  /* Agents probe: the first ones were approved long ago. */
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Lumo\",\"version\":\"1.0.19\"}", LUMO_ID);
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Research Assistant\"}", RESEARCH);
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Mail Helper\"}", MAIL);
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Coupon Finder\"}", BAD_AGENT);
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, LUMO_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, RESEARCH, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, MAIL, LUMO_POLICY_ORIGIN_CLI, &error);
+  lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, BAD_AGENT, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+
+  /* MCP sessions are open. */
+  request ("\"type\":\"port\",\"caller\":{\"id\":\"%s\"},\"port\":\"p1\",\"state\":\"open\"", LUMO_ID);
+  request ("\"type\":\"port\",\"caller\":{\"id\":\"%s\"},\"port\":\"p2\",\"state\":\"open\"", RESEARCH);
+
+  /* Writes without review fill the meters; one agent hits the limit. */
+  lumo_policy_set_switch (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, FALSE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 43; i++)
+    {
+      clock_lag_us = (gint64) (43 - i) * G_USEC_PER_SEC;
+      if (i % 3 == 1 && i < 36)
+        authorize_write (RESEARCH, "Research Assistant", i % 2 ? "save_script" : "set_enabled", TRUE);
+      else
+        authorize_write (LUMO_ID, "Lumo", "save_script", TRUE);
+    }
+  clock_lag_us = 0;
+
+  /* With review on again, the next write waits for a person. */
+  lumo_policy_set_switch (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, TRUE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  authorize_write (RESEARCH, "Research Assistant", "save_script", FALSE);
+
+  /* New agents wait for approval. */
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Travel Planner\"}", NEW_AGENT);
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Shopping Agent\"}", DEMO_AGENT);
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Shopping Agent\"}", DEMO_AGENT);
+
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, NEW_AGENT, "Travel Planner", &status, &error);
+  g_assert_no_error (error);
+  /* Let the backend answer the last requests. */
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autoptr(JsonObject) answer = NULL;
+
+      g_main_context_iteration (NULL, FALSE);
+      while ((answer = next_answer ()) != NULL)
+        g_clear_pointer (&answer, json_object_unref);
+    }
+}
+
+static void
+show_probes (AppFixture *f)
+{
+  LumoProvidersPage *page = lumo_window_get_providers_page (f->window);
+  g_autoptr(JsonNode) ok = json_from_string ("{\"kind\":\"answer\",\"answer\":{\"ok\":true,"
+                                             "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo Userscripts\",\"version\":\"1.0.1\"},"
+                                             "\"status\":{\"enabled\":true,\"authorized\":true,\"ready\":true}}}", NULL);
+  g_autoptr(JsonNode) missing = json_from_string ("{\"kind\":\"rejected\",\"error\":\"Could not establish connection. "
+                                                  "Receiving end does not exist.\"}", NULL);
+  g_autoptr(LumoProbeOutcome) connected = lumo_probe_outcome_from_json (ok, NULL);
+  g_autoptr(LumoProbeOutcome) rejected = lumo_probe_outcome_from_json (missing, NULL);
+
+  lumo_providers_page_show_outcome (page, TEST_PROVIDER_ID, connected);
+  lumo_providers_page_show_outcome (page, TEST_PROVIDER2_ID, rejected);
+}
+
+static guint frames;
+
+static void
+on_after_paint_cb (GdkFrameClock *clock,
+                   gpointer       user_data)
+{
+  frames++;
+}
+
+static void
+wait_frames (GtkWidget *window,
+             guint      n)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (window);
+  gulong id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), NULL);
+  guint target = frames + n;
+
+  gtk_widget_queue_draw (window);
+  for (guint spin = 0; frames < target && spin < 20000; spin++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (500);
+      if (spin % 50 == 0)
+        gtk_widget_queue_draw (window);
+    }
+  g_signal_handler_disconnect (clock, id);
+}
+
+static void
+render (GtkWidget  *window,
+        const char *path)
+{
+  int width = gtk_widget_get_width (window);
+  int height = gtk_widget_get_height (window);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (window);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  if (!gdk_texture_save_to_png (texture, path))
+    g_error ("Cannot write %s", path);
+  g_print ("%s (%d×%d)\n", path, width, height);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  AppFixture f = { 0 };
+  const char *outdir;
+  const char *suffix;
+  int width, height;
+
+  setlocale (LC_ALL, "");
+  if (g_getenv ("LUMO_LOCALEDIR") != NULL)
+    bindtextdomain (GETTEXT_PACKAGE, g_getenv ("LUMO_LOCALEDIR"));
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  if (argc < 6)
+    {
+      g_printerr ("usage: %s OUTDIR WIDTH HEIGHT SUFFIX PAGE...\n", argv[0]);
+      return 2;
+    }
+  outdir = argv[1];
+  width = atoi (argv[2]);
+  height = atoi (argv[3]);
+  suffix = argv[4];
+
+  gtk_init ();
+  app_test_init_application ();
+
+  /* The fixture's stores, with the clock in place before the window (its
+   * meters) reads it. */
+  clock_lag_us = 60 * G_USEC_PER_SEC;
+  app_fixture_setup_stores (&f);
+  lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (f.policy), lagging_clock, NULL);
+  app_fixture_setup_window (&f, FALSE);
+  seed (&f);
+
+  gtk_window_set_default_size (GTK_WINDOW (f.window), width, height);
+  gtk_window_present (GTK_WINDOW (f.window));
+  show_probes (&f);
+  wait_frames (GTK_WIDGET (f.window), 3);
+
+  for (int i = 5; i < argc; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s%s.png", argv[i], suffix);
+      g_autofree char *path = g_build_filename (outdir, name, NULL);
+
+      if (!lumo_window_set_page (f.window, argv[i]))
+        g_error ("No page “%s”", argv[i]);
+
+      if (g_str_equal (argv[i], "providers"))
+        {
+          /* Expanded, the first provider shows its tools and limits. */
+          GtkWidget *expander = app_test_find_widget (GTK_WIDGET (lumo_window_get_providers_page (f.window)),
+                                                      GTK_TYPE_EXPANDER, 0);
+          if (expander != NULL && width >= 700)
+            gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+        }
+      if (g_str_equal (argv[i], "audit") && width >= 900)
+        {
+          LumoAuditPage *audit = lumo_window_get_audit_page (f.window);
+
+          for (guint spin = 0; lumo_audit_model_get_loading (lumo_audit_page_get_model (audit)) && spin < 5000; spin++)
+            g_main_context_iteration (NULL, TRUE);
+          gtk_single_selection_set_selected (audit->selection, 2);
+          for (guint spin = 0; spin < 200; spin++)
+            g_main_context_iteration (NULL, FALSE);
+        }
+
+      wait_frames (GTK_WIDGET (f.window), 3);
+      render (GTK_WIDGET (f.window), path);
+    }
+
+  app_fixture_teardown (&f, NULL);
+  return 0;
+}
