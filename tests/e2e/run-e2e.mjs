@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: GPL-3.0-or-later
 //
-// The e2e test (suite "e2e"): Debian's Chromium with the provider, the test
-// caller and a stub provider loaded, the real native host, and the app
+// The e2e test (suite "e2e"): Debian's Chromium with the provider (its e2e
+// build, which adds the test site packs of tests/fixtures/sitepacks), the
+// test caller and a stub provider loaded, the real native host, and the app
 // started by D-Bus activation on a private bus. It walks the whole flow a
-// user goes through and prints TAP. With --bench it measures tools/call
-// round trips instead (see extension/README.md).
+// user goes through, then the site packs against local test sites
+// (sitepacks.mjs), then a second profile without "Allow User Scripts", and
+// prints TAP. With --bench it measures tools/call round trips instead (see
+// extension/README.md).
 //
 // Environment (meson sets it): LUMO_ACCESS_HOST, LUMO_ACCESS_CTL,
 // LUMO_ACCESS_APP; optional CHROMIUM (default /usr/lib/chromium/chromium).
@@ -23,6 +26,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Browser, sleep } from './lib/cdp.mjs';
 import { TestBus } from './lib/bus.mjs';
+import { siteBrowserArgs, startSiteServer } from './lib/sites.mjs';
+import { callerApi, noUserScriptsSteps, siteSteps } from './sitepacks.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
@@ -160,22 +165,29 @@ async function main () {
   };
   const ctlJson = async (...args) => JSON.parse(await ctlRun(...args, '--json'));
 
-  // The profile: the native host manifest, and user scripts allowed for
-  // the provider (chrome.userScripts exists only then).
-  const profile = join(root, 'profile');
-  mkdirSync(join(profile, 'NativeMessagingHosts'), { recursive: true });
-  mkdirSync(join(profile, 'Default'), { recursive: true });
-  writeFileSync(join(profile, 'NativeMessagingHosts', 'dev.lumo.access.json'), JSON.stringify({
-    name: 'dev.lumo.access', description: 'Lumo Access (e2e)', path: host, type: 'stdio',
-    allowed_origins: [`chrome-extension://${PROVIDER}/`],
-  }, null, 2));
-  writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify({
-    extensions: { settings: { [PROVIDER]: { user_scripts_enabled: true } } },
-  }));
+  // A profile: the native host manifest, and whether user scripts are
+  // allowed for the provider (chrome.userScripts works only then).
+  const makeProfile = (dir, userScripts) => {
+    mkdirSync(join(dir, 'NativeMessagingHosts'), { recursive: true });
+    mkdirSync(join(dir, 'Default'), { recursive: true });
+    writeFileSync(join(dir, 'NativeMessagingHosts', 'dev.lumo.access.json'), JSON.stringify({
+      name: 'dev.lumo.access', description: 'Lumo Access (e2e)', path: host, type: 'stdio',
+      allowed_origins: [`chrome-extension://${PROVIDER}/`],
+    }, null, 2));
+    writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify({
+      extensions: { settings: { [PROVIDER]: { user_scripts_enabled: userScripts } } },
+    }));
+    return dir;
+  };
+
+  // The test sites of the site packs: every *.test host, on 127.0.0.1.
+  const sites = await startSiteServer(join(repo, 'tests/fixtures/sitepacks/pages/index.html'));
+  cleanups.push(() => sites.close());
+  const extensions = [join(here, 'provider/dist'), join(here, 'caller/dist'), join(here, 'stub/dist')];
 
   const browser = Browser.launch({
-    executable: chromium, userDataDir: profile, env: bus.env,
-    extensions: [join(repo, 'extension/dist'), join(here, 'caller/dist'), join(here, 'stub/dist')],
+    executable: chromium, userDataDir: makeProfile(join(root, 'profile'), true), env: bus.env,
+    extensions, extraArgs: siteBrowserArgs(sites.port),
   });
   cleanups.push(() => browser.close());
 
@@ -245,10 +257,10 @@ async function main () {
     check(p.outcome.answer.status.authorized === true, JSON.stringify(p));
   });
 
-  await step('L1: initialize and tools/list give the six userscript tools, namespaced', async () => {
+  await step('L1: initialize and tools/list give the seven userscript tools and the always-enabled site tools, namespaced', async () => {
     const s = await refresh();
-    check(s.state === 'connected' && s.tools?.length === 6, JSON.stringify(s));
-    check(s.message === 'Connected · 6 tools', s.message);
+    check(s.state === 'connected' && s.tools?.length === 9, JSON.stringify(s));
+    check(s.message === 'Connected · 9 tools', s.message);
     const names = await callerEval('lumoTest.tools()');
     check(names.includes('userscripts.create_script') && names.includes('userscripts.list_scripts'), JSON.stringify(names));
     const del = s.tools.find((t) => t.name === 'delete_script');
@@ -367,6 +379,24 @@ async function main () {
     check(r.ok && !r.isError, JSON.stringify(r));
     return `app pid ${await bus.appPid()}`;
   });
+
+  await siteSteps({
+    step, check, poll, browser, repo, dataDir, filesUnder, ctlJson,
+    worker: (expr) => browser.evaluate(ps, expr),
+    caller: callerApi(browser, cs),
+  });
+
+  // The same extensions in a profile where user scripts are not allowed.
+  await browser.close();
+  const second = Browser.launch({
+    executable: chromium, userDataDir: makeProfile(join(root, 'profile-no-userscripts'), false), env: bus.env,
+    extensions, extraArgs: siteBrowserArgs(sites.port),
+  });
+  cleanups.push(() => second.close());
+  const { targetId: cpage } = await second.send('Target.createTarget', { url: `chrome-extension://${CALLER}/caller.html` });
+  const cs2 = await second.attach(cpage);
+  await second.waitFor(cs2, 'globalThis.lumoTest?.ready === true', 'the caller page in the second profile');
+  await noUserScriptsSteps({ step, check, poll, browser: second, repo, provider: PROVIDER, caller: callerApi(second, cs2) });
 }
 
 async function runBench ({ expectRow, ctlRun, refresh, call, callerEval, browser, ps }) {

@@ -126,7 +126,8 @@ chrome.runtime.onConnectExternal.addListener((port) => {
 
 function onPackMessage (message: unknown, sender: SenderLike, via: 'content' | 'userScript', sendResponse: (a: unknown) => void): boolean {
   const type = (message as { type?: unknown })?.type;
-  if (typeof type !== 'string' || !PACK_MESSAGE_TYPES.includes(type) || sender.tab === undefined)
+  if (typeof type !== 'string' || !PACK_MESSAGE_TYPES.includes(type) || sender.tab === undefined ||
+      sender.url?.startsWith('chrome-extension:') === true)
     return false;
   void ready.then(() => sites.onMessage(message, sender, via)).then((a) => sendResponse(a ?? { error: 'unknown message' }));
   return true;
@@ -137,7 +138,9 @@ function onPackMessage (message: unknown, sender: SenderLike, via: 'content' | '
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   if (sender.id !== selfId)
     return false;
-  if ((message as { type?: string })?.type === 'lumo:status' && sender.tab === undefined) {
+  // The popup may be open in a tab (the e2e opens it so): tell it from a
+  // content script by its URL.
+  if ((message as { type?: string })?.type === 'lumo:status' && sender.url?.startsWith(`chrome-extension://${selfId}/`)) {
     void statusReport(provider as Provider, sites, usState()).then(sendResponse);
     return true;
   }

@@ -16,7 +16,7 @@ let current: { id: string; errors: string[]; define: Define | null } | null = nu
 
 window.addEventListener('error', (e) => {
   if (current !== null)
-    current.errors.push(`the code does not parse: line ${e.lineno}, column ${e.colno}: ${e.message.replace(/^Uncaught /, '')}`);
+    current.errors.push(`the code does not parse: line ${e.lineno}, column ${e.colno}: ${e.message.replace(/^Uncaught /, '').replace(/Failed to execute '[^']+' on '[^']+': /, '')}`);
 });
 
 Object.defineProperty(window, '__lumoDry', {

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+//
+// The site-pack steps of the e2e (run-e2e.mjs calls them at the end of the
+// flow): the bundled packs of tests/fixtures/sitepacks/bundled and the
+// installed one of tests/fixtures/sitepacks/installed, against the local
+// test sites (lib/sites.mjs), through the real caller, provider and app.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const CANARY = 'canary-0c9a4e-site-pack-source-must-never-be-stored';
+
+// The caller page's API (tests/e2e/caller/caller.ts) in one browser.
+export function callerApi (browser, cs) {
+  const ev = (expr) => browser.evaluate(cs, expr, 180000);
+  return {
+    eval: ev,
+    tools: () => ev('lumoTest.tools()'),
+    call: (name, args = {}) => ev(`lumoTest.call(${JSON.stringify(name)}, ${JSON.stringify(args)})`),
+    refresh: (id) => ev(`lumoTest.refresh(${JSON.stringify(id)})`),
+    probe: (id) => ev(`lumoTest.probe(${JSON.stringify(id)})`),
+  };
+}
+
+// A tab whose console is recorded from before its first script runs.
+export async function openPage (browser, url) {
+  const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' });
+  const session = await browser.attach(targetId);
+  const logs = [];
+  const off = browser.on((m) => {
+    if (m.sessionId === session && m.method === 'Runtime.consoleAPICalled')
+      logs.push(m.params.args.map((a) => a.value ?? a.description ?? '').join(' '));
+  });
+  await browser.send('Runtime.enable', {}, session);
+  await browser.send('Page.enable', {}, session);
+  await browser.send('Page.navigate', { url }, session);
+  return {
+    targetId, session, logs,
+    eval: (expr) => browser.evaluate(session, expr),
+    close: async () => {
+      off();
+      await browser.send('Target.closeTarget', { targetId }).catch(() => undefined);
+    },
+  };
+}
+
+function installedFixture (repo) {
+  const dir = join(repo, 'tests/fixtures/sitepacks/installed/opentiny.test');
+  return {
+    meta: JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')),
+    source: `// ${CANARY}\n${readFileSync(join(dir, 'index.js'), 'utf8')}`,
+  };
+}
+
+const json = (r) => {
+  try {
+    return JSON.parse(r.text);
+  } catch {
+    throw new Error(`not JSON: ${JSON.stringify(r)}`);
+  }
+};
+
+export async function siteSteps ({ step, check, poll, browser, worker, caller, ctlJson, dataDir, filesUnder, repo }) {
+  const { tools, call } = caller;
+  const packs = await worker('lumoProvider.sites.packs().map((p) => ({ id: p.id, name: p.meta.name, origin: p.origin }))');
+  const idOf = (name) => packs.find((p) => p.name === name)?.id;
+  const auditRow = async (tool) => (await poll(() => ctlJson('audit', 'search', `tool:${tool}`),
+    (r) => Array.isArray(r) && r.length > 0, `the audit row of ${tool}`))[0];
+  const pages = [];
+
+  await step('site packs: the bundled packs are there; the always-enabled www.baidu.test lists its tools with no tab open', async () => {
+    check(idOf('www.baidu.test') !== undefined && idOf('example.test') !== undefined, JSON.stringify(packs));
+    const t = await tools();
+    check(t.includes('userscripts.baidu_get-page-title') && t.includes('userscripts.baidu_fill-search-box'), JSON.stringify(t));
+    check(!t.some((n) => n.startsWith('userscripts.example_')), `example.test is listed with no tab open: ${JSON.stringify(t)}`);
+    return `bundled: ${packs.map((p) => `${p.name} ${p.id}`).join(', ')}`;
+  });
+
+  let baiduTab;
+  await step('jump link: baidu_get-page-title with no tab open opens its toolsJumpLinks page, waits for the pack there, then answers', async () => {
+    const r = await call('userscripts.baidu_get-page-title');
+    check(r.ok && !r.isError && r.text === 'Lumo test page · www.baidu.test', JSON.stringify(r));
+    baiduTab = (await browser.targets()).find((t) => t.type === 'page' && t.url === 'http://www.baidu.test/s?wd=get-page-title');
+    check(baiduTab !== undefined, `no tab at the jump link: ${JSON.stringify((await browser.targets()).map((t) => t.url))}`);
+    return `opened ${baiduTab.url}; the title: ${r.text}`;
+  });
+
+  await step('bundled contentScriptMcpServer: fill-search-box types into the page, which sees the input; the write is audited with the pack\'s UUID as target', async () => {
+    const r = await call('userscripts.baidu_fill-search-box', { text: 'lumo e2e' });
+    check(r.ok && !r.isError && r.text === 'Filled in: lumo e2e', JSON.stringify(r));
+    const s = await browser.attach(baiduTab.targetId);
+    const echo = await browser.evaluate(s, 'document.getElementById("echo").textContent');
+    check(echo === 'typed: lumo e2e', `the page saw: ${echo}`);
+    const row = await auditRow('baidu_fill-search-box');
+    check(row.target === idOf('www.baidu.test') && row.write === true && row.caller && typeof row.paramsHmac === 'string', JSON.stringify(row));
+    return `audit row ${row.id}: target ${row.target}, decision ${row.decision}, result ${row.result}`;
+  });
+
+  await step('the page says what the loader found: the pack and its tools on www.baidu.test, and no tools on baidu.test (www.baidu.test does not serve it)', async () => {
+    const found = await openPage(browser, 'http://www.baidu.test/');
+    const miss = await openPage(browser, 'http://baidu.test/');
+    pages.push(found, miss);
+    const l1 = await poll(() => found.logs, (l) => l.some((x) => /www\.baidu\.test: registered 2 tools: baidu_get-page-title, baidu_fill-search-box\./.test(x)), 'the pack\'s log lines');
+    check(l1.some((x) => /Found the site pack www\.baidu\.test 1\.0\.0 \(bundled, contentScriptMcpServer\)/.test(x)), JSON.stringify(l1));
+    const l2 = await poll(() => miss.logs, (l) => l.some((x) => /No site pack serves baidu\.test: no MCP tools are configured for this domain\./.test(x)), 'the "no tools" line');
+    await found.close();
+    await miss.close();
+    return [...l1.filter((x) => /Lumo/.test(x)), ...l2.filter((x) => /Lumo/.test(x))].join('\n');
+  });
+
+  await step('a subdomain (m.example.test) runs the example.test pack: its cookie tool is announced by tools/list_changed, reads the cookies but not the HttpOnly one, and goes with the tab', async () => {
+    check(!(await tools()).includes('userscripts.example_get-user-profile'), 'listed before any tab');
+    const p = await openPage(browser, 'http://m.example.test/account');
+    pages.push(p);
+    await poll(tools, (t) => t.includes('userscripts.example_get-user-profile'), 'the tool to be announced to the caller', 20000);
+    const r = await call('userscripts.example_get-user-profile');
+    const profile = json(r);
+    check(profile.userId === '42' && profile.session === 's-e2e' && profile.host === 'm.example.test', r.text);
+    check(!profile.cookieNames.includes('secret'), `an HttpOnly cookie reached the pack: ${r.text}`);
+    await p.close();
+    await poll(tools, (t) => !t.includes('userscripts.example_get-user-profile'), 'the tool to go with the tab', 20000);
+    return `cookies the pack saw: ${profile.cookieNames.join(', ')}`;
+  });
+
+  const { meta, source } = installedFixture(repo);
+  await step('an installed pack with a bad meta is refused with each field named; nothing is stored or audited', async () => {
+    const r = await call('userscripts.create_script', { meta: { ...meta, type: 'pageServer', version: 'v2', isAlwaysEnable: true }, source });
+    check(r.ok && r.isError, JSON.stringify(r));
+    check(/meta\.type: must be "pageMcpServer"/.test(r.text) && /meta\.version: must be a semantic version/.test(r.text) &&
+      /meta\.isAlwaysEnable: unknown field; did you mean "isAlwaysEnabled"\?/.test(r.text), r.text);
+    // The dry run in the sandbox gives a syntax error with its place.
+    const broken = source.replace("'generate-color',", "'generate-color'");
+    const syntax = await call('userscripts.create_script', { meta, source: broken });
+    check(syntax.ok && syntax.isError && /source: the code does not parse: line \d+, column \d+: SyntaxError/.test(syntax.text), JSON.stringify(syntax));
+    const list = json(await call('userscripts.list_scripts'));
+    check(!list.scripts.some((s) => s.sitePack !== undefined), JSON.stringify(list));
+    return `${r.text}\n${syntax.text}`;
+  });
+
+  let tinyId;
+  await step('an installed pageMcpServer script: create_script with meta is checked by a sandboxed dry run, and list_site_packs shows it ready with the recommended servers', async () => {
+    const r = await call('userscripts.create_script', { meta, source });
+    check(r.ok && !r.isError, JSON.stringify(r));
+    const created = json(r);
+    tinyId = created.uuid;
+    check(JSON.stringify(created.sitePack.tools) === JSON.stringify(['generate-color', 'get-elements', 'get-app-state', 'get-element-text']), r.text);
+    const report = await poll(async () => json(await call('userscripts.list_site_packs')),
+      (x) => x.packs.some((p) => p.name === 'opentiny.test'), 'the pack in the report');
+    const p = report.packs.find((x) => x.name === 'opentiny.test');
+    check(p.ready === true && p.origin === 'installed' && p.uuid === tinyId && p.type === 'pageMcpServer', JSON.stringify(p));
+    check(JSON.stringify(report.customMarketMcpServers.map((m) => m.id)) === '["ppt-mcp","slides-mcp"]', JSON.stringify(report.customMarketMcpServers));
+    const sent = await worker('lumoProvider.provider.catalogueExtra');
+    check(JSON.stringify(sent.customMarketMcpServers.map((m) => m.id)) === '["ppt-mcp","slides-mcp"]', `the bridge does not carry them: ${JSON.stringify(sent)}`);
+    return `installed ${tinyId}; recommended: ${report.customMarketMcpServers.map((m) => `${m.id} (${m.url})`).join(', ')}`;
+  });
+
+  let tiny;
+  await step('it runs in the main world of docs.opentiny.test (a subdomain): its tools register and answer through L1, page globals included; the write is audited with its UUID', async () => {
+    tiny = await openPage(browser, 'http://docs.opentiny.test/');
+    pages.push(tiny);
+    await poll(tools, (t) => t.includes('userscripts.opentiny_get-app-state'), 'the page pack\'s tools', 30000);
+    const state = json(await call('userscripts.opentiny_get-app-state'));
+    check(state.user === 'ada' && state.host === 'docs.opentiny.test', JSON.stringify(state));
+    const els = json(await call('userscripts.opentiny_get-elements', { selector: '.item' }));
+    check(els.length === 3 && els[2].id === 'third', JSON.stringify(els));
+    const w = await call('userscripts.opentiny_generate-color', { color: 'rgb(1, 2, 3)' });
+    check(w.ok && !w.isError, JSON.stringify(w));
+    const bg = await tiny.eval('getComputedStyle(document.body).backgroundColor');
+    check(bg === 'rgb(1, 2, 3)', `background: ${bg}`);
+    const row = await auditRow('opentiny_generate-color');
+    check(row.target === tinyId && row.write === true, JSON.stringify(row));
+    check(tiny.logs.some((x) => /opentiny\.test: registered 4 tools/.test(x)), JSON.stringify(tiny.logs));
+    return `app state ${JSON.stringify(state)}; audit row ${row.id} → ${row.target}`;
+  });
+
+  await step('a handler that throws comes back as an isError result with the error, never a lost call; the page console has it too', async () => {
+    const r = await call('userscripts.opentiny_get-element-text', { selector: '#nothing-here' });
+    check(r.ok && r.isError && /The tool "get-element-text" failed: TypeError: Cannot read properties of null/.test(r.text), JSON.stringify(r));
+    await poll(() => tiny.logs, (l) => l.some((x) => /opentiny\.test: tool "get-element-text" threw/.test(x)), 'the error in the page console');
+    const bad = await call('userscripts.opentiny_generate-color', { color: 5 });
+    check(bad.ok && bad.isError && /Input validation error/.test(bad.text), JSON.stringify(bad));
+    return r.text;
+  });
+
+  await step('the pack\'s source is nowhere in the app\'s files', async () => {
+    for (const p of pages)
+      await p.close();
+    const files = filesUnder(dataDir);
+    for (const f of files)
+      check(!readFileSync(f).includes(CANARY), `the pack source is in ${f}`);
+    return `scanned ${files.length} files`;
+  });
+}
+
+// A second profile without "Allow User Scripts": the documented reason,
+// and a bundled contentScriptMcpServer pack that works all the same.
+export async function noUserScriptsSteps ({ step, check, poll, browser, caller, repo, provider }) {
+  const { call } = caller;
+  const { meta, source } = installedFixture(repo);
+  await step('without "Allow User Scripts": the caller connects, and an installed pageMcpServer pack is stored but says what to turn on', async () => {
+    await poll(() => caller.probe(provider), (p) => p.row === 'connected', 'the caller to be connected', 30000);
+    await caller.refresh(provider);
+    const r = await call('userscripts.create_script', { meta: { ...meta, isAlwaysEnabled: true }, source });
+    check(r.ok && !r.isError, JSON.stringify(r));
+    const report = await poll(async () => JSON.parse((await call('userscripts.list_site_packs')).text),
+      (x) => x.packs.some((p) => p.name === 'opentiny.test'), 'the pack in the report');
+    check(report.userScripts.available === false, JSON.stringify(report.userScripts));
+    const p = report.packs.find((x) => x.name === 'opentiny.test');
+    const want = new RegExp(`chrome://extensions/\\?id=${provider}, turn on "Allow User Scripts" \\(Chrome 138 and later\\)`);
+    check(p.ready === false && want.test(p.reason), JSON.stringify(p));
+    return p.reason;
+  });
+
+  await step('calling its tool returns that reason as an isError result; the bundled contentScriptMcpServer pack needs no permission and answers', async () => {
+    await poll(caller.tools, (t) => t.includes('userscripts.opentiny_get-app-state'), 'the always-enabled pack\'s tools', 20000);
+    const r = await call('userscripts.opentiny_get-app-state');
+    check(r.ok && r.isError && /opentiny\.test \(pageMcpServer\) cannot run: .*"Allow User Scripts"/.test(r.text), JSON.stringify(r));
+    const ok = await call('userscripts.baidu_get-page-title');
+    check(ok.ok && !ok.isError && ok.text === 'Lumo test page · www.baidu.test', JSON.stringify(ok));
+    void browser;
+    return r.text;
+  });
+}
