@@ -191,6 +191,41 @@ test_unreachable_broken_service (gconstpointer data)
   assert_one_unavailable_frame (out);
 }
 
+static void
+test_damaged_store (void)
+{
+  g_autoptr(LumoTestBus) bus = NULL;
+  g_autoptr(LumoTestPeer) peer = NULL;
+  g_autoptr(GBytes) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *policy = NULL;
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) env = NULL;
+
+  if (!lumo_test_begin ())
+    return;
+
+  bus = lumo_test_bus_new (NULL, NULL);
+  dir = g_build_filename (lumo_test_bus_get_data_home (bus), "lumo-access", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  policy = g_build_filename (dir, "policy.db", NULL);
+  g_file_set_contents (policy, "this is not an SQLite database, and must stay as it is", -1, &error);
+  g_assert_no_error (error);
+
+  /* The app starts but cannot serve: the provider is told so in one
+   * frame, the helper exits 1, and the damaged file is left alone. */
+  env = lumo_test_bus_get_env (bus);
+  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
+  out = lumo_test_peer_read_to_end (peer);
+  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 1);
+  assert_one_unavailable_frame (out);
+
+  g_file_get_contents (policy, &contents, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (contents, ==, "this is not an SQLite database, and must stay as it is");
+}
+
 static gboolean
 sessions_are (LumoTestBus *bus,
               guint        n)
@@ -349,6 +384,38 @@ test_app_killed (void)
 }
 
 static void
+test_app_quits (void)
+{
+  g_autoptr(LumoTestBus) bus = NULL;
+  g_autoptr(LumoTestPeer) peer = NULL;
+  g_auto(GStrv) env = NULL;
+  GPid app_pid;
+
+  if (!lumo_test_begin ())
+    return;
+
+  bus = lumo_test_bus_new (NULL, NULL);
+  env = lumo_test_bus_get_env (bus);
+  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
+  lumo_test_peer_hello (peer, 1);
+  /* A write waits for review while the app is asked to quit. */
+  lumo_test_ctl_ok (bus, "allow", PROVIDER_ID, CALLER_ID, NULL);
+  {
+    g_autoptr(JsonObject) push = lumo_test_wait_for_policy_push (peer);
+  }
+  lumo_test_send_authorize_write (peer, 2, CALLER_ID);
+  g_free (lumo_test_wait_for_review (bus, CALLER_ID));
+
+  /* A clean quit (logout sends SIGTERM) answers the helper, which exits
+   * with an error status and writes nothing of its own. */
+  app_pid = lumo_test_bus_get_app_pid (bus);
+  g_assert_cmpint (kill (app_pid, SIGTERM), ==, 0);
+  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 1);
+  g_assert_true (lumo_test_wait_for_app_exit (bus, app_pid));
+  g_assert_null (lumo_test_peer_recv (peer));
+}
+
+static void
 test_concurrent_sessions (void)
 {
   g_autoptr(LumoTestBus) bus = NULL;
@@ -408,8 +475,10 @@ main (int   argc,
                         test_unreachable_broken_service);
   g_test_add_data_func ("/integration/faults/unreachable/exits-at-once",
                         "/bin/false", test_unreachable_broken_service);
+  g_test_add_func ("/integration/faults/damaged-store", test_damaged_store);
   g_test_add_func ("/integration/faults/helper-killed", test_helper_killed);
   g_test_add_func ("/integration/faults/app-killed", test_app_killed);
+  g_test_add_func ("/integration/faults/app-quits", test_app_quits);
   g_test_add_func ("/integration/faults/concurrent-sessions", test_concurrent_sessions);
 
   return g_test_run ();
