@@ -182,6 +182,15 @@ export async function siteSteps ({ step, check, poll, browser, worker, caller, c
     return r.text;
   });
 
+  await step('a bundled pageMcpServer pack (excalidraw.test) runs in the main world from the extension\'s own file', async () => {
+    const p = await openPage(browser, 'http://excalidraw.test/');
+    pages.push(p);
+    await poll(tools, (t) => t.includes('userscripts.excalidraw_count-items'), 'the bundled page pack\'s tool', 30000);
+    const r = await call('userscripts.excalidraw_count-items');
+    check(r.ok && !r.isError && r.text === '3', JSON.stringify(r));
+    return `count-items: ${r.text}`;
+  });
+
   await step('the pack\'s source is nowhere in the app\'s files', async () => {
     for (const p of pages)
       await p.close();
@@ -208,6 +217,9 @@ export async function noUserScriptsSteps ({ step, check, poll, browser, caller, 
     const p = report.packs.find((x) => x.name === 'opentiny.test');
     const want = new RegExp(`chrome://extensions/\\?id=${provider}, turn on "Allow User Scripts" \\(Chrome 138 and later\\)`);
     check(p.ready === false && want.test(p.reason), JSON.stringify(p));
+    const bundledPage = report.packs.find((x) => x.name === 'excalidraw.test');
+    check(bundledPage.ready === false && want.test(bundledPage.reason), `a bundled page pack needs user scripts too: ${JSON.stringify(bundledPage)}`);
+    check(report.packs.find((x) => x.name === 'www.baidu.test').ready === true, 'a bundled content-script pack needs none');
     return p.reason;
   });
 
