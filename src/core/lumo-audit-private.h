@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "lumo-audit-store.h"
+#include "lumo-db.h"
 
 G_BEGIN_DECLS
 
@@ -136,6 +137,10 @@ int       lumo_audit_writer_wal_hook     (gpointer                user_data,
                                           sqlite3                *db,
                                           const char             *db_name,
                                           int                     n_frames);
+
+/* lumo-audit-schema.c */
+extern const LumoMigration lumo_audit_migrations[];
+extern const guint         lumo_audit_n_migrations;
 
 /* lumo-audit-store.c */
 void      lumo_audit_store_rows_added    (LumoAuditStore         *self,

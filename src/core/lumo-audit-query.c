@@ -1,4 +1,4 @@
-/* lumo-audit-query.c
+/* lumo-audit-query.c — parsing the search language
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -11,56 +11,19 @@
 #include <string.h>
 
 #include "lumo-audit-query.h"
+#include "lumo-audit-query-private.h"
 #include "lumo-audit-row.h"
 #include "lumo-audit-secret.h"
 #include "lumo-error.h"
 #include "lumo-protocol.h"
 
-/* Trigrams need three characters; shorter values cannot use the index. */
-#define MIN_INDEXED_CHARS 3
-
-typedef enum
-{
-  TERM_TEXT,
-  TERM_CALLER,
-  TERM_TOOL,
-} TermKind;
-
-typedef struct
-{
-  TermKind  kind;
-  char     *value;
-  gboolean  scan;
-} Term;
-
-typedef enum
-{
-  OUTCOME_OK,
-  OUTCOME_ERROR,
-  OUTCOME_DENIED,
-  OUTCOME_PENDING,
-} Outcome;
-
-struct _LumoAuditQuery
-{
-  gatomicrefcount  ref_count;
-  char            *text;
-  GPtrArray       *terms;       /* Term */
-  GPtrArray       *providers;   /* char* */
-  GPtrArray       *decisions;   /* char* (stored spelling) */
-  GArray          *outcomes;    /* Outcome */
-  GPtrArray       *params;      /* GBytes, 32 bytes */
-  gint64           since;       /* 0: none */
-  gint64           until;       /* 0: none; exclusive */
-  gboolean         uses_scan;
-};
 
 G_DEFINE_BOXED_TYPE (LumoAuditQuery, lumo_audit_query, lumo_audit_query_ref, lumo_audit_query_unref)
 
 static void
 term_free (gpointer data)
 {
-  Term *term = data;
+  LumoAuditTerm *term = data;
 
   g_free (term->value);
   g_free (term);
@@ -76,7 +39,7 @@ lumo_audit_query_new (void)
   self->terms = g_ptr_array_new_with_free_func (term_free);
   self->providers = g_ptr_array_new_with_free_func (g_free);
   self->decisions = g_ptr_array_new_with_free_func (g_free);
-  self->outcomes = g_array_new (FALSE, FALSE, sizeof (Outcome));
+  self->outcomes = g_array_new (FALSE, FALSE, sizeof (LumoAuditOutcome));
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
 
   return self;
@@ -182,10 +145,10 @@ read_word (const char *text,
 
 static void
 add_term (LumoAuditQuery *self,
-          TermKind        kind,
+          LumoAuditTermKind        kind,
           char           *value)
 {
-  Term *term;
+  LumoAuditTerm *term;
 
   if (*value == '\0')
     {
@@ -193,10 +156,10 @@ add_term (LumoAuditQuery *self,
       return;
     }
 
-  term = g_new0 (Term, 1);
+  term = g_new0 (LumoAuditTerm, 1);
   term->kind = kind;
   term->value = value;
-  term->scan = g_utf8_strlen (value, -1) < MIN_INDEXED_CHARS;
+  term->scan = g_utf8_strlen (value, -1) < LUMO_AUDIT_MIN_INDEXED_CHARS;
   self->uses_scan |= term->scan;
   g_ptr_array_add (self->terms, term);
 }
@@ -308,9 +271,9 @@ apply_filter (LumoAuditQuery  *self,
     }
 
   if (g_str_equal (name, "caller"))
-    add_term (self, TERM_CALLER, g_steal_pointer (&owned));
+    add_term (self, LUMO_AUDIT_TERM_CALLER, g_steal_pointer (&owned));
   else if (g_str_equal (name, "tool"))
-    add_term (self, TERM_TOOL, g_steal_pointer (&owned));
+    add_term (self, LUMO_AUDIT_TERM_TOOL, g_steal_pointer (&owned));
   else if (g_str_equal (name, "provider"))
     {
       if (!lumo_is_extension_id (value))
@@ -334,12 +297,12 @@ apply_filter (LumoAuditQuery  *self,
   else if (g_str_equal (name, "result"))
     {
       static const char * const names[] = { "ok", "error", "denied", "pending" };
-      Outcome outcome;
+      LumoAuditOutcome outcome;
 
-      for (outcome = OUTCOME_OK; outcome <= OUTCOME_PENDING; outcome++)
+      for (outcome = LUMO_AUDIT_OUTCOME_OK; outcome <= LUMO_AUDIT_OUTCOME_PENDING; outcome++)
         if (g_ascii_strcasecmp (value, names[outcome]) == 0)
           break;
-      if (outcome > OUTCOME_PENDING)
+      if (outcome > LUMO_AUDIT_OUTCOME_PENDING)
         {
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                        "result: “%s” is not one of ok, error, denied, pending", value);
@@ -442,7 +405,7 @@ lumo_audit_query_parse (const char  *text,
 
       if (text[pos] == '"')
         {
-          add_term (self, TERM_TEXT, read_quoted (text, &pos));
+          add_term (self, LUMO_AUDIT_TERM_TEXT, read_quoted (text, &pos));
           continue;
         }
 
@@ -457,7 +420,7 @@ lumo_audit_query_parse (const char  *text,
           continue;
         }
 
-      add_term (self, TERM_TEXT, read_word (text, &pos));
+      add_term (self, LUMO_AUDIT_TERM_TEXT, read_word (text, &pos));
     }
 
   if (self->since != 0 && self->until != 0 && self->until <= self->since)
@@ -470,324 +433,3 @@ lumo_audit_query_parse (const char  *text,
   return g_steal_pointer (&self);
 }
 
-/* ---- SQL ------------------------------------------------------------------------ */
-
-#define FTS_TABLE "audit_fts"
-
-static void
-bind_str (GPtrArray  *binds,
-          const char *s)
-{
-  g_ptr_array_add (binds, g_variant_ref_sink (g_variant_new_string (s)));
-}
-
-static void
-bind_int (GPtrArray *binds,
-          gint64     v)
-{
-  g_ptr_array_add (binds, g_variant_ref_sink (g_variant_new_int64 (v)));
-}
-
-static void
-bind_bytes (GPtrArray *binds,
-            GBytes    *bytes)
-{
-  g_ptr_array_add (binds, g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE_BYTESTRING,
-                                                                         bytes, TRUE)));
-}
-
-/* The index is FTS5 with the trigram tokenizer and detail=none (a quarter
- * of the size of detail=full, and under half the insert cost), which knows
- * which rows hold a trigram but not where. A term is looked up as the AND of
- * its trigrams, each quoted (quotes doubled, as FTS5 requires); that finds
- * every row that contains the term and perhaps a few that hold the same
- * trigrams apart, so append_filters() re-checks with LIKE every term the
- * trigrams alone do not prove: longer than three characters, or limited to
- * one column. The FTS5 text is bound as a value like everything else. */
-static gboolean
-needs_recheck (const Term *term)
-{
-  return term->scan || term->kind != TERM_TEXT ||
-         g_utf8_strlen (term->value, -1) > MIN_INDEXED_CHARS;
-}
-
-static char *
-build_fts_query (const LumoAuditQuery *self)
-{
-  g_autoptr(GString) q = g_string_new (NULL);
-
-  for (guint i = 0; i < self->terms->len; i++)
-    {
-      const Term *term = g_ptr_array_index (self->terms, i);
-
-      if (term->scan)
-        continue;
-
-      for (const char *start = term->value; *start; start = g_utf8_next_char (start))
-        {
-          const char *end = start;
-
-          for (guint k = 0; k < MIN_INDEXED_CHARS && *end; k++)
-            end = g_utf8_next_char (end);
-          if (g_utf8_strlen (start, end - start) < MIN_INDEXED_CHARS)
-            break;
-
-          if (q->len > 0)
-            g_string_append (q, " AND ");
-          g_string_append_c (q, '"');
-          for (const char *p = start; p < end; p++)
-            {
-              if (*p == '"')
-                g_string_append_c (q, '"');
-              g_string_append_c (q, *p);
-            }
-          g_string_append_c (q, '"');
-        }
-    }
-
-  return q->len > 0 ? g_string_free (g_steal_pointer (&q), FALSE) : NULL;
-}
-
-static char *
-like_pattern (const char *value)
-{
-  GString *p = g_string_new ("%");
-
-  for (const char *c = value; *c; c++)
-    {
-      if (*c == '%' || *c == '_' || *c == '\\')
-        g_string_append_c (p, '\\');
-      g_string_append_c (p, *c);
-    }
-  g_string_append_c (p, '%');
-
-  return g_string_free (p, FALSE);
-}
-
-/* The conditions on the audit table (alias a). */
-static void
-append_filters (const LumoAuditQuery *self,
-                GString              *sql,
-                const char           *id_column,
-                gboolean              for_page,
-                GPtrArray            *binds)
-{
-  for (guint i = 0; i < self->terms->len; i++)
-    {
-      const Term *term = g_ptr_array_index (self->terms, i);
-      g_autofree char *pattern = NULL;
-
-      if (!needs_recheck (term))
-        continue;
-
-      pattern = like_pattern (term->value);
-      if (term->kind == TERM_TOOL)
-        {
-          g_string_append (sql, " AND a.tool LIKE ? ESCAPE '\\'");
-          bind_str (binds, pattern);
-        }
-      else if (term->kind == TERM_CALLER)
-        {
-          g_string_append (sql, " AND (a.caller_id LIKE ? ESCAPE '\\' OR a.caller_name LIKE ? ESCAPE '\\')");
-          bind_str (binds, pattern);
-          bind_str (binds, pattern);
-        }
-      else
-        {
-          g_string_append (sql,
-                           " AND (a.tool LIKE ? ESCAPE '\\' OR a.caller_id LIKE ? ESCAPE '\\'"
-                           " OR a.caller_name LIKE ? ESCAPE '\\' OR a.target LIKE ? ESCAPE '\\'"
-                           " OR a.result_text LIKE ? ESCAPE '\\')");
-          for (guint k = 0; k < 5; k++)
-            bind_str (binds, pattern);
-        }
-    }
-
-  for (guint i = 0; i < self->providers->len; i++)
-    {
-      g_string_append (sql, " AND a.provider_id = ?");
-      bind_str (binds, g_ptr_array_index (self->providers, i));
-    }
-
-  for (guint i = 0; i < self->decisions->len; i++)
-    {
-      g_string_append (sql, " AND a.decision = ?");
-      bind_str (binds, g_ptr_array_index (self->decisions, i));
-    }
-
-  for (guint i = 0; i < self->outcomes->len; i++)
-    {
-      switch (g_array_index (self->outcomes, Outcome, i))
-        {
-        case OUTCOME_OK:
-          g_string_append (sql, " AND a.result = 'ok'");
-          break;
-        case OUTCOME_ERROR:
-          g_string_append (sql, " AND a.result = 'error'");
-          break;
-        case OUTCOME_DENIED:
-          g_string_append (sql, " AND a.decision = 'deny'");
-          break;
-        case OUTCOME_PENDING:
-        default:
-          g_string_append (sql, " AND a.result IS NULL AND a.decision <> 'deny'");
-          break;
-        }
-    }
-
-  for (guint i = 0; i < self->params->len; i++)
-    {
-      g_string_append (sql, " AND a.params_hmac = ?");
-      bind_bytes (binds, g_ptr_array_index (self->params, i));
-    }
-
-  /* Newest first, a scan reaches the rows after until: at once, but would
-   * walk on through every row older than since: the lowest id at or after
-   * since, from the time index (a walk over the rows in range only), bounds
-   * it. Time and id rise together, but not strictly (imports, clock
-   * changes), so the time test itself stays. The unary + keeps the planner
-   * on the id order that the page needs. */
-  if (self->since != 0)
-    {
-      if (for_page)
-        {
-          g_string_append_printf (sql, " AND %s >= (SELECT coalesce (min (id), 9223372036854775807)"
-                                       " FROM audit INDEXED BY audit_time WHERE time_us >= ?)",
-                                  id_column);
-          bind_int (binds, self->since);
-          g_string_append (sql, " AND +a.time_us >= ?");
-        }
-      else
-        g_string_append (sql, " AND a.time_us >= ?");
-      bind_int (binds, self->since);
-    }
-
-  if (self->until != 0)
-    {
-      g_string_append (sql, for_page ? " AND +a.time_us < ?" : " AND a.time_us < ?");
-      bind_int (binds, self->until);
-    }
-}
-
-char *
-lumo_audit_query_build_page_sql (const LumoAuditQuery *self,
-                                 const char           *columns,
-                                 gint64                before_id,
-                                 guint                 limit,
-                                 GPtrArray            *binds)
-{
-  g_autoptr(GString) sql = g_string_new ("SELECT ");
-  g_autofree char *fts = NULL;
-  const char *id_column;
-
-  g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (columns != NULL, NULL);
-  g_return_val_if_fail (binds != NULL, NULL);
-
-  fts = build_fts_query (self);
-  g_string_append (sql, columns);
-
-  /* With an index term, FTS5 drives the loop newest first (it consumes
-   * ORDER BY rowid DESC and the rowid bounds), and each hit is joined to
-   * its row by primary key. */
-  if (fts != NULL)
-    {
-      id_column = FTS_TABLE ".rowid";
-      g_string_append (sql, " FROM " FTS_TABLE " JOIN audit a ON a.id = " FTS_TABLE ".rowid"
-                            " WHERE " FTS_TABLE " MATCH ?");
-      bind_str (binds, fts);
-    }
-  else
-    {
-      id_column = "a.id";
-      g_string_append (sql, " FROM audit a WHERE 1");
-    }
-
-  if (before_id > 0)
-    {
-      g_string_append_printf (sql, " AND %s < ?", id_column);
-      bind_int (binds, before_id);
-    }
-
-  append_filters (self, sql, id_column, TRUE, binds);
-
-  g_string_append_printf (sql, " ORDER BY %s DESC LIMIT ?", id_column);
-  bind_int (binds, limit);
-
-  return g_string_free (g_steal_pointer (&sql), FALSE);
-}
-
-char *
-lumo_audit_query_build_count_sql (const LumoAuditQuery *self,
-                                  GPtrArray            *binds)
-{
-  g_autoptr(GString) sql = g_string_new ("SELECT count(*)");
-  g_autofree char *fts = NULL;
-  g_autoptr(GString) filters = g_string_new (NULL);
-
-  g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (binds != NULL, NULL);
-
-  fts = build_fts_query (self);
-
-  if (fts != NULL)
-    {
-      g_autoptr(GPtrArray) filter_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-
-      append_filters (self, filters, FTS_TABLE ".rowid", FALSE, filter_binds);
-      /* Only the index is needed when nothing filters on row columns. */
-      if (filters->len == 0)
-        g_string_append (sql, " FROM " FTS_TABLE " WHERE " FTS_TABLE " MATCH ?");
-      else
-        g_string_append (sql, " FROM " FTS_TABLE " JOIN audit a ON a.id = " FTS_TABLE ".rowid"
-                              " WHERE " FTS_TABLE " MATCH ?");
-      bind_str (binds, fts);
-      g_string_append_len (sql, filters->str, filters->len);
-      for (guint i = 0; i < filter_binds->len; i++)
-        g_ptr_array_add (binds, g_variant_ref (g_ptr_array_index (filter_binds, i)));
-    }
-  else
-    {
-      g_string_append (sql, " FROM audit a WHERE 1");
-      append_filters (self, sql, "a.id", FALSE, binds);
-    }
-
-  return g_string_free (g_steal_pointer (&sql), FALSE);
-}
-
-gboolean
-lumo_audit_query_bind (sqlite3_stmt  *stmt,
-                       GPtrArray     *binds,
-                       GError       **error)
-{
-  g_return_val_if_fail (stmt != NULL, FALSE);
-  g_return_val_if_fail (binds != NULL, FALSE);
-
-  for (guint i = 0; i < binds->len; i++)
-    {
-      GVariant *v = g_ptr_array_index (binds, i);
-      int rc;
-
-      if (g_variant_is_of_type (v, G_VARIANT_TYPE_INT64))
-        rc = sqlite3_bind_int64 (stmt, i + 1, g_variant_get_int64 (v));
-      else if (g_variant_is_of_type (v, G_VARIANT_TYPE_STRING))
-        rc = sqlite3_bind_text (stmt, i + 1, g_variant_get_string (v, NULL), -1, SQLITE_TRANSIENT);
-      else
-        {
-          gsize len = 0;
-          gconstpointer data = g_variant_get_fixed_array (v, &len, 1);
-
-          g_assert (g_variant_is_of_type (v, G_VARIANT_TYPE_BYTESTRING));
-          rc = sqlite3_bind_blob (stmt, i + 1, data, (int) len, SQLITE_TRANSIENT);
-        }
-
-      if (rc != SQLITE_OK)
-        {
-          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB,
-                       "Cannot bind search value %u: %s", i + 1, sqlite3_errstr (rc));
-          return FALSE;
-        }
-    }
-
-  return TRUE;
-}
