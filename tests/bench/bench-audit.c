@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -392,6 +391,28 @@ bench_durable (guint n_threads)
   return rate;
 }
 
+static void
+remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+
+  if (dir != NULL)
+    {
+      const char *name;
+
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_dir_close (dir);
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
 static gint64
 file_size (const char *path)
 {
@@ -663,11 +684,6 @@ out:
 
   dataset_free (ds);
   if (tmp != NULL)
-    {
-      g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", tmp);
-
-      if (system (cmd) != 0)
-        g_printerr ("could not remove %s\n", tmp);
-    }
+    remove_tree (tmp);
   return 0;
 }
