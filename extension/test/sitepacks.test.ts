@@ -287,3 +287,36 @@ test('inspect: a folder whose pack is wrong is refused with file and field', asy
   assert.match(await bundledPackId('www.baidu.com'), /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.equal(await bundledPackId('www.baidu.com'), await bundledPackId('www.baidu.com'));
 });
+
+test('user scripts: installed packs in their own worlds, page packs with a relay, more specific packs excluded', async () => {
+  const { packRegistrations } = await import('../src/sitepacks/userscripts.ts');
+  const rec = (id: string, origin: 'bundled' | 'installed', name: string, type: string, file: string | null = null) => ({
+    id, origin, enabled: true, file, tools: [],
+    meta: { name, type, url: `https://${name}/`, isAlwaysEnabled: false, version: '1.0.0' },
+  }) as any;
+  const packs = [
+    rec('b1', 'bundled', 'www.baidu.com', 'contentScriptMcpServer'),
+    rec('b2', 'bundled', 'excalidraw.com', 'pageMcpServer', 'sites/excalidraw.com.js'),
+    rec('i1', 'installed', 'example.com', 'contentScriptMcpServer'),
+    rec('i2', 'installed', 'docs.example.com', 'pageMcpServer'),
+    rec('i3', 'installed', 'broken.com', 'contentScriptMcpServer'),
+  ];
+  const sources: Record<string, string> = { i1: 'export default () => {};', i2: 'export default () => {};', i3: 'const x = 1;' };
+  const r = packRegistrations(packs, (id) => sources[id], true);
+  assert.deepEqual(r.packs.map((p) => [p.packId, p.worldId, p.scripts.map((s) => `${s.id} ${s.world} ${s.runAt}`)]), [
+    ['b2', 'sitepack-b2', ['sr-b2 USER_SCRIPT document_start', 'sp-b2 MAIN document_idle']],
+    ['i1', 'sitepack-i1', ['sp-i1 USER_SCRIPT document_idle']],
+    ['i2', 'sitepack-i2', ['sr-i2 USER_SCRIPT document_start', 'sp-i2 MAIN document_idle']],
+  ], 'a bundled content pack is a content script, not a user script');
+  const i1 = r.packs[1]!.scripts[0]!;
+  assert.deepEqual(i1.matches, ['*://example.com/*', '*://*.example.com/*']);
+  assert.deepEqual(i1.excludeMatches, ['*://docs.example.com/*', '*://*.docs.example.com/*']);
+  assert.equal(i1.worldId, 'sitepack-i1');
+  assert.deepEqual(i1.js[0], { file: 'site-user.js' });
+  assert.match((i1.js[1] as { code: string }).code, /__lumoSitePack\.start\(\{"id":"i1".*__lumo_exports\.default = \(\) => \{\};/s);
+  assert.deepEqual(r.packs[0]!.scripts[1]!.js, [{ file: 'site-main.js' }, { file: 'sites/excalidraw.com.js' }]);
+  assert.equal(r.packs[0]!.scripts[1]!.worldId, undefined, 'the MAIN world has no world id');
+  assert.match(r.errors.get('i3') ?? '', /its source cannot run: The source has no "export default"/);
+  const shared = packRegistrations(packs, (id) => sources[id], false);
+  assert.equal(shared.packs.every((p) => p.worldId === undefined && p.scripts.every((s) => s.worldId === undefined)), true, 'before Chrome 133 all share the default world');
+});
