@@ -219,14 +219,7 @@ test_review_approve_and_reject (void)
   g_assert_true (json_object_get_boolean_member (status, "authorized"));
 
   review_id = lumo_test_wait_for_review (bus, CALLER_ID);
-  if (lumo_test_bus_run_ctl (bus, NULL, "review", "approve", review_id, NULL) == 2)
-    {
-      /* lumo-access-ctl without its review commands yet: decide over
-       * D-Bus, which is what those commands call. */
-      g_test_message ("lumo-access-ctl has no “review approve”; using DecideReview");
-      lumo_test_decide_review (bus, review_id, TRUE, &error);
-      g_assert_no_error (error);
-    }
+  lumo_test_ctl_ok (bus, "review", "approve", review_id, NULL);
   answer = lumo_test_peer_expect_answer (peer, 10);
   g_assert_true (json_object_get_boolean_member (answer, "allow"));
   g_assert_cmpint (json_object_get_int_member (answer, "auditId"), >, 0);
