@@ -27,7 +27,7 @@
  * the service is gone finds its call detached (self NULL) instead of freed. */
 typedef struct
 {
-  LumoDBusService       *self;      /* unowned; the service outlives its calls */
+  LumoDBusService       *self;      /* unowned; NULL once the call is detached */
   GDBusMethodInvocation *invocation;
   char                  *provider_id;
   GCancellable          *cancellable;
@@ -95,8 +95,9 @@ attach_call_unref (AttachCall *call)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (AttachCall, attach_call_unref)
 
-/* Removes @call from the service (the array's reference goes) and answers
- * the helper, unless that was done already. */
+/* Answers the helper (unless that was done already), ends the backend's
+ * session if it still runs, and cuts the call loose from the service; the
+ * caller drops the array's reference. */
 static void
 detach_call (AttachCall *call,
              const char *reason)
@@ -165,10 +166,9 @@ on_backend_attach_cb (GObject      *object,
                       gpointer      user_data)
 {
   AttachCall *call = user_data;
+  g_autoptr(AttachCall) owned = call;  /* the reference the operation held */
   g_autoptr(GError) error = NULL;
   g_autofree char *reason = NULL;
-
-  g_autoptr(AttachCall) owned = call;
 
   reason = lumo_backend_attach_finish (LUMO_BACKEND (object), result, &error);
   if (reason == NULL)
