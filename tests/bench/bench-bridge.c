@@ -571,6 +571,12 @@ bench_keepassxc_proxy (Series     *series,
   kill (echo_pid, SIGTERM);
   waitpid (echo_pid, NULL, 0);
   g_unlink (socket_path);
+  g_rmdir (socket_dir);
+  {
+    g_autofree char *app_dir = g_path_get_dirname (socket_dir);
+    g_rmdir (app_dir);
+  }
+  g_rmdir (runtime);
 }
 
 static void
