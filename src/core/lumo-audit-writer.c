@@ -85,11 +85,12 @@ lumo_audit_writer_run_sync (LumoAuditStore  *self,
   return TRUE;
 }
 
-/* Returns an async op's result to its task (which delivers it on the
- * caller's main context) and frees the op. */
-static void
-complete_async (LumoAuditOp *op)
+/* Returns an async op's result to its task and frees the op, on the
+ * task's main context. */
+static gboolean
+complete_async_cb (gpointer data)
 {
+  LumoAuditOp *op = data;
   g_autoptr(GTask) task = g_steal_pointer (&op->task);
 
   if (op->error != NULL)
@@ -100,6 +101,7 @@ complete_async (LumoAuditOp *op)
     g_task_return_boolean (task, TRUE);
 
   lumo_audit_op_free (op);
+  return G_SOURCE_REMOVE;
 }
 
 /* ---- the writer thread ------------------------------------------------------ */
@@ -612,8 +614,18 @@ writer_process (LumoAuditStore *self,
     }
   g_mutex_unlock (&self->lock);
 
+  /* Completed on the caller's own context, never here: releasing a task
+   * may release the last reference to the store, and the store's dispose
+   * joins this thread. */
   while (!g_queue_is_empty (&async_ops))
-    complete_async (g_queue_pop_head (&async_ops));
+    {
+      LumoAuditOp *op = g_queue_pop_head (&async_ops);
+      g_autoptr(GSource) idle = g_idle_source_new ();
+
+      g_source_set_callback (idle, complete_async_cb, op, NULL);
+      g_source_set_static_name (idle, "[lumo] audit op done");
+      g_source_attach (idle, g_task_get_context (op->task));
+    }
 
   if (ok)
     lumo_audit_store_rows_added (self, added);
