@@ -13,12 +13,13 @@
  * after the row is committed and fsync'd. If the row cannot be written (disk
  * full: LUMO_ERROR_DB_FULL; I/O error: LUMO_ERROR_DB_IO; or any other
  * LUMO_ERROR_DB*), it returns 0 and an error, and nothing of the row
- * remains. The caller (the backend) must then deny the write with reason
- * "audit_failed": a write is never allowed unaudited.
+ * remains (one exception, a failed fsync followed by a crash, is described
+ * in lumo-audit-chain.h). The caller (the backend) must then deny the write
+ * with reason "audit_failed": a write is never allowed unaudited.
  *
  * GROUP COMMIT. Appends and results from any thread go into one queue. The
  * writer thread takes everything queued, commits it in one transaction (one
- * fsync), then wakes every waiter. The sync calls block the calling thread
+ * fsync), then wakes the callers of that batch. The sync calls block the calling thread
  * (never call them on the main thread of a UI); the _async calls never block
  * the thread they are called from and complete on its thread-default main
  * context. Other processes may write the same file at once; the chain stays
