@@ -1,0 +1,354 @@
+/* bench-app.c — how fast the window comes up, and what a 1M-row log costs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Prints, for docs/PERFORMANCE.md ("App"):
+ *   - window shown after launch: the real lumo-access binary started as a
+ *     new process (fresh data directory, then one holding the 1M-row log),
+ *     from just before the spawn to its first painted frame (it prints the
+ *     monotonic time of that frame when LUMO_ACCESS_REPORT_FIRST_FRAME is
+ *     set); the first launch of the run is the cold one;
+ *   - time to first rows for a 1,000,000-row audit log: window built, Audit
+ *     page shown, until the first page of rows is in the model, and until
+ *     the count is known;
+ *   - time per page fetch: get_item() at random positions until the row is
+ *     there (one keyset page of 200 each), unfiltered and for a search;
+ *   - RSS with the 1M-row log open, after the jumps above.
+ *
+ * usage: xvfb-run -a dbus-run-session -- bench-app [--dir DIR] [--launches N]
+ *   --dir DIR reuses (or creates) a data directory with the 1M-row log,
+ *   which takes about a minute to write.
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "app-test-util.h"
+
+#define N_ROWS     1000000
+#define N_FETCHES  60
+
+static char *
+read_status_field (const char *field)
+{
+  g_autofree char *status = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return g_strdup ("?");
+  lines = g_strsplit (status, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], field))
+      return g_strstrip (g_strdup (lines[i] + strlen (field)));
+  return g_strdup ("?");
+}
+
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+percentile (GArray *values,
+            double  p)
+{
+  g_array_sort (values, compare_doubles);
+  return g_array_index (values, double, MIN ((guint) (p * values->len), values->len - 1));
+}
+
+/* ---- launch ------------------------------------------------------------- */
+
+static char *
+read_rss_of (const char *pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%s/status", pid);
+  g_autofree char *status = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (path, &status, NULL, NULL))
+    return g_strdup ("?");
+  lines = g_strsplit (status, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "VmRSS:"))
+      return g_strstrip (g_strdup (lines[i] + strlen ("VmRSS:")));
+  return g_strdup ("?");
+}
+
+static gboolean
+on_settle_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Starts lumo-access, returns the ms to its first frame; with @rss, waits
+ * @settle_ms more (the count, the first pages) and reads its RSS. */
+static double
+launch_once (const char  *data_dir,
+             const char  *page,
+             guint        settle_ms,
+             char       **rss)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                                                       G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_autoptr(GSubprocess) app = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 start, frame = 0;
+  char *line;
+
+  g_subprocess_launcher_setenv (launcher, "LUMO_ACCESS_DATA_DIR", data_dir, TRUE);
+  g_subprocess_launcher_setenv (launcher, "LUMO_ACCESS_REPORT_FIRST_FRAME", "1", TRUE);
+  g_subprocess_launcher_setenv (launcher, "GSETTINGS_BACKEND", "memory", TRUE);
+  if (page != NULL)
+    g_subprocess_launcher_setenv (launcher, "LUMO_ACCESS_PAGE", page, TRUE);
+
+  start = g_get_monotonic_time ();
+  app = g_subprocess_launcher_spawn (launcher, &error, LUMO_BENCH_APP, NULL);
+  if (app == NULL)
+    g_error ("Cannot start %s: %s", LUMO_BENCH_APP, error->message);
+
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (app));
+  while ((line = g_data_input_stream_read_line (out, NULL, NULL, NULL)) != NULL)
+    {
+      gboolean found = sscanf (line, "lumo-access: first-frame %" G_GINT64_FORMAT, &frame) == 1;
+
+      g_free (line);
+      if (found)
+        break;
+    }
+
+  if (rss != NULL)
+    {
+      gboolean settled = FALSE;
+
+      g_timeout_add (settle_ms, on_settle_cb, &settled);
+      while (!settled)
+        g_main_context_iteration (NULL, TRUE);
+      *rss = read_rss_of (g_subprocess_get_identifier (app));
+    }
+
+  g_subprocess_send_signal (app, SIGTERM);
+  g_subprocess_wait (app, NULL, NULL);
+
+  if (frame == 0)
+    g_error ("lumo-access never reported its first frame");
+  return (frame - start) / 1000.0;
+}
+
+static void
+bench_launch (const char *label,
+              const char *data_dir,
+              const char *page,
+              guint       n)
+{
+  g_autoptr(GArray) times = g_array_new (FALSE, FALSE, sizeof (double));
+  double first = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *rss = NULL;
+      double ms = launch_once (data_dir, page, 3000, i == 0 ? &rss : NULL);
+
+      if (rss != NULL)
+        g_print ("RSS of lumo-access 3 s after its first frame, %s, %s page: %s\n", label, page, rss);
+
+      if (i == 0)
+        first = ms;
+      g_array_append_val (times, ms);
+    }
+
+  g_print ("window shown after launch, %s: first %.0f ms, median %.0f ms (of %u launches)\n",
+           label, first, percentile (times, 0.5), n);
+}
+
+/* ---- the audit model ---------------------------------------------------- */
+
+static gboolean
+first_page (gpointer data)
+{
+  return !lumo_audit_model_get_loading (data);
+}
+
+static gboolean
+counted (gpointer data)
+{
+  return lumo_audit_model_get_counted (data) && !lumo_audit_model_get_loading (data);
+}
+
+static gboolean
+item_loaded (gpointer data)
+{
+  return lumo_audit_item_get_row (data) != NULL;
+}
+
+static void
+bench_fetches (const char     *label,
+               LumoAuditModel *model)
+{
+  g_autoptr(GArray) times = g_array_new (FALSE, FALSE, sizeof (double));
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (model));
+  GRand *rand = g_rand_new_with_seed (42);
+
+  for (guint i = 0; i < N_FETCHES; i++)
+    {
+      guint position = g_rand_int_range (rand, 0, n);
+      gint64 start = g_get_monotonic_time ();
+      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), position);
+      double ms;
+
+      app_test_wait_until (item_loaded, item, 60000, "a page");
+      ms = (g_get_monotonic_time () - start) / 1000.0;
+      g_array_append_val (times, ms);
+    }
+  g_rand_free (rand);
+
+  g_print ("page fetch (200 rows, random position), %s: median %.2f ms, p90 %.2f ms, max %.2f ms (%u fetches)\n",
+           label, percentile (times, 0.5), percentile (times, 0.9), percentile (times, 1.0), N_FETCHES);
+}
+
+static void
+bench_audit (const char *dir)
+{
+  AppFixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *policy_path = g_build_filename (dir, "policy.db", NULL);
+  g_autofree char *audit_path = g_build_filename (dir, "audit.db", NULL);
+  g_autofree char *rss_before = read_status_field ("VmRSS:");
+  g_autofree char *rss = NULL;
+  g_autofree char *hwm = NULL;
+  LumoAuditModel *model;
+  LumoAuditPage *page;
+  gint64 start;
+
+  f.policy = lumo_policy_new (policy_path, &error);
+  g_assert_no_error (error);
+  f.audit = lumo_audit_store_new (audit_path, &error);
+  g_assert_no_error (error);
+  f.queue = lumo_review_queue_new ();
+  f.backend = lumo_backend_new (f.policy, f.audit, f.queue);
+
+  start = g_get_monotonic_time ();
+  f.window = g_object_ref_sink (lumo_window_new (app_test_get_application (), f.backend, NULL));
+  g_print ("window built (its five pages, the audit model started) in %.1f ms\n",
+           (g_get_monotonic_time () - start) / 1000.0);
+  lumo_window_set_page (f.window, "audit");
+  gtk_window_present (GTK_WINDOW (f.window));
+  page = lumo_window_get_audit_page (f.window);
+  model = lumo_audit_page_get_model (page);
+
+  app_test_wait_until (first_page, model, 60000, "the first page");
+  g_print ("1,000,000-row log: first rows in the model %.1f ms after the window was started\n",
+           (g_get_monotonic_time () - start) / 1000.0);
+  app_test_wait_until (counted, model, 60000, "the count");
+  g_print ("1,000,000-row log: count known after %.1f ms (n_items = %u, rows fetched so far %" G_GUINT64_FORMAT ")\n",
+           (g_get_monotonic_time () - start) / 1000.0, g_list_model_get_n_items (G_LIST_MODEL (model)),
+           lumo_audit_model_get_rows_fetched (model));
+
+  bench_fetches ("unfiltered", model);
+
+  /* The model alone: a new query over the whole log, to its first rows. */
+  {
+    g_autoptr(GArray) times = g_array_new (FALSE, FALSE, sizeof (double));
+
+    for (guint i = 0; i < 20; i++)
+      {
+        gint64 t = g_get_monotonic_time ();
+        double ms;
+
+        lumo_audit_model_set_query (model, NULL);
+        app_test_wait_until (first_page, model, 60000, "the first page");
+        ms = (g_get_monotonic_time () - t) / 1000.0;
+        g_array_append_val (times, ms);
+      }
+    g_print ("1,000,000-row log: query to first rows (the model alone): median %.2f ms, max %.2f ms (20 runs)\n",
+             percentile (times, 0.5), percentile (times, 1.0));
+    app_test_wait_until (counted, model, 60000, "the count");
+  }
+
+  gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:special");
+  start = g_get_monotonic_time ();
+  lumo_audit_page_search_now (page);
+  app_test_wait_until (first_page, model, 60000, "the first page of the search");
+  g_print ("search “tool:special” (1,000 of 1,000,000 rows): first rows after %.1f ms\n",
+           (g_get_monotonic_time () - start) / 1000.0);
+  app_test_wait_until (counted, model, 60000, "the count of the search");
+  g_print ("search “tool:special”: count known after %.1f ms\n", (g_get_monotonic_time () - start) / 1000.0);
+  bench_fetches ("search", model);
+
+  gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "");
+  lumo_audit_page_search_now (page);
+  app_test_wait_until (counted, model, 60000, "the count");
+  bench_fetches ("unfiltered again", model);
+
+  rss = read_status_field ("VmRSS:");
+  hwm = read_status_field ("VmHWM:");
+  g_print ("RSS with the 1,000,000-row log open: %s (peak %s; %s before the window; %u pages cached)\n",
+           rss, hwm, rss_before, lumo_audit_model_get_pages_cached (model));
+
+  gtk_window_destroy (GTK_WINDOW (f.window));
+  g_clear_object (&f.window);
+  app_test_iterate ();
+  g_clear_object (&f.backend);
+  g_clear_object (&f.queue);
+  g_clear_object (&f.audit);
+  g_clear_object (&f.policy);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *empty_dir = NULL;
+  g_autofree char *audit_path = NULL;
+  int launches = 5;
+  GOptionEntry entries[] = {
+    { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir, "Data directory with the 1M-row log (made if missing)", "DIR" },
+    { "launches", 0, 0, G_OPTION_ARG_INT, &launches, "Launches of the app to time", "N" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      g_printerr ("%s\n", error->message);
+      return 2;
+    }
+
+  gtk_init ();
+  app_test_init_application ();
+
+  /* Cold: the first start of the binary in this run, on a new store. */
+  empty_dir = g_dir_make_tmp ("lumo-bench-app-XXXXXX", NULL);
+  bench_launch ("new data directory", empty_dir, "requests", launches);
+
+  if (dir == NULL)
+    dir = g_dir_make_tmp ("lumo-bench-app-1m-XXXXXX", NULL);
+  audit_path = g_build_filename (dir, "audit.db", NULL);
+  if (!g_file_test (audit_path, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr(LumoAuditStore) store = lumo_audit_store_new (audit_path, &error);
+      gint64 start = g_get_monotonic_time ();
+
+      g_assert_no_error (error);
+      g_print ("writing 1,000,000 audit rows to %s…\n", dir);
+      app_test_fill_audit (store, N_ROWS, 1000);
+      g_print ("written in %.1f s\n", (g_get_monotonic_time () - start) / 1e6);
+    }
+
+  bench_launch ("1,000,000-row log", dir, "audit", launches);
+  bench_audit (dir);
+
+  app_test_remove_tree (empty_dir);
+  return 0;
+}
