@@ -12,11 +12,14 @@
 
 import { MAX_TOOLS } from '../shared/limits.ts';
 import type { StorageAreaLike } from '../provider/scripts.ts';
+import { checkDefs, checkResult } from './defs.ts';
 import { aggregateMarket } from './meta.ts';
 import { MSG, type PendingCall } from './messages.ts';
 import { checkPackToolName, derivePrefix, l1Name, normalizeHost, packForHost } from './naming.ts';
-import { errorResult, MAX_DESCRIPTION, MAX_RESULT_BYTES, MAX_TITLE, type SiteToolDef } from './runtime.ts';
+import { errorResult, type SiteToolDef } from './runtime.ts';
 import type { MarketServer, SitePackMeta, ToolResult } from './types.ts';
+
+export { checkDefs } from './defs.ts';
 
 export interface TabInfo {
   id: number;
@@ -101,10 +104,6 @@ export interface RegistryOptions {
 }
 
 const SESSION_KEY = 'sitepacks:tabs';
-const MAX_SCHEMA_BYTES = 64 * 1024;
-const ANNOTATION_TYPES: Record<string, string> = {
-  title: 'string', readOnlyHint: 'boolean', destructiveHint: 'boolean', idempotentHint: 'boolean', openWorldHint: 'boolean',
-};
 
 class GoneError extends Error {}
 
@@ -131,56 +130,6 @@ export function needsUserScripts (pack: PackRecord): boolean {
 
 export function prefixOf (pack: PackRecord): string {
   return pack.meta.toolPrefix ?? derivePrefix(pack.meta.name);
-}
-
-// The tool definitions a page sent, each checked; the bad ones refused
-// with a reason the page logs.
-export function checkDefs (prefix: string, raw: unknown): { defs: SiteToolDef[]; refused: Array<{ name: string; reason: string }> } {
-  const defs: SiteToolDef[] = [];
-  const refused: Array<{ name: string; reason: string }> = [];
-  if (!Array.isArray(raw))
-    return { defs, refused: [{ name: '', reason: 'the tools are not a list' }] };
-  const seen = new Set<string>();
-  for (const d of raw) {
-    const name = isObj(d) && typeof d.name === 'string' ? d.name : '';
-    const bad = (reason: string): void => { refused.push({ name, reason }); };
-    if (!isObj(d)) { bad('not an object'); continue; }
-    const r = checkPackToolName(prefix, d.name);
-    if (r !== null) { bad(r); continue; }
-    if (seen.has(name)) { bad('registered twice; the first one is kept'); continue; }
-    if (defs.length >= MAX_TOOLS) { bad(`a pack may register at most ${MAX_TOOLS} tools`); continue; }
-    if (d.title !== undefined && (typeof d.title !== 'string' || d.title.length > MAX_TITLE)) { bad(`title must be a string of at most ${MAX_TITLE} characters`); continue; }
-    if (d.description !== undefined && (typeof d.description !== 'string' || d.description.length > MAX_DESCRIPTION)) { bad(`description must be a string of at most ${MAX_DESCRIPTION} characters`); continue; }
-    if (!isObj(d.inputSchema) || d.inputSchema.type !== 'object') { bad('inputSchema must be a JSON Schema of type "object"'); continue; }
-    if (JSON.stringify(d.inputSchema).length > MAX_SCHEMA_BYTES) { bad(`inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes`); continue; }
-    const def: SiteToolDef = { name, inputSchema: d.inputSchema };
-    if (typeof d.title === 'string')
-      def.title = d.title;
-    if (typeof d.description === 'string')
-      def.description = d.description;
-    if (d.annotations !== undefined) {
-      if (!isObj(d.annotations) || Object.entries(d.annotations).some(([k, v]) => typeof v !== ANNOTATION_TYPES[k])) {
-        bad('annotations may hold only title (a string) and the boolean hints');
-        continue;
-      }
-      def.annotations = { ...d.annotations };
-    }
-    seen.add(name);
-    defs.push(def);
-  }
-  return { defs, refused };
-}
-
-function checkResult (value: unknown): ToolResult {
-  if (!isObj(value) || !Array.isArray(value.content) ||
-      !value.content.every((c) => isObj(c) && typeof c.type === 'string' && (c.type !== 'text' || typeof c.text === 'string')))
-    return errorResult('The page answered with something that is not a tool result.');
-  if (JSON.stringify(value).length > MAX_RESULT_BYTES + 1024)
-    return errorResult(`The page's result is larger than ${MAX_RESULT_BYTES} bytes.`);
-  const r: ToolResult = { content: value.content as ToolResult['content'] };
-  if (value.isError === true)
-    r.isError = true;
-  return r;
 }
 
 interface OpenWaiter {
