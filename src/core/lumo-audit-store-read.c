@@ -455,22 +455,38 @@ row_fields (LumoAuditRow *row,
   fields[14] = lumo_audit_row_get_hash (row);
 }
 
+/* A spreadsheet opening the file runs a cell that starts with one of these
+ * as a formula (CSV injection). Caller names and error texts come from
+ * extensions and pages, so such a cell gets a leading apostrophe, as OWASP
+ * recommends: shown as text, and visibly not the raw value. */
+static gboolean
+csv_needs_neutralising (const char *value)
+{
+  return value[0] != '\0' && strchr ("=+-@\t\r", value[0]) != NULL;
+}
+
 /* RFC 4180: quote a field that holds a comma, a quote or a line break, and
  * double the quotes inside. */
 static void
 append_csv_field (GString    *out,
                   const char *value)
 {
+  const char *prefix;
+
   if (value == NULL)
     return;
 
+  prefix = csv_needs_neutralising (value) ? "'" : "";
+
   if (strpbrk (value, ",\"\r\n") == NULL)
     {
+      g_string_append (out, prefix);
       g_string_append (out, value);
       return;
     }
 
   g_string_append_c (out, '"');
+  g_string_append (out, prefix);
   for (const char *p = value; *p; p++)
     {
       if (*p == '"')

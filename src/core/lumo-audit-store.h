@@ -118,8 +118,12 @@ typedef struct
 
 typedef enum
 {
-  LUMO_AUDIT_EXPORT_CSV,    /* RFC 4180: CRLF, a header line, quoted when needed */
-  LUMO_AUDIT_EXPORT_JSONL,  /* one JSON object per line */
+  /* RFC 4180: CRLF, a header line, quoted when needed. A cell that starts
+   * with =, +, -, @, a tab or a CR (which a spreadsheet would run as a
+   * formula) is written with a leading ' (the OWASP CSV-injection
+   * defence), so such a cell is not byte for byte the stored value. */
+  LUMO_AUDIT_EXPORT_CSV,
+  LUMO_AUDIT_EXPORT_JSONL,  /* one JSON object per line, values unchanged */
 } LumoAuditExportFormat;
 
 #define LUMO_TYPE_AUDIT_STORE (lumo_audit_store_get_type ())

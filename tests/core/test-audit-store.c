@@ -628,6 +628,72 @@ export_to_string (LumoAuditStore        *store,
   return g_memory_output_stream_steal_data (G_MEMORY_OUTPUT_STREAM (out));
 }
 
+/* Caller names and error texts come from extensions and web pages; in a
+ * CSV opened by a spreadsheet a cell that starts with =, +, -, @, a tab or
+ * a CR would run as a formula. */
+static void
+test_export_csv_formulas (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autoptr(LumoAuditStore) store = audit_test_open (dir);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv = NULL;
+  g_autofree char *jsonl = NULL;
+  static const struct {
+    const char *name;
+    const char *text;
+    const char *csv_name;
+    const char *csv_text;
+  } cases[] = {
+    { "=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0",
+      ",\"'=HYPERLINK(\"\"http://x\"\")\",", ",'+1+cmd|' /C calc'!A0," },
+    { "@SUM(A1)", "-2+3", ",'@SUM(A1),", ",'-2+3," },
+    { "-Dash", "\tTab", ",'-Dash,", ",'\tTab," },
+    { "Lumo", "\rcr", ",Lumo,", ",\"'\rcr\"," },
+    { "=a,b", "a=b -c", ",\"'=a,b\",", ",a=b -c," },
+    { "Plain 'name'", "", ",Plain 'name',", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      LumoAuditRecord r = audit_test_record ("save_script");
+      gint64 id;
+
+      r.caller_name = cases[i].name;
+      id = lumo_audit_store_append (store, &r, &error);
+      g_assert_no_error (error);
+      g_assert_true (lumo_audit_store_set_result (store, id, cases[i].text[0] == '\0',
+                                                  cases[i].text[0] ? cases[i].text : NULL,
+                                                  &error));
+      g_assert_no_error (error);
+    }
+
+  csv = export_to_string (store, NULL, LUMO_AUDIT_EXPORT_CSV);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_assert_nonnull (strstr (csv, cases[i].csv_name));
+      if (cases[i].csv_text != NULL)
+        g_assert_nonnull (strstr (csv, cases[i].csv_text));
+    }
+  /* No cell (after a separator or a line start) starts a formula. */
+  for (const char *p = csv; *p; p++)
+    if (p == csv || p[-1] == ',' || (p[-1] == '\n' && p[-2] == '\r'))
+      {
+        const char *cell = *p == '"' ? p + 1 : p;
+
+        g_assert_false (*cell != '\0' && strchr ("=+-@\t", *cell) != NULL);
+      }
+
+  /* JSON Lines keeps the values as they are. */
+  jsonl = export_to_string (store, NULL, LUMO_AUDIT_EXPORT_JSONL);
+  g_assert_nonnull (strstr (jsonl, "\"caller_name\":\"=HYPERLINK(\\\"http://x\\\")\""));
+  g_assert_nonnull (strstr (jsonl, "\"result_text\":\"-2+3\""));
+  g_assert_nonnull (strstr (jsonl, "\"result_text\":\"\\tTab\""));
+  g_assert_null (strstr (jsonl, "'="));
+
+  audit_test_rm_rf (dir);
+}
+
 static void
 test_export_import (void)
 {
@@ -742,6 +808,7 @@ main (int   argc,
   g_test_add_func ("/audit-store/async-and-signal", test_async_and_signal);
   g_test_add_func ("/audit-store/async-last-ref", test_async_last_ref);
   g_test_add_func ("/audit-store/export-import", test_export_import);
+  g_test_add_func ("/audit-store/export-csv-formulas", test_export_csv_formulas);
 
   return g_test_run ();
 }
