@@ -112,8 +112,16 @@ lumo_audit_store_dispose (GObject *object)
 {
   LumoAuditStore *self = (LumoAuditStore *) object;
 
+  /* The writer thread holds no reference to the store and never drops
+   * one: it hands finished async ops to their callers' contexts and row-added
+   * to a weak reference. So dispose runs on some other thread, and
+   * waits there for the writer to finish every op still queued. */
   if (self->writer != NULL)
     {
+      if (G_UNLIKELY (self->writer == g_thread_self ()))
+        g_error ("The last reference to the audit store “%s” was dropped on its "
+                 "writer thread, which cannot wait for itself", self->path);
+
       g_mutex_lock (&self->lock);
       self->stopping = TRUE;
       g_cond_signal (&self->queue_cond);

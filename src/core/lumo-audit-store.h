@@ -22,7 +22,10 @@
  * fsync), then wakes the callers of that batch. The sync calls block the calling thread
  * (never call them on the main thread of a UI); the _async calls never block
  * the thread they are called from and complete on its thread-default main
- * context. Other processes may write the same file at once; the chain stays
+ * context. The last reference may be dropped on any thread but the
+ * writer's (which never holds one), also from a callback or right after a
+ * sync call returns: dispose waits for every queued op to commit. Other
+ * processes may write the same file at once; the chain stays
  * one chain because each transaction reads the tail under the write lock.
  *
  * APPEND-ONLY. Triggers refuse every UPDATE except filling in the result

@@ -622,6 +622,7 @@ writer_process (LumoAuditStore *self,
       LumoAuditOp *op = g_queue_pop_head (&async_ops);
       g_autoptr(GSource) idle = g_idle_source_new ();
 
+      g_source_set_priority (idle, g_task_get_priority (op->task));
       g_source_set_callback (idle, complete_async_cb, op, NULL);
       g_source_set_static_name (idle, "[lumo] audit op done");
       g_source_attach (idle, g_task_get_context (op->task));

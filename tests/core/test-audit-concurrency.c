@@ -254,6 +254,172 @@ test_kill_writer (void)
   audit_test_rm_rf (dir);
 }
 
+/* ---- the last reference, dropped right after an append ---------------------- */
+
+/* Rounds per case: each opens a store, appends, and lets go of it at the
+ * moment the writer thread has just finished with the append. Before the
+ * writer stopped completing tasks itself, the "task holds the last
+ * reference" case aborted on the first round (dispose joined the writer
+ * thread from the writer thread). */
+#define LAST_REF_ROUNDS 60
+
+typedef struct
+{
+  GMainLoop      *loop;
+  LumoAuditStore *store;   /* owned until the callback, or NULL */
+  gint64          id;
+} LastRef;
+
+static void
+on_append_release_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  LastRef *lr = user_data;
+  g_autoptr(GError) error = NULL;
+
+  lr->id = lumo_audit_store_append_finish (LUMO_AUDIT_STORE (object), result, &error);
+  g_assert_no_error (error);
+  /* The task's is now the only other reference. */
+  g_clear_object (&lr->store);
+  g_main_loop_quit (lr->loop);
+}
+
+/* @release_early: drop the caller's reference right after the call, so the
+ * task holds the last one; otherwise drop it in the callback. */
+static void
+async_release_rounds (const char *dir,
+                      gboolean    release_early,
+                      gint64     *last)
+{
+  g_autoptr(GMainLoop) loop = g_main_loop_new (g_main_context_get_thread_default (), FALSE);
+  LumoAuditRecord r = audit_test_record ("save_script");
+
+  for (guint i = 0; i < LAST_REF_ROUNDS; i++)
+    {
+      LastRef lr = { loop, audit_test_open (dir), 0 };
+      GWeakRef weak;
+
+      g_weak_ref_init (&weak, lr.store);
+      lumo_audit_store_append_async (lr.store, &r, NULL, on_append_release_cb, &lr);
+      if (release_early)
+        {
+          LumoAuditStore *store = g_steal_pointer (&lr.store);
+
+          g_object_unref (store);
+        }
+      g_main_loop_run (loop);
+
+      /* Each append is durable and follows the one before, and the store
+       * is gone once the callback returned. */
+      g_assert_cmpint (lr.id, ==, *last + 1);
+      *last = lr.id;
+      while (g_main_context_iteration (g_main_context_get_thread_default (), FALSE))
+        ;
+      g_assert_null (g_weak_ref_get (&weak));
+      g_weak_ref_clear (&weak);
+    }
+}
+
+static void
+test_last_ref_async (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  gint64 last = 0;
+
+  async_release_rounds (dir, TRUE, &last);
+  async_release_rounds (dir, FALSE, &last);
+  audit_test_rm_rf (dir);
+}
+
+/* The same on another thread with its own main context: the callback, and
+ * so the last unref, comes on that thread. */
+static gpointer
+async_in_thread (gpointer data)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  gint64 last = 0;
+
+  g_main_context_push_thread_default (context);
+  async_release_rounds (data, TRUE, &last);
+  async_release_rounds (data, FALSE, &last);
+  g_main_context_pop_thread_default (context);
+  return NULL;
+}
+
+static void
+test_last_ref_async_thread (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+
+  g_thread_join (g_thread_new ("last-ref-async", async_in_thread, dir));
+  audit_test_rm_rf (dir);
+}
+
+typedef struct
+{
+  LumoAuditStore *store;   /* owned by the thread */
+  gint64          id;
+} SyncRelease;
+
+static void
+on_row_added_ignore (LumoAuditStore *store,
+                     gint64          id,
+                     gpointer        user_data)
+{
+}
+
+static gpointer
+append_and_release (gpointer data)
+{
+  SyncRelease *sr = data;
+  LumoAuditRecord r = audit_test_record ("save_script");
+  g_autoptr(GError) error = NULL;
+
+  sr->id = lumo_audit_store_append (sr->store, &r, &error);
+  g_assert_no_error (error);
+  g_clear_object (&sr->store);
+  return NULL;
+}
+
+/* A sync append on another thread, and the last reference dropped there
+ * the moment it returns, while the writer thread is still finishing its
+ * batch (the row-added idle, the WAL checkpoint). With two threads the
+ * last unref lands on whichever finishes second. */
+static void
+test_last_ref_sync_thread (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  gint64 last = 0;
+
+  for (guint i = 0; i < LAST_REF_ROUNDS; i++)
+    {
+      LumoAuditStore *store = audit_test_open (dir);
+      SyncRelease sr[2] = { { store, 0 }, { g_object_ref (store), 0 } };
+      GThread *threads[G_N_ELEMENTS (sr)];
+      GWeakRef weak;
+
+      g_weak_ref_init (&weak, store);
+      /* A handler, so the writer schedules a row-added idle too. */
+      g_signal_connect (store, "row-added", G_CALLBACK (on_row_added_ignore), NULL);
+      for (guint k = 0; k < G_N_ELEMENTS (sr); k++)
+        threads[k] = g_thread_new ("last-ref-sync", append_and_release, &sr[k]);
+      for (guint k = 0; k < G_N_ELEMENTS (sr); k++)
+        g_thread_join (threads[k]);
+
+      g_assert_cmpint (MAX (sr[0].id, sr[1].id), ==, last + 2);
+      g_assert_cmpint (MIN (sr[0].id, sr[1].id), ==, last + 1);
+      last += 2;
+      g_assert_null (g_weak_ref_get (&weak));
+      g_weak_ref_clear (&weak);
+      /* The row-added idle finds the store gone and does nothing. */
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+    }
+
+  audit_test_rm_rf (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -263,6 +429,9 @@ main (int   argc,
   g_test_add_func ("/audit-concurrency/two-processes", test_two_processes);
   g_test_add_func ("/audit-concurrency/many-threads", test_many_threads);
   g_test_add_func ("/audit-concurrency/kill-writer", test_kill_writer);
+  g_test_add_func ("/audit-concurrency/last-ref-async", test_last_ref_async);
+  g_test_add_func ("/audit-concurrency/last-ref-async-thread", test_last_ref_async_thread);
+  g_test_add_func ("/audit-concurrency/last-ref-sync-thread", test_last_ref_sync_thread);
 
   return g_test_run ();
 }

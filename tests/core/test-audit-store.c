@@ -571,41 +571,6 @@ on_export_progress (gint64   done,
   *last = done;
 }
 
-static void
-on_last_append_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_cmpint (lumo_audit_store_append_finish (LUMO_AUDIT_STORE (object), result, &error), >, 0);
-  g_main_loop_quit (user_data);
-}
-
-/* The caller drops its store as soon as the callback ran: the last
- * reference may then be the task's, and it must not go away on the writer
- * thread (whose dispose would wait for itself). */
-static void
-test_async_last_ref (void)
-{
-  g_autofree char *dir = audit_test_tmpdir ();
-  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  LumoAuditRecord r = audit_test_record ("save_script");
-
-  for (guint i = 0; i < 30; i++)
-    {
-      LumoAuditStore *store = audit_test_open (dir);
-
-      lumo_audit_store_append_async (store, &r, NULL, on_last_append_cb, loop);
-      g_object_unref (store);
-      g_main_loop_run (loop);
-    }
-
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  audit_test_rm_rf (dir);
-}
-
 static char *
 export_to_string (LumoAuditStore        *store,
                   const char            *query_text,
@@ -806,7 +771,6 @@ main (int   argc,
   g_test_add_func ("/audit-store/secret", test_secret);
   g_test_add_func ("/audit-store/refuse-newer-and-garbage", test_refuse_newer_and_garbage);
   g_test_add_func ("/audit-store/async-and-signal", test_async_and_signal);
-  g_test_add_func ("/audit-store/async-last-ref", test_async_last_ref);
   g_test_add_func ("/audit-store/export-import", test_export_import);
   g_test_add_func ("/audit-store/export-csv-formulas", test_export_csv_formulas);
 
