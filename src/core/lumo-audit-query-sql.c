@@ -41,7 +41,7 @@ bind_bytes (GPtrArray *binds,
  * which rows hold a trigram but not where. A term is looked up as the AND of
  * its trigrams, each quoted (quotes doubled, as FTS5 requires); that finds
  * every row that contains the term and perhaps a few that hold the same
- * trigrams apart, so append_filters() re-checks with LIKE every term the
+ * trigrams apart, so append_filters() re-checks (lumo_audit_contains) every term the
  * trigrams alone do not prove: longer than three characters, or limited to
  * one column. The FTS5 text is bound as a value like everything else. */
 static gboolean
@@ -88,20 +88,241 @@ build_fts_query (const LumoAuditQuery *self)
   return q->len > 0 ? g_string_free (g_steal_pointer (&q), FALSE) : NULL;
 }
 
-static char *
-like_pattern (const char *value)
+/* ---- case-insensitive containment, folded as the index folds ---------------
+ *
+ * FTS5's trigram tokenizer (case_sensitive=0) folds every code point by its
+ * simple lowercase mapping; LIKE folds ASCII only, so a re-check with LIKE
+ * dropped "ÉCOLE" for "école" that the index had found. lumo_audit_contains
+ * (needle, haystack...) folds with g_unichar_tolower(), the same per-code-
+ * point mapping (GLib's Unicode tables are newer than SQLite's, so a few
+ * recent scripts fold here and not in the index: the index stays the
+ * stricter of the two, and no row is found by one and refused by the
+ * other for any script both know). The needle comes folded from the query
+ * builder. */
+
+#define FOLD_STACK 256
+
+/* Folds @len bytes of valid UTF-8 into @buf (or a new array when it does
+ * not fit); returns the array and its length in @n_out. */
+static gunichar *
+fold_ucs4 (const char *text,
+           gssize      len,
+           gunichar   *buf,
+           gsize       buf_len,
+           gsize      *n_out)
 {
-  GString *p = g_string_new ("%");
+  const char *end = text + len;
+  gsize n = 0;
+  gunichar *out = buf;
+  gsize cap = buf_len;
 
-  for (const char *c = value; *c; c++)
+  for (const char *p = text; p < end; p = g_utf8_next_char (p))
     {
-      if (*c == '%' || *c == '_' || *c == '\\')
-        g_string_append_c (p, '\\');
-      g_string_append_c (p, *c);
-    }
-  g_string_append_c (p, '%');
+      if (n == cap)
+        {
+          gsize new_cap = MAX (cap * 2, 64);
 
-  return g_string_free (p, FALSE);
+          if (out == buf)
+            {
+              out = g_new (gunichar, new_cap);
+              memcpy (out, buf, n * sizeof (gunichar));
+            }
+          else
+            out = g_renew (gunichar, out, new_cap);
+          cap = new_cap;
+        }
+      out[n++] = g_unichar_tolower (g_utf8_get_char (p));
+    }
+
+  *n_out = n;
+  return out;
+}
+
+static gboolean
+ucs4_contains (const gunichar *hay,
+               gsize           n_hay,
+               const gunichar *needle,
+               gsize           n_needle)
+{
+  if (n_needle > n_hay)
+    return FALSE;
+
+  for (gsize i = 0; i + n_needle <= n_hay; i++)
+    if (hay[i] == needle[0] && memcmp (hay + i, needle, n_needle * sizeof (gunichar)) == 0)
+      return TRUE;
+
+  return FALSE;
+}
+
+static gboolean
+is_ascii (const guchar *s,
+          int           len)
+{
+  for (int i = 0; i < len; i++)
+    if (s[i] >= 0x80)
+      return FALSE;
+  return TRUE;
+}
+
+/* ASCII haystack, ASCII needle (already lowercase): no decoding. */
+static gboolean
+ascii_contains (const guchar *hay,
+                int           n_hay,
+                const guchar *needle,
+                int           n_needle)
+{
+  for (int i = 0; i + n_needle <= n_hay; i++)
+    {
+      int k = 0;
+
+      while (k < n_needle && g_ascii_tolower (hay[i + k]) == needle[k])
+        k++;
+      if (k == n_needle)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+typedef struct
+{
+  gunichar *chars;
+  gsize     n_chars;
+  guchar   *ascii;     /* the folded bytes when all of it is ASCII, or NULL */
+} Needle;
+
+static void
+needle_free (gpointer data)
+{
+  Needle *n = data;
+
+  g_free (n->chars);
+  g_free (n->ascii);
+  g_free (n);
+}
+
+static void
+contains_func (sqlite3_context  *ctx,
+               int               argc,
+               sqlite3_value   **argv)
+{
+  Needle *needle;
+  const guchar *needle_text;
+  int needle_len;
+
+  if (argc < 2 || sqlite3_value_type (argv[0]) == SQLITE_NULL)
+    {
+      sqlite3_result_int (ctx, 0);
+      return;
+    }
+
+  needle_text = sqlite3_value_text (argv[0]);
+  needle_len = sqlite3_value_bytes (argv[0]);
+  if (needle_text == NULL || !g_utf8_validate ((const char *) needle_text, needle_len, NULL))
+    {
+      sqlite3_result_int (ctx, 0);
+      return;
+    }
+
+  /* The needle is the same for every row of a statement. */
+  needle = sqlite3_get_auxdata (ctx, 0);
+  if (needle == NULL)
+    {
+      needle = g_new0 (Needle, 1);
+      needle->chars = fold_ucs4 ((const char *) needle_text, needle_len, NULL, 0,
+                                 &needle->n_chars);
+      if (is_ascii (needle_text, needle_len))
+        {
+          needle->ascii = g_malloc (needle->n_chars + 1);
+          for (gsize k = 0; k < needle->n_chars; k++)
+            needle->ascii[k] = (guchar) needle->chars[k];
+        }
+      sqlite3_set_auxdata (ctx, 0, needle, needle_free);
+      if ((needle = sqlite3_get_auxdata (ctx, 0)) == NULL)
+        {
+          sqlite3_result_error_nomem (ctx);
+          return;
+        }
+    }
+
+  if (needle->n_chars == 0)
+    {
+      sqlite3_result_int (ctx, 1);
+      return;
+    }
+
+  for (int i = 1; i < argc; i++)
+    {
+      const guchar *hay;
+      int hay_len;
+      gunichar stack[FOLD_STACK];
+      g_autofree gunichar *heap = NULL;
+      gunichar *chars;
+      gsize n_chars;
+      gboolean found;
+
+      if (sqlite3_value_type (argv[i]) == SQLITE_NULL)
+        continue;
+      hay = sqlite3_value_text (argv[i]);
+      hay_len = sqlite3_value_bytes (argv[i]);
+      if (hay == NULL || hay_len < (int) needle->n_chars)
+        continue;
+
+      if (needle->ascii != NULL && is_ascii (hay, hay_len))
+        found = ascii_contains (hay, hay_len, needle->ascii, (int) needle->n_chars);
+      else
+        {
+          /* Stored text is validated UTF-8; anything else cannot match. */
+          if (!g_utf8_validate ((const char *) hay, hay_len, NULL))
+            continue;
+          chars = fold_ucs4 ((const char *) hay, hay_len, stack, FOLD_STACK, &n_chars);
+          if (chars != stack)
+            heap = chars;
+          found = ucs4_contains (chars, n_chars, needle->chars, needle->n_chars);
+        }
+
+      if (found)
+        {
+          sqlite3_result_int (ctx, 1);
+          return;
+        }
+    }
+
+  sqlite3_result_int (ctx, 0);
+}
+
+gboolean
+lumo_audit_query_register_functions (sqlite3  *db,
+                                     GError  **error)
+{
+  int rc;
+
+  g_return_val_if_fail (db != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  rc = sqlite3_create_function_v2 (db, "lumo_audit_contains", -1,
+                                   SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                   NULL, contains_func, NULL, NULL, NULL);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB,
+                   "Cannot register the audit search function: %s", sqlite3_errstr (rc));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The needle as lumo_audit_contains() wants it: folded the same way. */
+static char *
+fold_needle (const char *value)
+{
+  GString *out = g_string_sized_new (strlen (value));
+
+  for (const char *p = value; *p; p = g_utf8_next_char (p))
+    g_string_append_unichar (out, g_unichar_tolower (g_utf8_get_char (p)));
+
+  return g_string_free (out, FALSE);
 }
 
 /* The conditions on the audit table (alias a). */
@@ -115,32 +336,20 @@ append_filters (const LumoAuditQuery *self,
   for (guint i = 0; i < self->terms->len; i++)
     {
       const LumoAuditTerm *term = g_ptr_array_index (self->terms, i);
-      g_autofree char *pattern = NULL;
+      g_autofree char *needle = NULL;
 
       if (!needs_recheck (term))
         continue;
 
-      pattern = like_pattern (term->value);
+      needle = fold_needle (term->value);
       if (term->kind == LUMO_AUDIT_TERM_TOOL)
-        {
-          g_string_append (sql, " AND a.tool LIKE ? ESCAPE '\\'");
-          bind_str (binds, pattern);
-        }
+        g_string_append (sql, " AND lumo_audit_contains (?, a.tool)");
       else if (term->kind == LUMO_AUDIT_TERM_CALLER)
-        {
-          g_string_append (sql, " AND (a.caller_id LIKE ? ESCAPE '\\' OR a.caller_name LIKE ? ESCAPE '\\')");
-          bind_str (binds, pattern);
-          bind_str (binds, pattern);
-        }
+        g_string_append (sql, " AND lumo_audit_contains (?, a.caller_id, a.caller_name)");
       else
-        {
-          g_string_append (sql,
-                           " AND (a.tool LIKE ? ESCAPE '\\' OR a.caller_id LIKE ? ESCAPE '\\'"
-                           " OR a.caller_name LIKE ? ESCAPE '\\' OR a.target LIKE ? ESCAPE '\\'"
-                           " OR a.result_text LIKE ? ESCAPE '\\')");
-          for (guint k = 0; k < 5; k++)
-            bind_str (binds, pattern);
-        }
+        g_string_append (sql, " AND lumo_audit_contains (?, a.tool, a.caller_id, a.caller_name,"
+                              " a.target, a.result_text)");
+      bind_str (binds, needle);
     }
 
   for (guint i = 0; i < self->providers->len; i++)

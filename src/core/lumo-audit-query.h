@@ -10,10 +10,11 @@
  * value of several words; a term whose prefix is not a known filter, such as
  * "12:30", is plain text):
  *
- *   word, "a phrase"   substring, case-insensitive (ASCII), of the tool, the
+ *   word, "a phrase"   substring, case-insensitive (Unicode simple lowercase
+ *                      mapping, as the index folds: "ÉCOLE" finds "école"), of the tool, the
  *                      caller id or name, the target, or the result text.
  *                      Three characters or more use the FTS5 trigram index;
- *                      shorter terms fall back to a LIKE scan and
+ *                      shorter terms fall back to a scan of the rows and
  *                      lumo_audit_query_uses_scan() says so (the UI shows it).
  *   caller:VALUE       substring of the caller id or display name
  *   tool:VALUE         substring of the tool name
@@ -61,7 +62,7 @@ const char      *lumo_audit_query_get_text   (const LumoAuditQuery  *query);
 /* TRUE when no term or filter restricts the rows. */
 gboolean         lumo_audit_query_is_empty   (const LumoAuditQuery  *query);
 /* TRUE when a free-text or caller:/tool: value is shorter than three
- * characters, so the search scans rows with LIKE instead of the index. */
+ * characters, so the search scans rows instead of using the index. */
 gboolean         lumo_audit_query_uses_scan  (const LumoAuditQuery  *query);
 /* The bounds of since:/until: (µs since the epoch), 0 when absent. until
  * is exclusive. */
@@ -83,6 +84,10 @@ char            *lumo_audit_query_build_count_sql (const LumoAuditQuery *query,
 gboolean         lumo_audit_query_bind            (sqlite3_stmt         *stmt,
                                                    GPtrArray            *binds,
                                                    GError              **error);
+/* The SQL above calls lumo_audit_contains(); register it once on every
+ * connection that runs it (the store's readers have it). */
+gboolean         lumo_audit_query_register_functions (sqlite3           *db,
+                                                      GError           **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditQuery, lumo_audit_query_unref)
 

@@ -353,7 +353,8 @@ lumo_audit_store_acquire_reader (LumoAuditStore  *self,
 
   db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
                               lumo_audit_migrations, lumo_audit_n_migrations, error);
-  if (db != NULL && !lumo_db_exec (db, "PRAGMA query_only = ON", error))
+  if (db != NULL && (!lumo_db_exec (db, "PRAGMA query_only = ON", error) ||
+                     !lumo_audit_query_register_functions (db, error)))
     g_clear_pointer (&db, lumo_db_close);
 
   return db;
