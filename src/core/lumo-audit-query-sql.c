@@ -125,7 +125,8 @@ fold_ucs4 (const char *text,
           if (out == buf)
             {
               out = g_new (gunichar, new_cap);
-              memcpy (out, buf, n * sizeof (gunichar));
+              if (n > 0)
+                memcpy (out, buf, n * sizeof (gunichar));
             }
           else
             out = g_renew (gunichar, out, new_cap);
