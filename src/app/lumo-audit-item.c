@@ -177,3 +177,53 @@ lumo_audit_item_get_row (LumoAuditItem *self)
   return self->row;
 }
 
+
+const char *
+lumo_audit_item_get_text (LumoAuditItem   *self,
+                          LumoAuditColumn  column)
+{
+  const char *text = NULL;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_ITEM (self), NULL);
+
+  if (self->row == NULL)
+    return "";
+
+  switch (column)
+    {
+    case LUMO_AUDIT_COLUMN_TIME:
+      text = self->time;
+      break;
+    case LUMO_AUDIT_COLUMN_CALLER:
+      text = self->caller;
+      break;
+    case LUMO_AUDIT_COLUMN_PROVIDER:
+      text = self->provider;
+      break;
+    case LUMO_AUDIT_COLUMN_TOOL:
+      text = lumo_audit_row_get_tool (self->row);
+      break;
+    case LUMO_AUDIT_COLUMN_TARGET:
+      text = lumo_audit_row_get_target (self->row);
+      break;
+    case LUMO_AUDIT_COLUMN_OUTCOME:
+      text = self->outcome;
+      break;
+    case LUMO_AUDIT_COLUMN_HASH:
+      text = self->hash_prefix;
+      break;
+    case LUMO_AUDIT_N_COLUMNS:
+    default:
+      g_return_val_if_reached ("");
+    }
+
+  return text != NULL ? text : "";
+}
+
+gboolean
+lumo_audit_item_get_denied (LumoAuditItem *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_ITEM (self), FALSE);
+
+  return self->row != NULL && lumo_audit_row_get_decision (self->row) == LUMO_AUDIT_DECISION_DENY;
+}

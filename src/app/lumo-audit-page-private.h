@@ -23,6 +23,7 @@ struct _LumoAuditPage
   AdwFlap               *flap;
   GtkStack              *results_stack;
   GtkColumnView         *column_view;
+  GtkColumnViewColumn   *columns[LUMO_AUDIT_N_COLUMNS];
   AdwStatusPage         *empty_page;
   LumoAuditDetail       *detail;
 

@@ -127,6 +127,8 @@ lumo_audit_page_search_now (LumoAuditPage *self)
     {
       g_free (self->applied_text);
       self->applied_text = g_strdup (text);
+      /* The selected position would show another row of the new result. */
+      gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
       lumo_audit_model_set_query (self->model, lumo_audit_query_is_empty (query) ? NULL : query);
     }
   update_status (self);
@@ -163,13 +165,103 @@ on_filter_selected_cb (GtkDropDown   *dropdown,
   lumo_audit_page_search_now (self);
 }
 
-static GStrv
-outcome_css_classes (GtkListItem *item,
-                     gboolean     denied)
-{
-  const char *classes[] = { "error", NULL };
+/* ---- cells -------------------------------------------------------------- */
 
-  return denied ? g_strdupv ((char **) classes) : NULL;
+/* Cells are plain labels filled in C: a GtkBuilderListItemFactory parses
+ * its template for every cell it creates. Each cell reads the text its
+ * item formatted once, when the row arrived, and follows the item's row
+ * (a placeholder filling in, or a new search refilling it). */
+typedef struct
+{
+  LumoAuditColumn     column;
+  const char         *css_class;
+  PangoEllipsizeMode  ellipsize;
+} CellKind;
+
+static const CellKind cell_kinds[LUMO_AUDIT_N_COLUMNS] = {
+  { LUMO_AUDIT_COLUMN_TIME, "numeric", PANGO_ELLIPSIZE_NONE },
+  { LUMO_AUDIT_COLUMN_CALLER, NULL, PANGO_ELLIPSIZE_END },
+  { LUMO_AUDIT_COLUMN_PROVIDER, NULL, PANGO_ELLIPSIZE_END },
+  { LUMO_AUDIT_COLUMN_TOOL, "monospace", PANGO_ELLIPSIZE_END },
+  { LUMO_AUDIT_COLUMN_TARGET, "monospace", PANGO_ELLIPSIZE_MIDDLE },
+  { LUMO_AUDIT_COLUMN_OUTCOME, NULL, PANGO_ELLIPSIZE_END },
+  { LUMO_AUDIT_COLUMN_HASH, "monospace", PANGO_ELLIPSIZE_END },
+};
+
+static void
+fill_cell (GtkLabel       *label,
+           LumoAuditItem  *item,
+           const CellKind *kind)
+{
+  gtk_label_set_text (label, lumo_audit_item_get_text (item, kind->column));
+  if (kind->column == LUMO_AUDIT_COLUMN_OUTCOME)
+    {
+      if (lumo_audit_item_get_denied (item))
+        gtk_widget_add_css_class (GTK_WIDGET (label), "error");
+      else
+        gtk_widget_remove_css_class (GTK_WIDGET (label), "error");
+    }
+}
+
+static void
+on_cell_item_row_cb (LumoAuditItem *item,
+                     GParamSpec    *pspec,
+                     GtkListItem   *list_item)
+{
+  GtkLabel *label = GTK_LABEL (gtk_list_item_get_child (list_item));
+
+  fill_cell (label, item, g_object_get_data (G_OBJECT (label), "lumo-cell-kind"));
+}
+
+static void
+on_cell_setup_cb (GtkSignalListItemFactory *factory,
+                  GtkListItem              *list_item,
+                  const CellKind           *kind)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), kind->ellipsize);
+  gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
+  if (kind->css_class != NULL)
+    gtk_widget_add_css_class (label, kind->css_class);
+  g_object_set_data (G_OBJECT (label), "lumo-cell-kind", (gpointer) kind);
+  gtk_list_item_set_child (list_item, label);
+}
+
+static void
+on_cell_bind_cb (GtkSignalListItemFactory *factory,
+                 GtkListItem              *list_item,
+                 const CellKind           *kind)
+{
+  LumoAuditItem *item = gtk_list_item_get_item (list_item);
+
+  fill_cell (GTK_LABEL (gtk_list_item_get_child (list_item)), item, kind);
+  /* A placeholder fills in when its page arrives; a new search refills the
+   * items of the top rows in place. */
+  g_signal_connect_object (item, "notify::row", G_CALLBACK (on_cell_item_row_cb), list_item, 0);
+}
+
+static void
+on_cell_unbind_cb (GtkSignalListItemFactory *factory,
+                   GtkListItem              *list_item,
+                   const CellKind           *kind)
+{
+  g_signal_handlers_disconnect_by_func (gtk_list_item_get_item (list_item), on_cell_item_row_cb, list_item);
+}
+
+static void
+setup_columns (LumoAuditPage *self)
+{
+  for (guint i = 0; i < LUMO_AUDIT_N_COLUMNS; i++)
+    {
+      g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+
+      g_signal_connect (factory, "setup", G_CALLBACK (on_cell_setup_cb), (gpointer) &cell_kinds[i]);
+      g_signal_connect (factory, "bind", G_CALLBACK (on_cell_bind_cb), (gpointer) &cell_kinds[i]);
+      g_signal_connect (factory, "unbind", G_CALLBACK (on_cell_unbind_cb), (gpointer) &cell_kinds[i]);
+      gtk_column_view_column_set_factory (self->columns[i], factory);
+    }
 }
 
 /* ---- detail ------------------------------------------------------------- */
@@ -308,8 +400,6 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
   object_class->dispose = lumo_audit_page_dispose;
   object_class->finalize = lumo_audit_page_finalize;
 
-  /* The list item templates of the columns name these types. */
-  g_type_ensure (LUMO_TYPE_AUDIT_ITEM);
   g_type_ensure (LUMO_TYPE_AUDIT_DETAIL);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-audit-page.ui");
@@ -327,7 +417,20 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_activate_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_column_view_activate_cb);
-  gtk_widget_class_bind_template_callback (widget_class, outcome_css_classes);
+  gtk_widget_class_bind_template_child_full (widget_class, "time_column", FALSE,
+                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_TIME]));
+  gtk_widget_class_bind_template_child_full (widget_class, "caller_column", FALSE,
+                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_CALLER]));
+  gtk_widget_class_bind_template_child_full (widget_class, "provider_column", FALSE,
+                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_PROVIDER]));
+  gtk_widget_class_bind_template_child_full (widget_class, "tool_column", FALSE,
+                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_TOOL]));
+  gtk_widget_class_bind_template_child_full (widget_class, "target_column", FALSE,
+                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_TARGET]));
+  gtk_widget_class_bind_template_child_full (widget_class, "outcome_column", FALSE,
+                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_OUTCOME]));
+  gtk_widget_class_bind_template_child_full (widget_class, "hash_prefix_column", FALSE,
+                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_HASH]));
 
   gtk_widget_class_install_action (widget_class, "audit.export", "s", lumo_audit_page_export_action);
   gtk_widget_class_install_action (widget_class, "audit.verify", NULL, lumo_audit_page_verify_action);
@@ -339,6 +442,7 @@ static void
 lumo_audit_page_init (LumoAuditPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  setup_columns (self);
 
   self->provider_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->applied_text = g_strdup ("");

@@ -136,6 +136,7 @@ test_search_narrows_in_sql (Fixture       *f,
   LumoAuditPage *page = lumo_window_get_audit_page (f->window);
   GtkEditable *entry = lumo_audit_page_get_search_entry (page);
   LumoAuditItem *item;
+  LumoAuditItem *top;
 
   app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
 
@@ -152,14 +153,19 @@ test_search_narrows_in_sql (Fixture       *f,
   g_assert_nonnull (strstr (lumo_audit_page_get_status (page), "since"));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->model)), ==, N_ROWS);
 
+  top = loaded_item (f->model, 0);
   gtk_editable_set_text (entry, "tool:special");
   g_assert_true (lumo_audit_page_search_now (page));
   app_test_wait_until (model_counted, f->model, 60000, "the count of the search");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->model)), ==, N_ROWS / SPECIAL_EVERY);
 
+  /* The top position keeps its item object (the view keeps its row
+   * widgets), refilled with the search's first row. */
   item = loaded_item (f->model, 0);
+  g_assert_true (item == top);
   g_assert_cmpstr (lumo_audit_row_get_tool (lumo_audit_item_get_row (item)), ==, "userscripts.special_tool");
   g_object_unref (item);
+  g_object_unref (top);
   /* A filtered result far from the top: reached page by page, in SQL. */
   item = loaded_item (f->model, N_ROWS / SPECIAL_EVERY - 1);
   g_assert_cmpstr (lumo_audit_row_get_tool (lumo_audit_item_get_row (item)), ==, "userscripts.special_tool");
