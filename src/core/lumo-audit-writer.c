@@ -19,6 +19,8 @@
 #include "lumo-error.h"
 
 #define WAL_CHECKPOINT_FRAMES 1000
+/* The longest a group commit waits for more callers to join it (µs). */
+#define GROUP_COMMIT_MAX_WAIT_US 1000
 
 /* ---- ops ------------------------------------------------------------------ */
 
@@ -644,10 +646,13 @@ gpointer
 lumo_audit_writer_thread (gpointer data)
 {
   LumoAuditStore *self = data;
+  guint last_batch = 0;
+  gint64 last_commit_us = 0;
 
   for (;;)
     {
       GQueue batch = G_QUEUE_INIT;
+      gint64 start;
 
       g_mutex_lock (&self->lock);
       while (g_queue_is_empty (&self->queue) && !self->stopping)
@@ -657,11 +662,32 @@ lumo_audit_writer_thread (gpointer data)
           g_mutex_unlock (&self->lock);
           break;
         }
+
+      /* Group commit that grows its groups: the callers of the last batch
+       * were just woken and most are about to append again, but on a busy
+       * machine they come back one by one. Taking the queue at once would
+       * commit them in many small groups, one fsync each; waiting a little
+       * (never longer than the last commit took, so at most doubling a
+       * caller's wait) lets them join the next one. A lone caller (the last
+       * batch had one op) never waits. */
+      if (last_batch > 1 && !self->stopping)
+        {
+          gint64 deadline = g_get_monotonic_time () +
+                            CLAMP (last_commit_us, 0, GROUP_COMMIT_MAX_WAIT_US);
+
+          while (self->queue.length < last_batch && !self->stopping &&
+                 g_cond_wait_until (&self->queue_cond, &self->lock, deadline))
+            ;
+        }
+
       batch = self->queue;
       g_queue_init (&self->queue);
       g_mutex_unlock (&self->lock);
 
+      last_batch = batch.length;
+      start = g_get_monotonic_time ();
       writer_process (self, &batch);
+      last_commit_us = g_get_monotonic_time () - start;
     }
 
   return NULL;
