@@ -109,6 +109,6 @@ lumo_access_page_undo_action (GtkWidget  *widget,
   description = describe_entry (self, undone);
   /* Translators: %s describes the change that was reverted. */
   text = g_strdup_printf (_("Undone: %s"), description);
-  lumo_ui_show_toast (widget, adw_toast_new (text));
+  lumo_ui_show_toast (widget, lumo_ui_toast_new (text));
 }
 

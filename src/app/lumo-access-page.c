@@ -238,7 +238,7 @@ caller_action (GtkWidget  *widget,
       g_autofree char *text = g_strdup_printf (_("Removed %s"),
                                                info != NULL && info->display_name && *info->display_name
                                                ? info->display_name : caller_id);
-      AdwToast *toast = adw_toast_new (text);
+      AdwToast *toast = lumo_ui_toast_new (text);
 
       adw_toast_set_button_label (toast, _("_Undo"));
       g_signal_connect_object (toast, "button-clicked", G_CALLBACK (undo_with_toast), self, 0);
@@ -297,7 +297,7 @@ on_add_entry_activated_cb (LumoAccessPage *self)
     }
 
   gtk_editable_set_text (GTK_EDITABLE (self->add_entry), "");
-  lumo_ui_show_toast (GTK_WIDGET (self), adw_toast_new (_("Agent added to the allow-list")));
+  lumo_ui_show_toast (GTK_WIDGET (self), lumo_ui_toast_new (_("Agent added to the allow-list")));
 }
 
 /* ---- providers ---------------------------------------------------------- */

@@ -291,7 +291,7 @@ on_export_done_cb (GObject      *object,
   if (!lumo_audit_page_export_finish (self, result, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        lumo_ui_show_toast (GTK_WIDGET (self), adw_toast_new (_("Export cancelled")));
+        lumo_ui_show_toast (GTK_WIDGET (self), lumo_ui_toast_new (_("Export cancelled")));
       else
         lumo_ui_show_error (GTK_WIDGET (self), _("The export failed"), error);
       return;
@@ -299,7 +299,7 @@ on_export_done_cb (GObject      *object,
 
   /* Translators: %s is a file name. */
   text = g_strdup_printf (_("Exported to %s"), basename);
-  lumo_ui_show_toast (GTK_WIDGET (self), adw_toast_new (text));
+  lumo_ui_show_toast (GTK_WIDGET (self), lumo_ui_toast_new (text));
 }
 
 static void
@@ -474,7 +474,7 @@ on_verify_done_cb (GObject      *object,
     }
   else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      lumo_ui_show_toast (GTK_WIDGET (self), adw_toast_new (_("Verification cancelled")));
+      lumo_ui_show_toast (GTK_WIDGET (self), lumo_ui_toast_new (_("Verification cancelled")));
       return;
     }
   else if (g_error_matches (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN))

@@ -211,7 +211,7 @@ remove_action (GtkWidget  *widget,
 
   /* Translators: %s is a provider's name. */
   text = g_strdup_printf (_("Removed %s and its agents"), title);
-  toast = adw_toast_new (text);
+  toast = lumo_ui_toast_new (text);
   adw_toast_set_button_label (toast, _("_Undo"));
   g_signal_connect_object (toast, "button-clicked", G_CALLBACK (undo_cb), self, 0);
   lumo_ui_show_toast (widget, toast);

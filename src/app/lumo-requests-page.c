@@ -271,7 +271,7 @@ decide_selected_action (GtkWidget  *widget,
                                : g_dngettext (GETTEXT_PACKAGE, "Denied %u agent", "Denied %u agents", n_done),
                          n_done);
 
-      lumo_ui_show_toast (GTK_WIDGET (self), adw_toast_new (text));
+      lumo_ui_show_toast (GTK_WIDGET (self), lumo_ui_toast_new (text));
     }
 }
 

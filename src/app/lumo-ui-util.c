@@ -25,6 +25,14 @@ lumo_ui_show_toast (GtkWidget *widget,
     g_object_unref (g_object_ref_sink (toast));
 }
 
+AdwToast *
+lumo_ui_toast_new (const char *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+
+  return adw_toast_new (escaped);
+}
+
 void
 lumo_ui_show_error (GtkWidget    *widget,
                     const char   *what,
@@ -40,7 +48,7 @@ lumo_ui_show_error (GtkWidget    *widget,
 
   /* Translators: a failed action and why, e.g. "Could not allow the caller: disk full". */
   text = g_strdup_printf (_("%s: %s"), what, error->message);
-  toast = adw_toast_new (text);
+  toast = lumo_ui_toast_new (text);
   adw_toast_set_priority (toast, ADW_TOAST_PRIORITY_HIGH);
   adw_toast_set_timeout (toast, 0);
   lumo_ui_show_toast (widget, toast);

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
  * dropped if there is none (the widget is not in a window). Takes @toast. */
 void      lumo_ui_show_toast       (GtkWidget    *widget,
                                     AdwToast     *toast);
+/* A toast whose title is @text as it is: libadwaita 1.2 parses toast titles
+ * as markup, and these carry names that agents and providers chose. */
+AdwToast *lumo_ui_toast_new     (const char   *text);
 /* A toast that says what failed: "@what: error message". */
 void      lumo_ui_show_error       (GtkWidget    *widget,
                                     const char   *what,

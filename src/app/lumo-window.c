@@ -313,8 +313,13 @@ lumo_window_new (GtkApplication *application,
 
   if (backend == NULL)
     {
+      /* The description is markup; the message names a file. */
       if (startup_error != NULL)
-        adw_status_page_set_description (self->error_page, startup_error->message);
+        {
+          g_autofree char *escaped = g_markup_escape_text (startup_error->message, -1);
+
+          adw_status_page_set_description (self->error_page, escaped);
+        }
       gtk_stack_set_visible_child_name (self->main_stack, "error");
       return self;
     }
