@@ -101,6 +101,10 @@ struct _LumoAuditStore
   sqlite3_stmt *fts_delete_stmt;
   sqlite3_stmt *result_read_stmt;
   sqlite3_stmt *result_update_stmt;
+  sqlite3_stmt *tail_stmt;
+  sqlite3_stmt *anchor_tail_stmt;
+  sqlite3_stmt *begin_stmt;
+  sqlite3_stmt *commit_stmt;
 
   /* lock protects everything below. */
   GMutex        lock;

@@ -142,6 +142,10 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->fts_delete_stmt, sqlite3_finalize);
   g_clear_pointer (&self->result_read_stmt, sqlite3_finalize);
   g_clear_pointer (&self->result_update_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->tail_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->anchor_tail_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->begin_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->commit_stmt, sqlite3_finalize);
   g_clear_pointer (&self->writer_db, lumo_db_close);
   g_clear_pointer (&self->idle_readers, g_ptr_array_unref);
   g_clear_pointer (&self->added_ids, g_array_unref);

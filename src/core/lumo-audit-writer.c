@@ -120,23 +120,28 @@ lumo_audit_writer_wal_hook (gpointer    user_data,
   return SQLITE_OK;
 }
 
+static sqlite3_stmt *cached (LumoAuditStore  *self,
+                             sqlite3_stmt   **slot,
+                             const char      *sql,
+                             GError         **error);
+
 static gboolean
 read_tail (LumoAuditStore  *self,
            gint64          *id,
            guint8          *hash,
            GError         **error)
 {
-  static const char *queries[] = {
-    "SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1",
-    "SELECT last_id, last_hash FROM audit_anchor",
+  struct { sqlite3_stmt **slot; const char *sql; } queries[] = {
+    { &self->tail_stmt, "SELECT id, hash FROM audit ORDER BY id DESC LIMIT 1" },
+    { &self->anchor_tail_stmt, "SELECT last_id, last_hash FROM audit_anchor" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (queries); i++)
     {
-      g_autoptr(sqlite3_stmt) stmt = NULL;
+      sqlite3_stmt *stmt;
       int rc;
 
-      if (!(stmt = lumo_db_prepare (self->writer_db, queries[i], error)))
+      if (!(stmt = cached (self, queries[i].slot, queries[i].sql, error)))
         return FALSE;
 
       rc = sqlite3_step (stmt);
@@ -148,12 +153,15 @@ read_tail (LumoAuditStore  *self,
                            "The newest audit row %" G_GINT64_FORMAT " has no valid hash; "
                            "nothing can be chained to it",
                            (gint64) sqlite3_column_int64 (stmt, 0));
+              sqlite3_reset (stmt);
               return FALSE;
             }
           *id = sqlite3_column_int64 (stmt, 0);
           memcpy (hash, sqlite3_column_blob (stmt, 1), LUMO_AUDIT_HASH_SIZE);
+          sqlite3_reset (stmt);
           return TRUE;
         }
+      sqlite3_reset (stmt);
       if (rc != SQLITE_DONE)
         {
           lumo_db_set_error (error, self->writer_db, rc, "Cannot read the end of the audit log");
@@ -525,6 +533,33 @@ apply_retention (LumoAuditStore  *self,
          lumo_db_exec (self->writer_db, "DELETE FROM audit_retention_cutoff", error);
 }
 
+/* BEGIN IMMEDIATE and COMMIT as prepared statements: a single-row group
+ * commit is short enough that parsing them each time shows. IMMEDIATE takes
+ * the write lock first, so a busy database fails here, not half-way. */
+static gboolean
+begin_immediate (LumoAuditStore  *self,
+                 GError         **error)
+{
+  sqlite3_stmt *stmt = cached (self, &self->begin_stmt, "BEGIN IMMEDIATE", error);
+
+  return stmt != NULL && step_done (self, stmt, "Cannot start writing the audit log", error);
+}
+
+static gboolean
+commit (LumoAuditStore  *self,
+        GError         **error)
+{
+  sqlite3_stmt *stmt = cached (self, &self->commit_stmt, "COMMIT", error);
+
+  if (stmt == NULL || !step_done (self, stmt, "Cannot commit to the audit log", error))
+    {
+      lumo_db_rollback (self->writer_db);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static void
 writer_process (LumoAuditStore *self,
                 GQueue         *batch)
@@ -536,7 +571,7 @@ writer_process (LumoAuditStore *self,
   gint64 tail_id = 0, start_id;
   gboolean ok;
 
-  ok = lumo_db_begin (self->writer_db, &error) &&
+  ok = begin_immediate (self, &error) &&
        read_tail (self, &tail_id, tail_hash, &error);
   start_id = tail_id;
 
@@ -565,7 +600,7 @@ writer_process (LumoAuditStore *self,
     }
 
   if (ok)
-    ok = lumo_db_commit (self->writer_db, &error);
+    ok = commit (self, &error);
   else
     lumo_db_rollback (self->writer_db);
 
