@@ -4,7 +4,8 @@
  *
  * This file owns the command table, the global options, dispatch, and the
  * output helpers every subcommand shares. The subcommands themselves live
- * in lumo-ctl-policy.c, lumo-ctl-audit.c and lumo-ctl-probe.c.
+ * in lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c, lumo-ctl-review.c
+ * and lumo-ctl-browsers.c.
  */
 #define G_LOG_DOMAIN "lumo-access-ctl"
 
@@ -63,6 +64,13 @@ static const LumoCtlCommand commands[] = {
     N_("Approve a waiting write"), lumo_ctl_review_approve },
   { "review reject", "ID",
     N_("Reject a waiting write; the provider is told review_rejected"), lumo_ctl_review_reject },
+  { "browsers", "",
+    N_("List the browsers and the state of their native-messaging manifest"), lumo_ctl_browsers },
+  { "install-manifest", "",
+    N_("Write the manifest that lets the providers reach Lumo Access (every detected browser, or --browser)"),
+    lumo_ctl_install_manifest },
+  { "remove-manifest", "",
+    N_("Remove the manifest (from every browser, or --browser)"), lumo_ctl_remove_manifest },
 };
 
 /* printf's %-*s counts bytes; “…” and translations need characters. */

@@ -84,7 +84,7 @@ void      lumo_ctl_json_member    (JsonBuilder           *builder,
 void      lumo_ctl_print_json     (JsonNode              *node);
 
 /* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
- * lumo-ctl-review.c). */
+ * lumo-ctl-review.c, lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
 LUMO_CTL_DECLARE (lumo_ctl_providers);
 LUMO_CTL_DECLARE (lumo_ctl_watch);
@@ -104,5 +104,8 @@ LUMO_CTL_DECLARE (lumo_ctl_probe_state);
 LUMO_CTL_DECLARE (lumo_ctl_review_list);
 LUMO_CTL_DECLARE (lumo_ctl_review_approve);
 LUMO_CTL_DECLARE (lumo_ctl_review_reject);
+LUMO_CTL_DECLARE (lumo_ctl_browsers);
+LUMO_CTL_DECLARE (lumo_ctl_install_manifest);
+LUMO_CTL_DECLARE (lumo_ctl_remove_manifest);
 
 G_END_DECLS
