@@ -10,6 +10,7 @@
 
 #include "lumo-application.h"
 #include "lumo-backend.h"
+#include "lumo-browser-setup.h"
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-paths.h"
@@ -110,6 +111,43 @@ apply_review_timeout_override (LumoBackend *backend)
 }
 
 static void
+on_browser_manifests_refreshed_cb (GObject      *source_object,
+                                   GAsyncResult *result,
+                                   gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  guint n = lumo_browser_setup_refresh_stale_finish (result, &error);
+
+  if (n > 0)
+    g_message ("Updated %u browser manifest(s) that named another helper or other providers", n);
+  /* A build tree has no installed helper to point the manifests at. */
+  if (g_error_matches (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
+    g_debug ("%s", error->message);
+  else if (error != NULL)
+    g_message ("Could not update every browser manifest:\n%s", error->message);
+}
+
+/* Stale manifests (the helper moved, a provider came or went) are rewritten
+ * at start-up, never created. Only for the user's own data: an app run on a
+ * throwaway data dir (try-it, benchmarks) must not impose its providers on
+ * the user's browsers. */
+static void
+refresh_browser_manifests (LumoApplication *self)
+{
+  g_autofree char *default_dir = g_build_filename (g_get_user_data_dir (), "lumo-access", NULL);
+
+  if (g_strcmp0 (lumo_paths_get_data_dir (), default_dir) != 0)
+    {
+      g_debug ("Not refreshing browser manifests: the data dir %s is not the default %s",
+               lumo_paths_get_data_dir (), default_dir);
+      return;
+    }
+
+  lumo_browser_setup_refresh_stale_async (lumo_backend_get_policy (self->backend), NULL, NULL,
+                                          on_browser_manifests_refreshed_cb, NULL);
+}
+
+static void
 lumo_application_startup (GApplication *app)
 {
   LumoApplication *self = LUMO_APPLICATION (app);
@@ -132,6 +170,7 @@ lumo_application_startup (GApplication *app)
   apply_review_timeout_override (self->backend);
   /* Here, not with the window: a service-mode app has none. */
   lumo_notifier_install (GTK_APPLICATION (self), self->backend);
+  refresh_browser_manifests (self);
 }
 
 static void
