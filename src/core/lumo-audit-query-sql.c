@@ -59,18 +59,27 @@ build_fts_query (const LumoAuditQuery *self)
   for (guint i = 0; i < self->terms->len; i++)
     {
       const LumoAuditTerm *term = g_ptr_array_index (self->terms, i);
+      glong n_chars;
 
       if (term->scan)
         continue;
 
-      for (const char *start = term->value; *start; start = g_utf8_next_char (start))
+      /* Every third trigram and the last one cover every character of the
+       * term: the rows that hold all of them are the rows the re-check
+       * (needs_recheck(): every term of four or more characters) tests.
+       * The trigrams in between would narrow that little, but each one is
+       * another doclist to walk, and common ones (the "-4" of every UUID)
+       * cost most of a slow search. */
+      n_chars = g_utf8_strlen (term->value, -1);
+      for (glong c = 0; c + LUMO_AUDIT_MIN_INDEXED_CHARS <= n_chars; c++)
         {
-          const char *end = start;
+          const char *start, *end;
 
-          for (guint k = 0; k < LUMO_AUDIT_MIN_INDEXED_CHARS && *end; k++)
-            end = g_utf8_next_char (end);
-          if (g_utf8_strlen (start, end - start) < LUMO_AUDIT_MIN_INDEXED_CHARS)
-            break;
+          if (c % LUMO_AUDIT_MIN_INDEXED_CHARS != 0 && c + LUMO_AUDIT_MIN_INDEXED_CHARS != n_chars)
+            continue;
+
+          start = g_utf8_offset_to_pointer (term->value, c);
+          end = g_utf8_offset_to_pointer (start, LUMO_AUDIT_MIN_INDEXED_CHARS);
 
           if (q->len > 0)
             g_string_append (q, " AND ");

@@ -34,6 +34,7 @@ static char *opt_dir;
 static gint opt_queries = 60;
 static gint opt_grep_runs = 5;
 static gboolean opt_import_only;
+static gboolean opt_reuse;
 
 static GOptionEntry entries[] = {
   { "rows", 'n', 0, G_OPTION_ARG_INT64, &opt_rows, "Rows for import and search (default 1000000)", "N" },
@@ -42,6 +43,9 @@ static GOptionEntry entries[] = {
   { "queries", 'q', 0, G_OPTION_ARG_INT, &opt_queries, "Searches per substring length (default 60)", "Q" },
   { "grep-runs", 'g', 0, G_OPTION_ARG_INT, &opt_grep_runs, "grep runs per substring length (default 5)", "R" },
   { "import-only", 0, 0, G_OPTION_ARG_NONE, &opt_import_only, "Only the bulk import (for a profiler)", NULL },
+  { "reuse", 0, 0, G_OPTION_ARG_NONE, &opt_reuse,
+    "With --dir: skip the durable phases, and reuse the import and export an earlier run left there "
+    "(for iterating on search)", NULL },
   { NULL }
 };
 
@@ -138,7 +142,11 @@ dataset_new (gsize n)
       LumoAuditImportRecord *r = &ds->records[i];
       guint c = g_rand_int_range (rand, 0, G_N_ELEMENTS (callers));
       guint roll = g_rand_int_range (rand, 0, 100);
-      char *target = g_uuid_string_random ();
+      /* From the seeded generator, so that --reuse finds the same rows. */
+      char *target = g_strdup_printf ("%08x-%04x-4%03x-%04x-%08x%04x", g_rand_int (rand),
+                                      g_rand_int (rand) & 0xffff, g_rand_int (rand) & 0xfff,
+                                      (g_rand_int (rand) & 0x3fff) | 0x8000, g_rand_int (rand),
+                                      g_rand_int (rand) & 0xffff);
 
       g_ptr_array_add (ds->strings, target);
       r->record.time_us = now - (gint64) (n - i) * G_USEC_PER_SEC;
@@ -628,7 +636,7 @@ main (int   argc,
   g_print ("lumo-bench-audit: %" G_GINT64_FORMAT " rows, %.1f s per durable phase, in %s\n"
            "SQLite %s\n\n", opt_rows, opt_seconds, opt_dir, sqlite3_libversion ());
 
-  if (!opt_import_only)
+  if (!opt_import_only && !opt_reuse)
     {
       bench_latency ();
       one = bench_durable (1);
@@ -637,19 +645,28 @@ main (int   argc,
     }
 
   ds = dataset_new (opt_rows);
-  import_dir = make_dir ("import");
-  store = open_store (import_dir);
-  t0 = g_get_monotonic_time ();
-  if (!lumo_audit_store_import (store, ds->records, ds->n, &error))
-    g_error ("import: %s", error->message);
-  t0 = g_get_monotonic_time () - t0;
-  g_print ("bulk import, one transaction: %" G_GSIZE_FORMAT " rows in %.2f s = %.0f rows/s\n",
-           ds->n, t0 / 1e6, ds->n / (t0 / 1e6));
+  import_dir = g_build_filename (opt_dir, "import", NULL);
+  if (opt_reuse && g_file_test (import_dir, G_FILE_TEST_IS_DIR))
+    store = open_store (import_dir);
+  else
+    {
+      g_clear_pointer (&import_dir, g_free);
+      import_dir = make_dir ("import");
+      store = open_store (import_dir);
+      t0 = g_get_monotonic_time ();
+      if (!lumo_audit_store_import (store, ds->records, ds->n, &error))
+        g_error ("import: %s", error->message);
+      t0 = g_get_monotonic_time () - t0;
+      g_print ("bulk import, one transaction: %" G_GSIZE_FORMAT " rows in %.2f s = %.0f rows/s\n",
+               ds->n, t0 / 1e6, ds->n / (t0 / 1e6));
+    }
 
   if (opt_import_only)
     goto out;
 
   jsonl = g_build_filename (opt_dir, "export.jsonl", NULL);
+  if (opt_reuse && g_file_test (jsonl, G_FILE_TEST_EXISTS))
+    goto search;
   jsonl_file = g_file_new_for_path (jsonl);
   out = g_file_replace (jsonl_file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error);
   g_assert_no_error (error);
@@ -665,6 +682,7 @@ main (int   argc,
     g_error ("verify: %s", error->message);
   g_print ("verify the whole chain: %.2f s\n", (g_get_monotonic_time () - t0) / 1e6);
 
+search:
   bench_search (store, ds, jsonl);
 
   g_print ("\n");
