@@ -290,7 +290,7 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/browser-setup/bundled-ids", test_bundled_ids);
   g_test_add_func ("/browser-setup/host-path", test_host_path);
