@@ -38,8 +38,9 @@
  * SEARCH. An FTS5 trigram index (audit_fts: external content, detail=none)
  * over tool, caller id and name, target and result text. detail=none keeps
  * it at about 95 bytes a row, but it knows only which rows hold a trigram,
- * so terms longer than three characters are re-checked on the
- * row (see lumo-audit-query.h). The store keeps the index in sync in the
+ * so a term longer than three characters is looked up by a cover of its
+ * trigrams and re-checked on the row, its case folded as the index folds
+ * it (see lumo-audit-query.h). The store keeps the index in sync in the
  * same transactions, not with triggers: trusted_schema=OFF forbids virtual
  * tables in triggers, and SQLite 3.40's FTS5 is not marked innocuous.
  *
