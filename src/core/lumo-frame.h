@@ -4,11 +4,18 @@
  *
  * A frame is a 32-bit native-endian length followed by that many bytes of
  * UTF-8 JSON, which must be one object. LumoFrameReader owns the reading
- * side of one stream (asynchronous, never blocks); LumoFrameWriter owns the
- * writing side: a bounded queue drained in order by a single asynchronous
- * write loop, with a congestion flag so the session can stop reading while
- * the peer is slow. lumo_frame_decode() is the pure decoder that the reader
- * and the fuzzer share.
+ * side of one stream and its input buffer: it reads whatever the stream
+ * holds in one non-blocking read and decodes every complete frame from it
+ * (never blocks). LumoFrameWriter owns the writing side: an answer is
+ * written at once with a non-blocking write when nothing waits before it,
+ * and what the stream does not take goes to a bounded queue drained in
+ * order when the stream has room again, with a congestion flag so the
+ * session can stop reading while the peer is slow. lumo_frame_decode() is
+ * the pure decoder that the reader and the fuzzer share.
+ *
+ * On a GUnixInputStream/GUnixOutputStream whose descriptor is O_NONBLOCK,
+ * both read and write the descriptor directly: GLib 2.74's non-blocking
+ * calls on those streams poll twice before every read or write.
  *
  * Errors say whether the stream is still in sync. Out of sync (the caller
  * must close): LUMO_ERROR_FRAME_TOO_LARGE, LUMO_ERROR_FRAME_TRUNCATED, I/O
@@ -82,6 +89,40 @@ JsonObject      *lumo_frame_reader_read_finish (LumoFrameReader      *self,
                                                 gboolean             *in_sync,
                                                 GError              **error);
 
+/* Non-blocking use, for a caller that reads on its own schedule (the bridge
+ * session; the stream must be pollable): take every frame that is
+ * buffered, fill once when it needs more, take again, and wait for the
+ * source when the fill would block. Not while a read_async is pending. */
+typedef enum
+{
+  LUMO_FRAME_READ_OBJECT,     /* *@out is the next object */
+  LUMO_FRAME_READ_NEED_MORE,  /* no complete frame is buffered: fill */
+  LUMO_FRAME_READ_END,        /* the stream ended cleanly between frames */
+  LUMO_FRAME_READ_ERROR,      /* @error is set and *@in_sync says whether
+                               * the caller may take on */
+} LumoFrameReadStatus;
+
+/* Decodes the next buffered frame; never reads. After an out-of-sync
+ * error it returns that error again. */
+LumoFrameReadStatus lumo_frame_reader_take             (LumoFrameReader  *self,
+                                                        JsonObject      **out,
+                                                        gboolean         *in_sync,
+                                                        GError          **error);
+/* One non-blocking read into the buffer. TRUE when bytes came or the stream
+ * ended (take tells which); FALSE with G_IO_ERROR_WOULD_BLOCK when the
+ * stream has nothing now, or with the I/O error (the stream is out of
+ * sync). */
+gboolean            lumo_frame_reader_fill_nonblocking (LumoFrameReader  *self,
+                                                        GError          **error);
+/* A GPollableSource (callback: GPollableSourceFunc) that fires when a fill
+ * can make progress. */
+GSource            *lumo_frame_reader_create_source    (LumoFrameReader  *self,
+                                                        GCancellable     *cancellable);
+/* TRUE if the stream supports the non-blocking use. */
+gboolean            lumo_frame_reader_can_poll         (LumoFrameReader  *self);
+/* Bytes read and not yet taken as frames. */
+gsize               lumo_frame_reader_get_buffered     (LumoFrameReader  *self);
+
 /* ---- LumoFrameWriter ---------------------------------------------------- */
 
 #define LUMO_TYPE_FRAME_WRITER (lumo_frame_writer_get_type ())
@@ -89,13 +130,17 @@ G_DECLARE_FINAL_TYPE (LumoFrameWriter, lumo_frame_writer, LUMO, FRAME_WRITER, GO
 
 LumoFrameWriter *lumo_frame_writer_new              (GOutputStream     *stream);
 GOutputStream   *lumo_frame_writer_get_stream       (LumoFrameWriter   *self);
-/* Queues @object. Refuses (LUMO_ERROR_LIMIT_EXCEEDED) a body over
+/* Sends @object: when nothing is queued and the stream is pollable, it is
+ * written at once with a non-blocking write, and only what the stream did
+ * not take is queued. Refuses (LUMO_ERROR_LIMIT_EXCEEDED) a body over
  * LUMO_FRAME_MAX_OUT or a queue that would pass
  * LUMO_FRAME_WRITER_MAX_QUEUED, and (LUMO_ERROR_UNAVAILABLE) a writer that
- * is closed. Nothing is queued when it fails. */
+ * is closed. Nothing is queued when it fails. A write error is never
+ * reported here: ::closed reports it from the main loop. */
 gboolean         lumo_frame_writer_send             (LumoFrameWriter   *self,
                                                      JsonObject        *object,
                                                      GError           **error);
+/* Bytes sent and not yet written. */
 gsize            lumo_frame_writer_get_queued_bytes (LumoFrameWriter   *self);
 /* TRUE from when the queue passes the high-water mark until it drains
  * below the low-water mark; notifies "congested". */

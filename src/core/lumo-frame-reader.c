@@ -1,0 +1,566 @@
+/* lumo-frame-reader.c — the reading side of lumo-frame.h
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The reader keeps one buffer per stream: a fill is one non-blocking read of
+ * whatever the stream holds, and every complete frame in the buffer is
+ * decoded from it, so several frames that arrive together cost one read and
+ * one main-loop iteration, and a frame split across reads waits in the
+ * buffer for its rest. read_async() is the same buffer, waited on for one
+ * frame at a time.
+ */
+#define G_LOG_DOMAIN "lumo-frame"
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <gio/gunixinputstream.h>
+
+#include "lumo-error.h"
+#include "lumo-frame.h"
+
+/* What one fill asks for: a pipe holds 64 KiB, so one read can take all of
+ * it. A longer frame grows the buffer to its size (at most
+ * LUMO_FRAME_MAX_IN + 4), and an empty buffer shrinks back. */
+#define READ_CHUNK (64 * 1024)
+
+struct _LumoFrameReader
+{
+  GObject       parent_instance;
+
+  GInputStream *stream;
+  int           fd;        /* >= 0: read directly (O_NONBLOCK GUnixInputStream) */
+  gboolean      can_poll;
+
+  guint8       *buf;       /* bytes read, not taken: buf[start .. end) */
+  gsize         start;
+  gsize         end;
+  gsize         alloc;
+  GError       *broken;    /* the out-of-sync error, returned again */
+
+  guint         eof : 1;
+  guint         pending : 1;
+};
+
+G_DEFINE_FINAL_TYPE (LumoFrameReader, lumo_frame_reader, G_TYPE_OBJECT)
+
+enum {
+  READER_PROP_0,
+  READER_PROP_STREAM,
+  READER_N_PROPS
+};
+
+static GParamSpec *reader_properties[READER_N_PROPS];
+
+static void
+lumo_frame_reader_constructed (GObject *object)
+{
+  LumoFrameReader *self = (LumoFrameReader *) object;
+
+  G_OBJECT_CLASS (lumo_frame_reader_parent_class)->constructed (object);
+
+  self->fd = -1;
+  self->can_poll = G_IS_POLLABLE_INPUT_STREAM (self->stream) &&
+                   g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (self->stream));
+
+  /* A blocking descriptor goes through GIO, which polls before it reads. */
+  if (G_IS_UNIX_INPUT_STREAM (self->stream))
+    {
+      int fd = g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (self->stream));
+      int flags = fcntl (fd, F_GETFL);
+
+      if (flags != -1 && (flags & O_NONBLOCK) != 0)
+        self->fd = fd;
+    }
+}
+
+static void
+lumo_frame_reader_dispose (GObject *object)
+{
+  LumoFrameReader *self = (LumoFrameReader *) object;
+
+  g_clear_object (&self->stream);
+
+  G_OBJECT_CLASS (lumo_frame_reader_parent_class)->dispose (object);
+}
+
+static void
+lumo_frame_reader_finalize (GObject *object)
+{
+  LumoFrameReader *self = (LumoFrameReader *) object;
+
+  g_free (self->buf);
+  g_clear_error (&self->broken);
+
+  G_OBJECT_CLASS (lumo_frame_reader_parent_class)->finalize (object);
+}
+
+static void
+lumo_frame_reader_get_property (GObject    *object,
+                                guint       prop_id,
+                                GValue     *value,
+                                GParamSpec *pspec)
+{
+  LumoFrameReader *self = LUMO_FRAME_READER (object);
+
+  switch (prop_id)
+    {
+    case READER_PROP_STREAM:
+      g_value_set_object (value, self->stream);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lumo_frame_reader_set_property (GObject      *object,
+                                guint         prop_id,
+                                const GValue *value,
+                                GParamSpec   *pspec)
+{
+  LumoFrameReader *self = LUMO_FRAME_READER (object);
+
+  switch (prop_id)
+    {
+    case READER_PROP_STREAM:
+      self->stream = g_value_dup_object (value);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+lumo_frame_reader_class_init (LumoFrameReaderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->constructed = lumo_frame_reader_constructed;
+  object_class->dispose = lumo_frame_reader_dispose;
+  object_class->finalize = lumo_frame_reader_finalize;
+  object_class->get_property = lumo_frame_reader_get_property;
+  object_class->set_property = lumo_frame_reader_set_property;
+
+  reader_properties[READER_PROP_STREAM] =
+    g_param_spec_object ("stream", NULL, NULL,
+                         G_TYPE_INPUT_STREAM,
+                         (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, READER_N_PROPS, reader_properties);
+}
+
+static void
+lumo_frame_reader_init (LumoFrameReader *self)
+{
+  self->fd = -1;
+}
+
+LumoFrameReader *
+lumo_frame_reader_new (GInputStream *stream)
+{
+  g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
+
+  return g_object_new (LUMO_TYPE_FRAME_READER, "stream", stream, NULL);
+}
+
+GInputStream *
+lumo_frame_reader_get_stream (LumoFrameReader *self)
+{
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), NULL);
+
+  return self->stream;
+}
+
+gboolean
+lumo_frame_reader_can_poll (LumoFrameReader *self)
+{
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), FALSE);
+
+  return self->can_poll;
+}
+
+gsize
+lumo_frame_reader_get_buffered (LumoFrameReader *self)
+{
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), 0);
+
+  return self->end - self->start;
+}
+
+static LumoFrameReadStatus
+take_error (LumoFrameReader  *self,
+            GError           *error,
+            gboolean         *in_sync,
+            GError          **out_error)
+{
+  gboolean sync = lumo_frame_error_is_in_sync (error);
+
+  if (!sync && self->broken == NULL)
+    self->broken = g_error_copy (error);
+  if (in_sync != NULL)
+    *in_sync = sync;
+  g_propagate_error (out_error, error);
+  return LUMO_FRAME_READ_ERROR;
+}
+
+static LumoFrameReadStatus
+reader_take (LumoFrameReader  *self,
+             JsonObject      **out,
+             gboolean         *in_sync,
+             GError          **error)
+{
+  GError *local_error = NULL;
+  gsize have = self->end - self->start;
+  gsize consumed = 0;
+
+  *out = NULL;
+  if (in_sync != NULL)
+    *in_sync = TRUE;
+
+  if (self->broken != NULL)
+    return take_error (self, g_error_copy (self->broken), in_sync, error);
+
+  if (lumo_frame_decode (self->buf + self->start, have, &consumed, out, NULL, &local_error))
+    {
+      self->start += consumed;
+      return LUMO_FRAME_READ_OBJECT;
+    }
+
+  if (local_error != NULL)
+    {
+      /* In sync: skip the bad frame. Out of sync (too large): the length is
+       * refused before its body is waited for or allocated. */
+      self->start += consumed;
+      return take_error (self, local_error, in_sync, error);
+    }
+
+  if (!self->eof)
+    return LUMO_FRAME_READ_NEED_MORE;
+
+  if (have == 0)
+    return LUMO_FRAME_READ_END;
+
+  if (have < LUMO_FRAME_HEADER_SIZE)
+    local_error = g_error_new (LUMO_ERROR, LUMO_ERROR_FRAME_TRUNCATED,
+                               "The stream ended inside a message length "
+                               "(%" G_GSIZE_FORMAT " of 4 bytes)", have);
+  else
+    {
+      guint32 body_len;
+
+      memcpy (&body_len, self->buf + self->start, sizeof body_len);
+      local_error = g_error_new (LUMO_ERROR, LUMO_ERROR_FRAME_TRUNCATED,
+                                 "The stream ended inside a message "
+                                 "(%" G_GSIZE_FORMAT " of %u bytes)",
+                                 have - LUMO_FRAME_HEADER_SIZE, body_len);
+    }
+
+  return take_error (self, local_error, in_sync, error);
+}
+
+LumoFrameReadStatus
+lumo_frame_reader_take (LumoFrameReader  *self,
+                        JsonObject      **out,
+                        gboolean         *in_sync,
+                        GError          **error)
+{
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), LUMO_FRAME_READ_ERROR);
+  g_return_val_if_fail (out != NULL, LUMO_FRAME_READ_ERROR);
+  g_return_val_if_fail (!self->pending, LUMO_FRAME_READ_ERROR);
+
+  return reader_take (self, out, in_sync, error);
+}
+
+/* Room for the rest of the frame being read, or for a chunk. */
+static void
+make_room (LumoFrameReader *self)
+{
+  gsize have = self->end - self->start;
+  gsize want = READ_CHUNK;
+
+  if (have == 0)
+    {
+      self->start = self->end = 0;
+      if (self->alloc > 2 * READ_CHUNK)
+        {
+          g_clear_pointer (&self->buf, g_free);
+          self->alloc = 0;
+        }
+    }
+  else if (have >= LUMO_FRAME_HEADER_SIZE)
+    {
+      guint32 body_len;
+
+      /* take() has refused a length over the cap already. */
+      memcpy (&body_len, self->buf + self->start, sizeof body_len);
+      g_assert (body_len <= LUMO_FRAME_MAX_IN);
+      if (LUMO_FRAME_HEADER_SIZE + (gsize) body_len > have)
+        want = MAX (want, LUMO_FRAME_HEADER_SIZE + (gsize) body_len - have);
+    }
+
+  if (self->alloc - self->end >= want)
+    return;
+
+  if (self->start > 0)
+    {
+      memmove (self->buf, self->buf + self->start, have);
+      self->start = 0;
+      self->end = have;
+    }
+
+  if (self->alloc - self->end < want)
+    {
+      self->alloc = have + want;
+      self->buf = g_realloc (self->buf, self->alloc);
+    }
+}
+
+static gssize
+read_nonblocking (LumoFrameReader  *self,
+                  guint8           *buffer,
+                  gsize             count,
+                  GError          **error)
+{
+  gssize n;
+
+  if (self->fd < 0)
+    return g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (self->stream),
+                                                     buffer, count, NULL, error);
+
+  if (g_input_stream_is_closed (self->stream))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "Stream is already closed");
+      return -1;
+    }
+
+  do
+    n = read (self->fd, buffer, count);
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0)
+    {
+      int errsv = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "Error reading from file descriptor: %s", g_strerror (errsv));
+    }
+
+  return n;
+}
+
+static void
+took_bytes (LumoFrameReader *self,
+            gssize           n)
+{
+  g_assert (n >= 0);
+
+  if (n == 0)
+    self->eof = TRUE;
+  self->end += n;
+}
+
+static gboolean
+reader_fill_nonblocking (LumoFrameReader  *self,
+                         GError          **error)
+{
+  gssize n;
+
+  if (self->eof || self->broken != NULL)
+    return TRUE;
+
+  make_room (self);
+  n = read_nonblocking (self, self->buf + self->end, self->alloc - self->end, error);
+  if (n < 0)
+    return FALSE;
+
+  took_bytes (self, n);
+  return TRUE;
+}
+
+gboolean
+lumo_frame_reader_fill_nonblocking (LumoFrameReader  *self,
+                                    GError          **error)
+{
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), FALSE);
+  g_return_val_if_fail (self->can_poll, FALSE);
+  g_return_val_if_fail (!self->pending, FALSE);
+
+  return reader_fill_nonblocking (self, error);
+}
+
+GSource *
+lumo_frame_reader_create_source (LumoFrameReader *self,
+                                 GCancellable    *cancellable)
+{
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), NULL);
+  g_return_val_if_fail (self->can_poll, NULL);
+
+  return g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->stream), cancellable);
+}
+
+/* ---- read_async: the same buffer, waited on from the main loop ---------- */
+
+static void read_step (GTask *task);
+
+static void
+read_return (GTask               *task,
+             LumoFrameReadStatus  status,
+             JsonObject          *object,
+             GError              *error)
+{
+  LumoFrameReader *self = g_task_get_source_object (task);
+
+  self->pending = FALSE;
+  if (status == LUMO_FRAME_READ_ERROR)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, object, object ? (GDestroyNotify) json_object_unref : NULL);
+}
+
+static gboolean
+on_readable_cb (GObject  *stream,
+                gpointer  user_data)
+{
+  GTask *task = user_data;
+  LumoFrameReader *self = g_task_get_source_object (task);
+  GError *error = NULL;
+
+  if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
+    read_return (task, LUMO_FRAME_READ_ERROR, NULL, error);
+  else if (!reader_fill_nonblocking (self, &error))
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_error_free (error);
+          return G_SOURCE_CONTINUE;
+        }
+      read_return (task, LUMO_FRAME_READ_ERROR, NULL, error);
+    }
+  else
+    read_step (g_object_ref (task));
+
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_filled_cb (GObject      *source,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  LumoFrameReader *self = g_task_get_source_object (task);
+  GError *error = NULL;
+  gssize n;
+
+  n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
+  if (n < 0)
+    {
+      read_return (task, LUMO_FRAME_READ_ERROR, NULL, error);
+      return;
+    }
+
+  took_bytes (self, n);
+  read_step (g_steal_pointer (&task));
+}
+
+/* Takes @task's reference. */
+static void
+read_step (GTask *task)
+{
+  LumoFrameReader *self = g_task_get_source_object (task);
+  GError *error = NULL;
+  JsonObject *object = NULL;
+  LumoFrameReadStatus status;
+
+  for (;;)
+    {
+      status = reader_take (self, &object, NULL, &error);
+      if (status != LUMO_FRAME_READ_NEED_MORE)
+        break;
+
+      if (!self->can_poll)
+        {
+          make_room (self);
+          g_input_stream_read_async (self->stream, self->buf + self->end, self->alloc - self->end,
+                                     G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
+                                     on_filled_cb, task);
+          return;
+        }
+
+      if (!reader_fill_nonblocking (self, &error))
+        {
+          GSource *source;
+
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            {
+              status = LUMO_FRAME_READ_ERROR;
+              break;
+            }
+
+          g_clear_error (&error);
+          source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->stream),
+                                                          g_task_get_cancellable (task));
+          g_source_set_callback (source, G_SOURCE_FUNC (on_readable_cb), task, g_object_unref);
+          g_source_attach (source, g_main_context_get_thread_default ());
+          g_source_unref (source);
+          return;
+        }
+    }
+
+  read_return (task, status, object, error);
+  g_object_unref (task);
+}
+
+void
+lumo_frame_reader_read_async (LumoFrameReader     *self,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (LUMO_IS_FRAME_READER (self));
+  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, lumo_frame_reader_read_async);
+
+  if (self->pending)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PENDING,
+                               "A message is already being read");
+      return;
+    }
+
+  self->pending = TRUE;
+  read_step (g_steal_pointer (&task));
+}
+
+JsonObject *
+lumo_frame_reader_read_finish (LumoFrameReader  *self,
+                               GAsyncResult     *result,
+                               gboolean         *in_sync,
+                               GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  JsonObject *object;
+
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  object = g_task_propagate_pointer (G_TASK (result), &local_error);
+
+  if (in_sync != NULL)
+    *in_sync = local_error == NULL || lumo_frame_error_is_in_sync (local_error);
+  if (local_error != NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+
+  return object;
+}
