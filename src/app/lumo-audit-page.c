@@ -301,8 +301,11 @@ on_selection_changed_cb (GtkSingleSelection *selection,
       return;
     }
 
-  /* A placeholder fills in when its page arrives. */
-  g_signal_connect_object (item, "notify::row", G_CALLBACK (on_selected_row_notify_cb), self, 0);
+  /* A placeholder fills in when its page arrives (once per item: selecting
+   * it again must not add another handler). */
+  if (g_signal_handler_find (item, G_SIGNAL_MATCH_FUNC | G_SIGNAL_MATCH_DATA, 0, 0, NULL,
+                             on_selected_row_notify_cb, self) == 0)
+    g_signal_connect_object (item, "notify::row", G_CALLBACK (on_selected_row_notify_cb), self, 0);
   lumo_audit_page_show_row (self, lumo_audit_item_get_row (item));
   if (!adw_flap_get_folded (self->flap))
     adw_flap_set_reveal_flap (self->flap, TRUE);

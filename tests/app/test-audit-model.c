@@ -312,7 +312,11 @@ export_and_check (Fixture               *f,
         g_assert_nonnull (strstr (lines[i], "userscripts.special_tool"));
     }
   g_assert_cmpuint (n_lines, ==, expected + (format == LUMO_AUDIT_EXPORT_CSV ? 1 : 0));
-  g_assert_false (g_file_test (g_strconcat (path, ".partial", NULL), G_FILE_TEST_EXISTS));
+  {
+    g_autofree char *partial = g_strconcat (path, ".partial", NULL);
+
+    g_assert_false (g_file_test (partial, G_FILE_TEST_EXISTS));
+  }
 }
 
 static void
