@@ -152,6 +152,9 @@ bench_launch (const char *label,
   g_autoptr(GArray) times = g_array_new (FALSE, FALSE, sizeof (double));
   double first = 0;
 
+  if (n == 0)
+    return;
+
   for (guint i = 0; i < n; i++)
     {
       g_autofree char *rss = NULL;
