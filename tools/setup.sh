@@ -9,12 +9,18 @@ packages="meson ninja-build pkg-config gcc clang llvm libclang-rt-14-dev
   libglib2.0-dev libglib2.0-bin libjson-glib-dev libsqlite3-dev sqlite3
   libgtk-4-dev libadwaita-1-dev libsoup-3.0-dev
   gettext desktop-file-utils appstream xvfb xauth dbus dbus-x11
-  chromium nodejs npm imagemagick"
+  chromium imagemagick"
 
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# Node 20 with its own npm may already be installed from another archive
+# (its nodejs package conflicts with Debian's npm): only a machine without
+# node at all gets Debian's.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
+
 if [ -n "$missing" ]; then
   echo "setup: installing$missing"
   export DEBIAN_FRONTEND=noninteractive
