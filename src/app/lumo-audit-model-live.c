@@ -89,6 +89,8 @@ on_live_fetched_cb (GObject      *object,
         }
     }
 
+  self->live_done_id = MAX (self->live_done_id, data->before_id - 1);
+
   if (n_new > 0)
     {
       self->newest_id = lumo_audit_row_get_id (lumo_audit_item_get_row (g_ptr_array_index (self->head, 0)));
@@ -96,8 +98,10 @@ on_live_fetched_cb (GObject      *object,
     }
 
   /* More arrived while this fetch ran. */
-  if (self->live_max_id > self->newest_id)
+  if (self->live_max_id > self->live_done_id)
     fetch_live (self);
+  else if (self->count_wanted)
+    lumo_audit_model_count_when_settled (self);
 }
 
 static void
@@ -110,13 +114,14 @@ fetch_live (LumoAuditModel *self)
     return;
 
   /* Enough to cover the new rows and the head's rows awaiting a result. */
-  limit = (guint) CLAMP (self->live_max_id - self->newest_id, 0, 1000) + MIN (self->head->len, 1000);
+  limit = (guint) CLAMP (self->live_max_id - self->live_done_id, 0, 1000) + MIN (self->head->len, 1000);
   if (limit == 0)
     return;
 
   data = lumo_audit_fetch_data_new (self);
+  data->before_id = MAX (self->live_max_id, self->newest_id) + 1;
   self->live_in_flight = TRUE;
-  lumo_audit_store_fetch_page_async (self->store, self->query, MAX (self->live_max_id, self->newest_id) + 1,
+  lumo_audit_store_fetch_page_async (self->store, self->query, data->before_id,
                                      MAX (limit, 1), self->cancellable, on_live_fetched_cb, data);
 }
 
@@ -147,7 +152,7 @@ lumo_audit_model_live_row_added (LumoAuditModel *self,
   /* Many more rows than announced one by one (an import, another process,
    * a log that was empty when the query started): reading them again is
    * both simpler and cheaper than growing the head by thousands. */
-  if (self->live_max_id - self->newest_id > PAGE_SIZE)
+  if (self->live_max_id - MAX (self->newest_id, self->live_done_id) > PAGE_SIZE)
     {
       lumo_audit_model_restart (self);
       return;
@@ -170,4 +175,12 @@ lumo_audit_model_live_reset (LumoAuditModel *self)
   g_clear_handle_id (&self->refresh_id, g_source_remove);
   self->live_in_flight = FALSE;
   self->newest_id = 0;
+  self->live_done_id = 0;
+}
+
+/* No announced row waits to be read into the head. */
+gboolean
+lumo_audit_model_live_settled (LumoAuditModel *self)
+{
+  return !self->live_in_flight && self->live_max_id <= MAX (self->live_done_id, self->newest_id);
 }

@@ -43,6 +43,7 @@ struct _LumoAuditModel
   gboolean         first_page_done;
   gboolean         contiguous;       /* arithmetic anchors (unfiltered log) */
   gboolean         counted;
+  gboolean         confirming;       /* counted, reading the last page to be sure */
   guint            n_paged;
   GArray          *anchors;          /* gint64 per page; 0 = unknown */
   GHashTable      *pages;            /* index → Page */
@@ -52,7 +53,10 @@ struct _LumoAuditModel
   GPtrArray       *head;             /* LumoAuditItem, newest first */
   gint64           newest_id;        /* newest id shown at all */
   gint64           live_max_id;      /* newest id announced by ::row-added */
+  gint64           live_done_id;     /* announced rows up to here are read */
   gboolean         live_in_flight;
+  gboolean         count_wanted;     /* count once the live rows settle */
+  gint64           count_live_max;   /* live_max_id when the count started */
   guint            refresh_id;
   guint            refresh_tries;
 
@@ -80,9 +84,13 @@ void lumo_audit_item_set_row             (LumoAuditItem  *self,
                                           GHashTable     *provider_names);
 /* lumo-audit-model.c: drops every row and starts the query again */
 void lumo_audit_model_restart            (LumoAuditModel *self);
+/* lumo-audit-model.c: counts now if no announced row waits to be read,
+ * else as soon as none does */
+void lumo_audit_model_count_when_settled (LumoAuditModel *self);
 /* lumo-audit-model-live.c: rows appended while the model is alive */
 void lumo_audit_model_live_row_added     (LumoAuditModel *self,
                                           gint64          id);
 void lumo_audit_model_live_reset         (LumoAuditModel *self);
+gboolean lumo_audit_model_live_settled   (LumoAuditModel *self);
 
 G_END_DECLS

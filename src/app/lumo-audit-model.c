@@ -216,10 +216,36 @@ on_count_cb (GObject      *object,
       return;
     }
 
-  /* The count may include rows that the live head shows already. */
+  /* Rows were announced while it counted: it may or may not have counted
+   * them, and the head will show them; count again once they are read. */
+  if (self->live_max_id != self->count_live_max)
+    {
+      lumo_audit_model_count_when_settled (self);
+      return;
+    }
+
+  /* The count started with every announced row in the head: the rows
+   * newer than the first page that it counted are those. A row committed
+   * just before the count but announced just after it is counted twice;
+   * in the unfiltered log the last page shows it (it comes up short and
+   * trims the list), so the count is confirmed by reading that page. */
   count = MAX (count - (gint64) self->head->len, 0);
-  self->counted = TRUE;
   set_n_paged (self, (guint) MIN (count, (gint64) G_MAXUINT - self->head->len));
+
+  if (self->contiguous && self->n_paged > PAGE_SIZE)
+    {
+      guint last = (self->n_paged - 1) / PAGE_SIZE;
+      Page *page = lookup_page (self, last, FALSE);
+
+      if (page == NULL || page->rows == NULL)
+        {
+          self->confirming = TRUE;
+          request_page (self, last);
+          return;
+        }
+    }
+
+  self->counted = TRUE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
 }
 
@@ -228,7 +254,20 @@ start_count (LumoAuditModel *self)
 {
   LumoAuditFetchData *data = lumo_audit_fetch_data_new (self);
 
+  self->count_wanted = FALSE;
+  self->count_live_max = self->live_max_id;
   lumo_audit_store_count_async (self->store, self->query, self->cancellable, on_count_cb, data);
+}
+
+void
+lumo_audit_model_count_when_settled (LumoAuditModel *self)
+{
+  g_assert (LUMO_IS_AUDIT_MODEL (self));
+
+  if (lumo_audit_model_live_settled (self))
+    start_count (self);
+  else
+    self->count_wanted = TRUE;
 }
 
 /* Pages that were asked for but could not be fetched yet (their anchor was
@@ -303,6 +342,7 @@ on_page_fetched_cb (GObject      *object,
         {
           self->top_id = lumo_audit_row_get_id (g_ptr_array_index (rows, 0));
           self->newest_id = MAX (self->newest_id, self->top_id);
+          self->live_done_id = MAX (self->live_done_id, self->top_id);
         }
       learn_anchor (self, 0, self->top_id + 1);
     }
@@ -348,16 +388,23 @@ on_page_fetched_cb (GObject      *object,
         set_n_paged (self, (index + 1) * PAGE_SIZE);
     }
 
+  if (self->confirming && data->first_page + data->n_pages > (MAX (self->n_paged, 1) - 1) / PAGE_SIZE)
+    {
+      self->confirming = FALSE;
+      self->counted = TRUE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
+    }
+
   if (was_loading)
     {
       /* Rows announced while the first page was read, and newer than it. */
-      if (self->live_max_id > self->newest_id)
+      if (self->live_max_id > MAX (self->newest_id, self->live_done_id))
         lumo_audit_model_live_row_added (self, self->live_max_id);
 
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
       /* After the first page shows, never before: it must not wait for a
        * count of a million rows. */
-      start_count (self);
+      lumo_audit_model_count_when_settled (self);
     }
 
   retry_waiting_pages (self);
@@ -532,6 +579,8 @@ reset (LumoAuditModel *self)
   self->first_page_done = FALSE;
   self->contiguous = contiguous && (self->query == NULL || lumo_audit_query_is_empty (self->query));
   self->counted = FALSE;
+  self->confirming = FALSE;
+  self->count_wanted = FALSE;
   self->walking = FALSE;
   self->n_paged = kept;
 

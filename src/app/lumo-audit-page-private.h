@@ -35,6 +35,8 @@ struct _LumoAuditPage
   char                  *query_error;
   char                  *applied_text;     /* the search the model shows */
   gboolean               short_text;       /* fewer than 3 characters typed */
+  guint                  scroll_to_top_id; /* tick callback keeping the top in view */
+  guint                  scroll_to_top_frames;
 
   /* The running export or verification, if any */
   GCancellable          *job_cancellable;

@@ -356,6 +356,52 @@ on_provider_changed_cb (LumoPolicy    *policy,
   reload_provider_names (self);
 }
 
+/* ---- new rows at the top ------------------------------------------------ */
+
+/* A list view keeps the row it shows first in place when rows are inserted
+ * above it, so new audit rows would slide in out of sight. While the view
+ * is at the top, it stays there: new rows appear, the rest moves down. */
+static gboolean
+on_scroll_to_top_cb (GtkWidget     *widget,
+                     GdkFrameClock *clock,
+                     gpointer       user_data)
+{
+  LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
+  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+
+  /* The view moves when it lays the change out, which is after the first
+   * tick; give it a few frames. */
+  if (vadjustment != NULL && gtk_adjustment_get_value (vadjustment) > gtk_adjustment_get_lower (vadjustment))
+    gtk_adjustment_set_value (vadjustment, gtk_adjustment_get_lower (vadjustment));
+
+  if (++self->scroll_to_top_frames < 3)
+    return G_SOURCE_CONTINUE;
+
+  self->scroll_to_top_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_model_items_changed_cb (GListModel    *model,
+                           guint          position,
+                           guint          removed,
+                           guint          added,
+                           LumoAuditPage *self)
+{
+  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+
+  /* Still the old position: the view lays out the change later. */
+  if (position == 0 && added > removed && vadjustment != NULL &&
+      gtk_adjustment_get_value (vadjustment) <= gtk_adjustment_get_lower (vadjustment) + 1 &&
+      self->scroll_to_top_id == 0)
+    {
+      self->scroll_to_top_frames = 0;
+      self->scroll_to_top_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_scroll_to_top_cb, NULL, NULL);
+    }
+
+  update_status (self);
+}
+
 /* ---- GObject ------------------------------------------------------------ */
 
 static void
@@ -372,6 +418,11 @@ lumo_audit_page_dispose (GObject *object)
   if (self->job_cancellable != NULL)
     g_cancellable_cancel (self->job_cancellable);
   g_clear_handle_id (&self->job_timer, g_source_remove);
+  if (self->scroll_to_top_id != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_to_top_id);
+      self->scroll_to_top_id = 0;
+    }
   if (self->column_view != NULL)
     gtk_column_view_set_model (self->column_view, NULL);
   g_clear_object (&self->selection);
@@ -468,7 +519,7 @@ lumo_audit_page_set_backend (LumoAuditPage *self,
 
   self->model = lumo_audit_model_new (lumo_backend_get_audit_store (backend));
   lumo_audit_model_set_provider_names (self->model, self->provider_names);
-  g_signal_connect_object (self->model, "items-changed", G_CALLBACK (on_model_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->model, "items-changed", G_CALLBACK (on_model_items_changed_cb), self, 0);
   g_signal_connect_object (self->model, "notify", G_CALLBACK (on_model_changed_cb), self, G_CONNECT_SWAPPED);
 
   /* No sort model: the order (newest first) and every filter are SQL. */

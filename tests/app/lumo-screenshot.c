@@ -385,8 +385,16 @@ main (int   argc,
         {
           LumoAuditPage *audit = lumo_window_get_audit_page (f.window);
 
-          for (guint spin = 0; lumo_audit_model_get_loading (lumo_audit_page_get_model (audit)) && spin < 5000; spin++)
+          LumoAuditModel *model = lumo_audit_page_get_model (audit);
+
+          /* The rows of the seeded writes arrive live; let them settle. */
+          for (guint spin = 0; (lumo_audit_model_get_loading (model) || !lumo_audit_model_get_counted (model)) && spin < 5000; spin++)
             g_main_context_iteration (NULL, TRUE);
+          for (guint spin = 0; spin < 400; spin++)
+            {
+              g_main_context_iteration (NULL, FALSE);
+              g_usleep (2000);
+            }
           gtk_single_selection_set_selected (audit->selection, 2);
           for (guint spin = 0; spin < 200; spin++)
             g_main_context_iteration (NULL, FALSE);

@@ -1,0 +1,234 @@
+/* test-audit-live.c — rows written while the Audit page is open
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Writes arrive in bursts (a provider's writes, an import by another
+ * program): whatever their order and number, the list must end up as the
+ * log is, newest first, every row once.
+ */
+#include "config.h"
+
+#include "app-test-util.h"
+
+static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+static gboolean
+settled (gpointer data)
+{
+  LumoAuditModel *model = data;
+
+  return lumo_audit_model_get_counted (model) && !lumo_audit_model_get_loading (model);
+}
+
+static gboolean
+item_loaded (gpointer data)
+{
+  return lumo_audit_item_get_row (data) != NULL;
+}
+
+static void
+on_appended_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  guint *pending = user_data;
+
+  g_assert_cmpint (lumo_audit_store_append_finish (LUMO_AUDIT_STORE (object), result, NULL), >, 0);
+  (*pending)--;
+}
+
+static gboolean
+none_pending (gpointer data)
+{
+  return *(guint *) data == 0;
+}
+
+static guint serial;
+
+static void
+append_burst (AppFixture *f,
+              guint       n)
+{
+  guint pending = n;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("Live Agent %u", ++serial);
+      LumoAuditRecord record = {
+        .provider_id = TEST_PROVIDER_ID,
+        .caller_id = TEST_CALLER_ID,
+        .caller_name = name,
+        .tool = "userscripts.live_tool",
+        .write = TRUE,
+        .params_sha256 = hash,
+        .decision = LUMO_AUDIT_DECISION_ALLOW,
+      };
+
+      lumo_audit_store_append_async (f->audit, &record, NULL, on_appended_cb, &pending);
+    }
+  app_test_wait_until (none_pending, &pending, 30000, "the appends");
+}
+
+/* The model is the log: n rows, ids n … 1 from the top. */
+static void
+check_model (LumoAuditModel *model,
+             guint           n)
+{
+  /* The live head refreshes on a timer too; give it a moment to settle. */
+  for (guint spin = 0; spin < 300; spin++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  app_test_wait_until (settled, model, 30000, "the model");
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, n);
+  for (guint p = 0; p < n; p++)
+    {
+      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), p);
+
+      app_test_wait_until (item_loaded, item, 30000, "a row");
+      if (lumo_audit_row_get_id (lumo_audit_item_get_row (item)) != (gint64) (n - p))
+        g_error ("position %u holds row %" G_GINT64_FORMAT ", not %u",
+                 p, lumo_audit_row_get_id (lumo_audit_item_get_row (item)), n - p);
+    }
+}
+
+static int
+compare_y (gconstpointer a,
+           gconstpointer b)
+{
+  double ya = g_object_get_data (*(GObject * const *) a, "y") ? *(double *) g_object_get_data (*(GObject * const *) a, "y") : 0;
+  double yb = g_object_get_data (*(GObject * const *) b, "y") ? *(double *) g_object_get_data (*(GObject * const *) b, "y") : 0;
+
+  return ya < yb ? -1 : ya > yb;
+}
+
+/* What the column view shows in its Agent column, top to bottom, as far
+ * as rows are on screen. */
+static GPtrArray *
+shown_agents (AppFixture *f)
+{
+  GtkWidget *view = app_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_COLUMN_VIEW, 0);
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0;; i++)
+    {
+      GtkWidget *label = app_test_find_widget (view, GTK_TYPE_LABEL, i);
+      graphene_point_t point;
+      double *y;
+
+      if (label == NULL)
+        break;
+      if (!gtk_widget_get_mapped (label) ||
+          !g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "Live Agent") ||
+          !gtk_widget_compute_point (label, view, &GRAPHENE_POINT_INIT (0, 0), &point))
+        continue;
+      y = g_new (double, 1);
+      *y = point.y;
+      g_object_set_data_full (G_OBJECT (label), "y", y, g_free);
+      g_ptr_array_add (labels, label);
+    }
+  g_ptr_array_sort (labels, compare_y);
+  for (guint i = 0; i < labels->len; i++)
+    g_ptr_array_add (texts, g_strdup (gtk_label_get_text (g_ptr_array_index (labels, i))));
+  return texts;
+}
+
+/* The rows on screen are the model's first rows. */
+static void
+check_view (AppFixture     *f,
+            LumoAuditModel *model)
+{
+  g_autoptr(GPtrArray) shown = NULL;
+
+  for (guint spin = 0; spin < 300; spin++)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  shown = shown_agents (f);
+  g_assert_cmpuint (shown->len, >, 3);
+  for (guint p = 0; p < shown->len; p++)
+    {
+      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), p);
+
+      g_assert_cmpstr (g_ptr_array_index (shown, p), ==, lumo_audit_item_get_text (item, LUMO_AUDIT_COLUMN_CALLER));
+    }
+}
+
+static void
+test_burst_while_another_page_shows (AppFixture    *f,
+                                     gconstpointer  data)
+{
+  LumoAuditModel *model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
+  lumo_window_set_page (f->window, "requests");
+  app_test_wait_until (settled, model, 30000, "the empty log");
+
+  app_test_fill_audit (f->audit, 1000, 0);
+  append_burst (f, 44);
+  check_model (model, 1044);
+
+  /* Only now does the column view come on screen. */
+  lumo_window_set_page (f->window, "audit");
+  check_view (f, model);
+
+  append_burst (f, 5);
+  check_model (model, 1049);
+  check_view (f, model);
+}
+
+static void
+test_bursts_into_an_empty_log (AppFixture    *f,
+                               gconstpointer  data)
+{
+  LumoAuditModel *model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+
+  lumo_window_set_page (f->window, "audit");
+  app_test_wait_until (settled, model, 30000, "the empty log");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
+
+  append_burst (f, 3);
+  check_model (model, 3);
+  append_burst (f, 60);
+  check_model (model, 63);
+}
+
+static void
+test_import_then_burst (AppFixture    *f,
+                        gconstpointer  data)
+{
+  LumoAuditModel *model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+
+  lumo_window_set_page (f->window, "audit");
+  app_test_wait_until (settled, model, 30000, "the empty log");
+
+  /* An import announces nothing; the burst after it does. */
+  app_test_fill_audit (f->audit, 1000, 0);
+  append_burst (f, 44);
+  check_model (model, 1044);
+
+  /* More than a page at once: the model reads the log again. */
+  append_burst (f, 450);
+  check_model (model, 1494);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  app_test_init_application ();
+
+  g_test_add ("/audit-live/bursts", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_bursts_into_an_empty_log, app_fixture_teardown);
+  g_test_add ("/audit-live/import-then-burst", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_import_then_burst, app_fixture_teardown);
+  g_test_add ("/audit-live/another-page", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_burst_while_another_page_shows, app_fixture_teardown);
+
+  return g_test_run ();
+}
