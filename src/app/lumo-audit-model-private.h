@@ -82,6 +82,21 @@ LumoAuditFetchData *lumo_audit_fetch_data_new (LumoAuditModel *self);
 void lumo_audit_item_set_row             (LumoAuditItem  *self,
                                           LumoAuditRow   *row,
                                           GHashTable     *provider_names);
+/* lumo-audit-model-pages.c */
+void  lumo_audit_model_page_free         (gpointer        data);
+Page *lumo_audit_model_lookup_page       (LumoAuditModel *self,
+                                          guint           index,
+                                          gboolean        create);
+void  lumo_audit_model_request_page      (LumoAuditModel *self,
+                                          guint           index);
+/* lumo-audit-model.c */
+void  lumo_audit_model_set_n_paged       (LumoAuditModel *self,
+                                          guint           n_paged);
+void  lumo_audit_model_set_error         (LumoAuditModel *self,
+                                          const GError   *error);
+void  lumo_audit_model_notify_loading      (LumoAuditModel *self);
+void  lumo_audit_model_notify_counted      (LumoAuditModel *self);
+void  lumo_audit_model_notify_rows_fetched (LumoAuditModel *self);
 /* lumo-audit-model.c: drops every row and starts the query again */
 void lumo_audit_model_restart            (LumoAuditModel *self);
 /* lumo-audit-model.c: counts now if no announced row waits to be read,

@@ -1,0 +1,307 @@
+/* lumo-audit-model-pages.c — the pages of the audit list and their anchors
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Fetching, caching (a bounded LRU) and filling the pages of the paged
+ * region, and the keyset anchors that say where each page starts (see the
+ * comment at the top of lumo-audit-model.c).
+ */
+#define G_LOG_DOMAIN "lumo-audit-model"
+
+#include "config.h"
+
+#include "lumo-audit-model-private.h"
+
+void
+lumo_audit_model_page_free (gpointer data)
+{
+  Page *page = data;
+
+  g_clear_pointer (&page->rows, g_ptr_array_unref);
+  for (guint i = 0; i < PAGE_SIZE; i++)
+    g_clear_object (&page->items[i]);
+  g_free (page);
+}
+
+static gint64
+anchor_for (LumoAuditModel *self,
+            guint           index)
+{
+  if (index == 0)
+    return self->top_id != 0 ? self->top_id + 1 : 0;
+  if (self->top_id == 0)
+    return 0;
+  if (self->contiguous)
+    {
+      gint64 anchor = self->top_id + 1 - (gint64) index * PAGE_SIZE;
+
+      return anchor > 1 ? anchor : 0;
+    }
+  if (index < self->anchors->len)
+    return g_array_index (self->anchors, gint64, index);
+  return 0;
+}
+
+static void
+learn_anchor (LumoAuditModel *self,
+              guint           index,
+              gint64          anchor)
+{
+  if (index >= self->anchors->len)
+    g_array_set_size (self->anchors, index + 1);
+  g_array_index (self->anchors, gint64, index) = anchor;
+}
+
+static void
+evict_pages (LumoAuditModel *self)
+{
+  GList *link = self->lru.tail;
+
+  while (self->lru.length > LUMO_AUDIT_MODEL_MAX_PAGES && link != NULL)
+    {
+      GList *prev = link->prev;
+      Page *page = link->data;
+
+      if (!page->in_flight)
+        {
+          g_queue_unlink (&self->lru, link);
+          g_hash_table_remove (self->pages, GUINT_TO_POINTER (page->index));
+        }
+      link = prev;
+    }
+}
+
+Page *
+lumo_audit_model_lookup_page (LumoAuditModel *self,
+             guint           index,
+             gboolean        create)
+{
+  Page *page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (index));
+
+  if (page != NULL)
+    {
+      g_queue_unlink (&self->lru, &page->lru_link);
+      g_queue_push_head_link (&self->lru, &page->lru_link);
+      return page;
+    }
+
+  if (!create)
+    return NULL;
+
+  page = g_new0 (Page, 1);
+  page->index = index;
+  page->lru_link.data = page;
+  g_hash_table_insert (self->pages, GUINT_TO_POINTER (index), page);
+  g_queue_push_head_link (&self->lru, &page->lru_link);
+  evict_pages (self);
+
+  return page;
+}
+
+/* Stores @rows as page @index and fills in the items handed out already. */
+static void
+fill_page (LumoAuditModel *self,
+           Page           *page,
+           GPtrArray      *rows)
+{
+  g_clear_pointer (&page->rows, g_ptr_array_unref);
+  page->rows = g_ptr_array_ref (rows);
+
+  for (guint i = 0; i < PAGE_SIZE; i++)
+    if (page->items[i] != NULL)
+      lumo_audit_item_set_row (page->items[i], i < rows->len ? g_ptr_array_index (rows, i) : NULL,
+                               self->provider_names);
+}
+
+/* Pages that were asked for but could not be fetched yet (their anchor was
+ * unknown) are asked for again. */
+static void
+retry_waiting_pages (LumoAuditModel *self)
+{
+  g_autoptr(GArray) waiting = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (GList *l = self->lru.head; l != NULL; l = l->next)
+    {
+      Page *page = l->data;
+
+      if (page->rows == NULL && !page->in_flight)
+        g_array_append_val (waiting, page->index);
+    }
+
+  for (guint i = 0; i < waiting->len; i++)
+    lumo_audit_model_request_page (self, g_array_index (waiting, guint, i));
+}
+
+
+static void
+on_page_fetched_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(LumoAuditFetchData) data = user_data;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoAuditModel *self = data->self;
+  gboolean was_loading;
+
+  rows = lumo_audit_store_fetch_page_finish (LUMO_AUDIT_STORE (object), result, &error);
+  if (data->generation != self->generation)
+    return;
+
+  was_loading = !self->first_page_done;
+  if (data->n_pages > 1)
+    self->walking = FALSE;
+
+  for (guint k = 0; k < data->n_pages; k++)
+    {
+      Page *page = lumo_audit_model_lookup_page (self, data->first_page + k, FALSE);
+
+      if (page != NULL)
+        page->in_flight = FALSE;
+    }
+
+  if (rows == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_warning ("Cannot read the audit log: %s", error->message);
+          lumo_audit_model_set_error (self, error);
+          self->first_page_done = TRUE;
+          if (was_loading)
+            lumo_audit_model_notify_loading (self);
+        }
+      return;
+    }
+
+  self->pages_fetched++;
+  self->rows_fetched += rows->len;
+  lumo_audit_model_notify_rows_fetched (self);
+
+  if (data->first_page == 0 && !self->first_page_done)
+    {
+      self->first_page_done = TRUE;
+      if (rows->len > 0)
+        {
+          self->top_id = lumo_audit_row_get_id (g_ptr_array_index (rows, 0));
+          self->newest_id = MAX (self->newest_id, self->top_id);
+          self->live_done_id = MAX (self->live_done_id, self->top_id);
+        }
+      learn_anchor (self, 0, self->top_id + 1);
+    }
+  else if (self->contiguous && rows->len > 0 &&
+           lumo_audit_row_get_id (g_ptr_array_index (rows, 0)) != data->before_id - 1)
+    {
+      /* A gap in the ids: the arithmetic is off; start over, anchoring
+       * each page on the one before. */
+      g_debug ("Audit ids are not contiguous before %" G_GINT64_FORMAT, data->before_id);
+      self->contiguous = FALSE;
+      lumo_audit_model_restart (self);
+      return;
+    }
+
+  for (guint k = 0; k < data->n_pages; k++)
+    {
+      guint index = data->first_page + k;
+      guint start = k * PAGE_SIZE;
+      Page *page = lumo_audit_model_lookup_page (self, index, FALSE);
+      g_autoptr(GPtrArray) slice = g_ptr_array_new_with_free_func (g_object_unref);
+
+      for (guint i = start; i < rows->len && i < start + PAGE_SIZE; i++)
+        g_ptr_array_add (slice, g_object_ref (g_ptr_array_index (rows, i)));
+
+      if (slice->len == PAGE_SIZE)
+        learn_anchor (self, index + 1,
+                      lumo_audit_row_get_id (g_ptr_array_index (slice, PAGE_SIZE - 1)));
+
+      if (page != NULL)
+        fill_page (self, page, slice);
+
+      if (slice->len < PAGE_SIZE)
+        {
+          /* The end of the result: the region ends here, whatever the count
+           * said (rows of other processes, a count taken a moment later). */
+          guint end = index * PAGE_SIZE + slice->len;
+
+          if (self->n_paged > end || !self->counted)
+            lumo_audit_model_set_n_paged (self, end);
+          break;
+        }
+      else if (!self->counted && self->n_paged < (index + 1) * PAGE_SIZE)
+        lumo_audit_model_set_n_paged (self, (index + 1) * PAGE_SIZE);
+    }
+
+  if (self->confirming && data->first_page + data->n_pages > (MAX (self->n_paged, 1) - 1) / PAGE_SIZE)
+    {
+      self->confirming = FALSE;
+      self->counted = TRUE;
+      lumo_audit_model_notify_counted (self);
+    }
+
+  if (was_loading)
+    {
+      /* Rows announced while the first page was read, and newer than it. */
+      if (self->live_max_id > MAX (self->newest_id, self->live_done_id))
+        lumo_audit_model_live_row_added (self, self->live_max_id);
+
+      lumo_audit_model_notify_loading (self);
+      /* After the first page shows, never before: it must not wait for a
+       * count of a million rows. */
+      lumo_audit_model_count_when_settled (self);
+    }
+
+  retry_waiting_pages (self);
+}
+
+static void
+fetch_pages (LumoAuditModel *self,
+             guint           first_page,
+             guint           n_pages,
+             gint64          before_id)
+{
+  LumoAuditFetchData *data = lumo_audit_fetch_data_new (self);
+
+  data->first_page = first_page;
+  data->n_pages = n_pages;
+  data->before_id = before_id;
+
+  for (guint k = 0; k < n_pages; k++)
+    {
+      Page *page = lumo_audit_model_lookup_page (self, first_page + k, FALSE);
+
+      if (page != NULL)
+        page->in_flight = TRUE;
+    }
+
+  g_debug ("Fetching %u page(s) from page %u, before id %" G_GINT64_FORMAT,
+           n_pages, first_page, before_id);
+  lumo_audit_store_fetch_page_async (self->store, self->query, before_id, n_pages * PAGE_SIZE,
+                                     self->cancellable, on_page_fetched_cb, data);
+}
+
+void
+lumo_audit_model_request_page (LumoAuditModel *self,
+              guint           index)
+{
+  Page *page = lumo_audit_model_lookup_page (self, index, TRUE);
+  gint64 anchor;
+  guint from;
+
+  if (page->rows != NULL || page->in_flight)
+    return;
+
+  if (index == 0 || (anchor = anchor_for (self, index)) != 0)
+    {
+      fetch_pages (self, index, 1, anchor_for (self, index));
+      return;
+    }
+
+  /* Unknown anchor: walk from the nearest known one. One walk at a time;
+   * when it ends, the pages still waiting are asked for again. */
+  if (self->walking)
+    return;
+
+  for (from = index; from > 0 && anchor_for (self, from) == 0; from--)
+    ;
+  self->walking = TRUE;
+  fetch_pages (self, from, MIN (index - from + 1, LUMO_AUDIT_WALK_PAGES), anchor_for (self, from));
+}
