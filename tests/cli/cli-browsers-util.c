@@ -157,6 +157,7 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   remove_tree (f->dir);
+  g_free (f->ctl);
   g_free (f->out);
   g_free (f->err);
   g_free (f->host_env);
@@ -186,7 +187,7 @@ run_ctl_argv (Fixture            *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *bus_address = NULL;
   g_autofree char *data_home = path_in (f->home, ".local/share");
-  const char *ctl = g_getenv ("LUMO_ACCESS_CTL");
+  const char *ctl = f->ctl ? f->ctl : g_getenv ("LUMO_ACCESS_CTL");
 
   g_assert_nonnull (ctl);
   g_ptr_array_add (args, (char *) ctl);

@@ -22,6 +22,7 @@ typedef struct
   char     *helper;       /* LUMO_ACCESS_HOST_PATH */
   char     *host_env;     /* NULL: f->helper */
   gboolean  as_nobody;    /* root ignores directory modes */
+  char     *ctl;          /* NULL: $LUMO_ACCESS_CTL; a copy nobody can run */
   char     *out;
   char     *err;
 } Fixture;
