@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-backend.h"
+#include "lumo-browsers-group.h"
 #include "lumo-error.h"
 #include "lumo-policy.h"
 #include "lumo-protocol.h"
@@ -22,6 +23,7 @@ struct _LumoProvidersPage
   AdwBin             parent_instance;
 
   /* Template widgets */
+  AdwPreferencesPage *preferences_page;
   GtkListBox        *providers_list;
   AdwEntryRow       *watch_entry;
   GtkWidget         *watch_button;
@@ -31,6 +33,7 @@ struct _LumoProvidersPage
   LumoBackend       *backend;
   LumoProviderModel *providers;
   GCancellable      *cancellable;
+  LumoBrowsersGroup *browsers;
 };
 
 G_DEFINE_FINAL_TYPE (LumoProvidersPage, lumo_providers_page, ADW_TYPE_BIN)
@@ -306,6 +309,7 @@ lumo_providers_page_class_init (LumoProvidersPageClass *klass)
   object_class->dispose = lumo_providers_page_dispose;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-providers-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, preferences_page);
   gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, providers_list);
   gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, watch_entry);
   gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, watch_button);
@@ -323,6 +327,11 @@ lumo_providers_page_init (LumoProvidersPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->cancellable = g_cancellable_new ();
+
+  /* Browsers sit with the providers: both are about what lets the
+   * extensions reach this app. A group of its own, after the providers. */
+  self->browsers = LUMO_BROWSERS_GROUP (lumo_browsers_group_new ());
+  adw_preferences_page_add (self->preferences_page, ADW_PREFERENCES_GROUP (self->browsers));
   gtk_list_box_set_placeholder (self->providers_list,
                                 placeholder (_("No provider has connected yet. Open the browser with the Lumo Userscripts extension, or watch a provider by its ID below.")));
 }
@@ -339,6 +348,15 @@ lumo_providers_page_set_backend (LumoProvidersPage *self,
   self->providers = lumo_provider_model_new (backend);
   gtk_list_box_bind_model (self->providers_list, G_LIST_MODEL (self->providers),
                            create_provider_row_cb, self, NULL);
+  lumo_browsers_group_set_backend (self->browsers, backend);
+}
+
+LumoBrowsersGroup *
+lumo_providers_page_get_browsers (LumoProvidersPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_PROVIDERS_PAGE (self), NULL);
+
+  return self->browsers;
 }
 
 LumoProviderModel *

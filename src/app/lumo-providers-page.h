@@ -12,6 +12,7 @@
 
 #include <adwaita.h>
 
+#include "lumo-browsers-group.h"
 #include "lumo-probe-status.h"
 #include "lumo-provider-model.h"
 
@@ -23,6 +24,8 @@ G_DECLARE_FINAL_TYPE (LumoProvidersPage, lumo_providers_page, LUMO, PROVIDERS_PA
 void               lumo_providers_page_set_backend   (LumoProvidersPage      *self,
                                                       LumoBackend            *backend);
 LumoProviderModel *lumo_providers_page_get_providers (LumoProvidersPage      *self);
+/* The Browsers group (one-click browser integration) below the providers. */
+LumoBrowsersGroup *lumo_providers_page_get_browsers  (LumoProvidersPage      *self);
 /* What a finished probe does: maps @outcome and shows it on the provider's
  * row. FALSE if the provider is not listed. */
 gboolean           lumo_providers_page_show_outcome  (LumoProvidersPage      *self,
