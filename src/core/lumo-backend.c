@@ -30,6 +30,7 @@ struct _LumoBackend
   LumoToolRegistry *registry;
   char             *app_version;
   GListStore       *sessions;      /* LumoBridgeSession */
+  GHashTable       *recommended;   /* provider ID → GPtrArray of LumoRecommendedServer */
 };
 
 enum {
@@ -43,6 +44,7 @@ enum {
   SESSION_REMOVED,
   PORT_OPENED,
   PORT_CLOSED,
+  RECOMMENDED_CHANGED,
   N_SIGNALS
 };
 
@@ -150,6 +152,7 @@ lumo_backend_finalize (GObject *object)
   LumoBackend *self = LUMO_BACKEND (object);
 
   g_free (self->app_version);
+  g_clear_pointer (&self->recommended, g_hash_table_unref);
 
   G_OBJECT_CLASS (lumo_backend_parent_class)->finalize (object);
 }
@@ -198,6 +201,9 @@ lumo_backend_class_init (LumoBackendClass *klass)
   signals[PORT_CLOSED] =
     g_signal_new ("port-closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, LUMO_TYPE_BRIDGE_PORT);
+  signals[RECOMMENDED_CHANGED] =
+    g_signal_new ("recommended-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -206,6 +212,8 @@ lumo_backend_init (LumoBackend *self)
   self->app_version = g_strdup (PACKAGE_VERSION);
   self->sessions = g_list_store_new (LUMO_TYPE_BRIDGE_SESSION);
   self->registry = lumo_tool_registry_new ();
+  self->recommended = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) g_ptr_array_unref);
 }
 
 LumoBackend *
@@ -442,7 +450,13 @@ on_session_closed_cb (LumoBridgeSession *session,
 
       /* The first comer keeps its names only while it is there. */
       if (find_session (self, provider_id) == NULL)
-        lumo_tool_registry_remove_provider (self->registry, provider_id);
+        {
+          lumo_tool_registry_remove_provider (self->registry, provider_id);
+          /* Recommendations are what a running provider says now; they
+           * are not kept past its last session. */
+          if (g_hash_table_remove (self->recommended, provider_id))
+            g_signal_emit (self, signals[RECOMMENDED_CHANGED], 0, provider_id);
+        }
 
       g_signal_emit (self, signals[SESSION_REMOVED], 0, session, reason);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_SESSIONS]);
@@ -609,4 +623,35 @@ lumo_backend_remove_detached_session (LumoBackend       *self,
     g_list_store_remove (self->sessions, position);
   if (find_session (self, lumo_bridge_session_get_provider_id (session)) == NULL)
     lumo_tool_registry_remove_provider (self->registry, lumo_bridge_session_get_provider_id (session));
+}
+
+void
+lumo_backend_set_recommended_servers (LumoBackend *self,
+                                      const char  *provider_id,
+                                      GPtrArray   *servers)
+{
+  g_return_if_fail (LUMO_IS_BACKEND (self));
+  g_return_if_fail (provider_id != NULL);
+
+  if (servers == NULL)
+    return;
+
+  g_hash_table_replace (self->recommended, g_strdup (provider_id),
+                        lumo_recommended_servers_copy (servers));
+  g_signal_emit (self, signals[RECOMMENDED_CHANGED], 0, provider_id);
+}
+
+GPtrArray *
+lumo_backend_dup_recommended_servers (LumoBackend *self,
+                                      const char  *provider_id)
+{
+  GPtrArray *servers;
+
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (provider_id != NULL, NULL);
+
+  if ((servers = g_hash_table_lookup (self->recommended, provider_id)) != NULL)
+    return lumo_recommended_servers_copy (servers);
+
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_recommended_server_free);
 }

@@ -17,6 +17,7 @@
 
 #include "lumo-bridge-session.h"
 #include "lumo-probe-status.h"
+#include "lumo-recommended-server.h"
 #include "lumo-types.h"
 
 G_BEGIN_DECLS
@@ -95,11 +96,25 @@ LumoProbeOutcome *lumo_backend_probe_target_finish (LumoBackend        *self,
                                                     GAsyncResult       *result,
                                                     GError            **error);
 
+/* The MCP servers @provider_id recommends (`customMarketMcpServers` of its
+ * latest hello or tools message), in memory only: a message that carries
+ * the member replaces the list (an empty one clears it), one without it
+ * keeps it, and the list is dropped when the provider's last session ends.
+ * set takes a copy, does nothing for @servers NULL, and emits
+ * ::recommended-changed. dup returns a new array (empty when none) of
+ * LumoRecommendedServer. */
+void              lumo_backend_set_recommended_servers (LumoBackend *self,
+                                                        const char  *provider_id,
+                                                        GPtrArray   *servers);
+GPtrArray        *lumo_backend_dup_recommended_servers (LumoBackend *self,
+                                                        const char  *provider_id);
+
 /* Signals:
  *   ::session-added   (LumoBridgeSession *session)
  *   ::session-removed (LumoBridgeSession *session, const char *reason)
  *   ::port-opened     (LumoBridgePort *port)
  *   ::port-closed     (LumoBridgePort *port)
+ *   ::recommended-changed (const char *provider_id)
  */
 
 G_END_DECLS

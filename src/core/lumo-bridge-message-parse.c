@@ -298,6 +298,9 @@ read_tools (Ctx               *ctx,
     }
 
   message->tools = json_array_ref (json_node_get_array (tools));
+  /* Advisory: bad entries are dropped, never a fault. */
+  message->recommended_servers =
+    lumo_recommended_servers_from_json (get_member (object, "customMarketMcpServers"));
   return TRUE;
 }
 

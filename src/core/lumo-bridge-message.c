@@ -167,6 +167,7 @@ lumo_bridge_message_free (LumoBridgeMessage *message)
   g_free (message->service_name);
   g_free (message->service_version);
   g_clear_pointer (&message->tools, json_array_unref);
+  g_clear_pointer (&message->recommended_servers, g_ptr_array_unref);
   g_free (message->tool);
   g_free (message->target);
   g_free (message->params_hash);

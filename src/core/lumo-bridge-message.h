@@ -17,6 +17,7 @@
 
 #include "lumo-probe-status.h"
 #include "lumo-protocol.h"
+#include "lumo-recommended-server.h"
 
 G_BEGIN_DECLS
 
@@ -122,6 +123,10 @@ typedef struct
    * lumo_bridge_validate_catalogue() with the session's namespace: a bad
    * entry is refused, never an error. */
   JsonArray             *tools;
+  /* hello, tools: `customMarketMcpServers`, LumoRecommendedServer; NULL
+   * when absent or not an array (the previous list stays), else the valid
+   * entries (lumo_recommended_servers_from_json()). */
+  GPtrArray             *recommended_servers;
 
   /* authorize */
   char                  *tool;

@@ -176,6 +176,7 @@ handle_hello (LumoBridgeRequest *request)
     }
 
   apply_catalogue (self, m->tools, g_steal_pointer (&catalogue), &accepted);
+  lumo_backend_set_recommended_servers (self->backend, self->provider_id, m->recommended_servers);
   self->namespace_ = g_strdup (m->namespace_);
   self->service_name = g_strdup (m->service_name);
   self->service_version = g_strdup (m->service_version);
@@ -206,6 +207,8 @@ handle_tools (LumoBridgeRequest *request)
     }
 
   apply_catalogue (self, request->message->tools, catalogue, &accepted);
+  lumo_backend_set_recommended_servers (self->backend, self->provider_id,
+                                        request->message->recommended_servers);
   lumo_bridge_request_finish (request,
                               lumo_bridge_build_tools_result (request->message->id,
                                                               (const char * const *) accepted,

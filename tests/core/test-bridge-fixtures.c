@@ -104,6 +104,37 @@ check_catalogue (JsonObject *message,
   }
 }
 
+/* `recommended` in a fixture: the customMarketMcpServers the app keeps,
+ * null when the member is absent or not an array. */
+static void
+check_recommended (LumoBridgeMessage *parsed,
+                   JsonNode          *expect,
+                   const char        *name)
+{
+  JsonArray *array;
+
+  if (JSON_NODE_HOLDS_NULL (expect))
+    {
+      g_assert_null (parsed->recommended_servers);
+      return;
+    }
+
+  array = json_node_get_array (expect);
+  g_assert_nonnull (parsed->recommended_servers);
+  g_assert_cmpuint (parsed->recommended_servers->len, ==, json_array_get_length (array));
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonObject *e = json_array_get_object_element (array, i);
+      LumoRecommendedServer *server = g_ptr_array_index (parsed->recommended_servers, i);
+
+      g_assert_cmpstr (server->id, ==, json_object_get_string_member (e, "id"));
+      g_assert_cmpstr (server->name, ==, json_object_get_string_member (e, "name"));
+      g_assert_cmpstr (server->url, ==, json_object_get_string_member (e, "url"));
+      g_assert_cmpstr (server->description, ==, json_object_get_string_member_with_default (e, "description", NULL));
+      g_assert_cmpstr (server->transport, ==, json_object_get_string_member_with_default (e, "type", NULL));
+    }
+}
+
 static void
 check_provider_case (JsonObject *c)
 {
@@ -122,6 +153,9 @@ check_provider_case (JsonObject *c)
         g_error ("“%s” should be valid, got %s (%s): %s", name,
                  lumo_bridge_error_code_to_string (fault->code), fault->field, fault->message);
       g_assert_nonnull (parsed);
+
+      if (json_object_has_member (c, "recommended"))
+        check_recommended (parsed, json_object_get_member (c, "recommended"), name);
 
       if (json_object_has_member (c, "answer"))
         {
