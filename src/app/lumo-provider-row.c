@@ -31,6 +31,7 @@ struct _LumoProviderRow
   GtkLabel         *limits_label;
   GtkBox           *tools_box;
   GtkButton        *remove_button;
+  GtkBox           *recommended_box;
 
   /* Owned */
   LumoProviderItem *item;
@@ -238,6 +239,7 @@ lumo_provider_row_class_init (LumoProviderRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoProviderRow, limits_label);
   gtk_widget_class_bind_template_child (widget_class, LumoProviderRow, tools_box);
   gtk_widget_class_bind_template_child (widget_class, LumoProviderRow, remove_button);
+  gtk_widget_class_bind_template_child (widget_class, LumoProviderRow, recommended_box);
 }
 
 static void
@@ -292,4 +294,52 @@ lumo_provider_row_get_probe_text (LumoProviderRow *self)
   g_return_val_if_fail (LUMO_IS_PROVIDER_ROW (self), NULL);
 
   return gtk_label_get_text (self->probe_label);
+}
+
+static GtkWidget *
+recommended_label (const char *text,
+                   const char *style)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  /* Plain text: names and URLs are the provider's, never markup. */
+  gtk_label_set_text (GTK_LABEL (label), text);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  if (style != NULL)
+    gtk_widget_add_css_class (label, style);
+  return label;
+}
+
+void
+lumo_provider_row_set_recommended (LumoProviderRow *self,
+                                   GPtrArray       *servers)
+{
+  GtkWidget *heading;
+  GtkWidget *child;
+
+  g_return_if_fail (LUMO_IS_PROVIDER_ROW (self));
+
+  /* Keep the heading, the first child. */
+  heading = gtk_widget_get_first_child (GTK_WIDGET (self->recommended_box));
+  while ((child = gtk_widget_get_next_sibling (heading)) != NULL)
+    gtk_box_remove (self->recommended_box, child);
+
+  for (guint i = 0; servers != NULL && i < servers->len; i++)
+    {
+      const LumoRecommendedServer *server = g_ptr_array_index (servers, i);
+      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      GtkWidget *url = recommended_label (server->url, "monospace");
+
+      gtk_label_set_selectable (GTK_LABEL (url), TRUE);
+      gtk_widget_add_css_class (url, "caption");
+      gtk_box_append (GTK_BOX (box), recommended_label (server->name, NULL));
+      if (server->description != NULL)
+        gtk_box_append (GTK_BOX (box), recommended_label (server->description, "dim-label"));
+      gtk_box_append (GTK_BOX (box), url);
+      gtk_box_append (self->recommended_box, box);
+    }
+
+  gtk_widget_set_visible (GTK_WIDGET (self->recommended_box), servers != NULL && servers->len > 0);
 }

@@ -13,6 +13,7 @@
 #include <gtk/gtk.h>
 
 #include "lumo-provider-model.h"
+#include "lumo-recommended-server.h"
 #include "lumo-types.h"
 
 G_BEGIN_DECLS
@@ -26,5 +27,9 @@ GtkWidget        *lumo_provider_row_new           (LumoProviderItem *item,
 LumoProviderItem *lumo_provider_row_get_item      (LumoProviderRow  *self);
 /* The probe line as shown. */
 const char       *lumo_provider_row_get_probe_text (LumoProviderRow *self);
+/* The MCP servers the provider recommends (LumoRecommendedServer; NULL or
+ * empty hides the list): name, description and URL as text, no icon. */
+void              lumo_provider_row_set_recommended (LumoProviderRow *self,
+                                                     GPtrArray       *servers);
 
 G_END_DECLS

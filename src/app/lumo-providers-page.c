@@ -43,8 +43,29 @@ create_provider_row_cb (gpointer item,
                         gpointer user_data)
 {
   LumoProvidersPage *self = user_data;
+  GtkWidget *row = lumo_provider_row_new (item, lumo_backend_get_tool_registry (self->backend));
+  g_autoptr(GPtrArray) servers =
+    lumo_backend_dup_recommended_servers (self->backend, lumo_provider_item_get_id (item));
 
-  return lumo_provider_row_new (item, lumo_backend_get_tool_registry (self->backend));
+  lumo_provider_row_set_recommended (LUMO_PROVIDER_ROW (row), servers);
+  return row;
+}
+
+static void
+on_recommended_changed_cb (LumoProvidersPage *self,
+                           const char        *provider_id)
+{
+  g_autoptr(GPtrArray) servers = NULL;
+
+  if (self->backend == NULL)
+    return;
+  servers = lumo_backend_dup_recommended_servers (self->backend, provider_id);
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (self->providers_list));
+       row != NULL; row = gtk_widget_get_next_sibling (row))
+    if (LUMO_IS_PROVIDER_ROW (row) &&
+        g_str_equal (lumo_provider_item_get_id (lumo_provider_row_get_item (LUMO_PROVIDER_ROW (row))),
+                     provider_id))
+      lumo_provider_row_set_recommended (LUMO_PROVIDER_ROW (row), servers);
 }
 
 /* ---- probing ------------------------------------------------------------ */
@@ -349,6 +370,8 @@ lumo_providers_page_set_backend (LumoProvidersPage *self,
   gtk_list_box_bind_model (self->providers_list, G_LIST_MODEL (self->providers),
                            create_provider_row_cb, self, NULL);
   lumo_browsers_group_set_backend (self->browsers, backend);
+  g_signal_connect_object (backend, "recommended-changed",
+                           G_CALLBACK (on_recommended_changed_cb), self, G_CONNECT_SWAPPED);
 }
 
 LumoBrowsersGroup *

@@ -145,6 +145,68 @@ test_watch_by_id (AppFixture    *f,
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
 }
 
+/* The "Recommended servers" heading is there and visible. */
+static gboolean
+recommended_shown (LumoProviderRow *row)
+{
+  for (guint i = 0;; i++)
+    {
+      GtkWidget *label = app_test_find_widget (GTK_WIDGET (row), GTK_TYPE_LABEL, i);
+
+      if (label == NULL)
+        return FALSE;
+      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), "Recommended servers") == 0)
+        return gtk_widget_is_visible (label);
+    }
+}
+
+static void
+test_recommended_servers (AppFixture    *f,
+                          gconstpointer  data)
+{
+  g_autoptr(JsonNode) node = json_from_string (
+    "[{\"id\":\"ppt-mcp\",\"name\":\"PPT <b>MCP</b> server\",\"description\":\"Makes slides\","
+    "\"url\":\"https://mcp.example.test/servers/ppt-mcp/sse\",\"type\":\"sse\","
+    "\"icon\":\"https://tracker.example.test/icon.png\"},"
+    "{\"id\":\"bad\",\"name\":\"Bad\",\"url\":\"javascript:alert(1)\"}]", NULL);
+  g_autoptr(GPtrArray) servers = lumo_recommended_servers_from_json (node);
+  g_autoptr(GPtrArray) none = g_ptr_array_new ();
+  LumoProviderRow *row;
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  app_test_iterate ();
+  row = provider_row (f, TEST_PROVIDER_ID);
+  g_assert_false (recommended_shown (row));
+
+  /* As a hello carrying customMarketMcpServers leaves them. */
+  lumo_backend_set_recommended_servers (f->backend, TEST_PROVIDER_ID, servers);
+  app_test_iterate ();
+  row = provider_row (f, TEST_PROVIDER_ID);
+  /* The name as text, not markup; the URL shown; the bad entry and the
+   * icon nowhere. */
+  g_assert_true (app_test_any_text_contains (GTK_WIDGET (row), "PPT <b>MCP</b> server"));
+  g_assert_true (app_test_any_text_contains (GTK_WIDGET (row), "Makes slides"));
+  g_assert_true (app_test_any_text_contains (GTK_WIDGET (row), "https://mcp.example.test/servers/ppt-mcp/sse"));
+  g_assert_false (app_test_any_text_contains (GTK_WIDGET (row), "javascript:"));
+  g_assert_false (app_test_any_text_contains (GTK_WIDGET (row), "tracker.example.test"));
+  g_assert_true (recommended_shown (row));
+
+  /* A row made afterwards (the list rebuilt) shows them too. */
+  {
+    g_autoptr(GPtrArray) kept = lumo_backend_dup_recommended_servers (f->backend, TEST_PROVIDER_ID);
+
+    g_assert_cmpuint (kept->len, ==, 1);
+    g_assert_cmpstr (((LumoRecommendedServer *) kept->pdata[0])->id, ==, "ppt-mcp");
+  }
+
+  /* An empty list replaces it. */
+  lumo_backend_set_recommended_servers (f->backend, TEST_PROVIDER_ID, none);
+  app_test_iterate ();
+  g_assert_false (app_test_any_text_contains (GTK_WIDGET (provider_row (f, TEST_PROVIDER_ID)),
+                                              "mcp.example.test"));
+  g_assert_false (recommended_shown (provider_row (f, TEST_PROVIDER_ID)));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -158,6 +220,7 @@ main (int   argc,
   ADD ("state-table", test_each_state_table_row);
   ADD ("probe-unavailable", test_probe_without_connected_provider);
   ADD ("watch", test_watch_by_id);
+  ADD ("recommended", test_recommended_servers);
 #undef ADD
 
   return g_test_run ();
