@@ -512,6 +512,10 @@ lumo_browsers_group_init (LumoBrowsersGroup *self)
   gtk_widget_add_css_class (placeholder, "dim-label");
   gtk_list_box_set_placeholder (self->list, placeholder);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (self), GTK_WIDGET (self->list));
+
+  /* A browser installed or a provider added since the last look: the page
+   * is current whenever it is shown. */
+  g_signal_connect (self, "map", G_CALLBACK (lumo_browsers_group_refresh), NULL);
 }
 
 GtkWidget *
