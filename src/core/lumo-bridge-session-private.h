@@ -40,6 +40,7 @@ struct _LumoBridgeSession
   char            *provider_id;
   LumoFrameReader *reader;            /* NULL when detached */
   LumoFrameWriter *writer;            /* NULL when detached */
+  GSource         *read_source;       /* watches the input while reading is wanted */
   GQueue           outgoing;          /* detached: JsonObject to "send" */
   GCancellable    *cancellable;       /* reads and reviews; cancelled on close */
   gint64           started;
@@ -65,7 +66,8 @@ struct _LumoBridgeSession
   gboolean         callers_dirty;
   guint            push_source;
 
-  guint            reading : 1;
+  guint            in_read : 1;       /* taking frames (no re-entry) */
+  guint            read_kicked : 1;   /* read_source's ready time is set */
   guint            hello_done : 1;
   guint            closing : 1;       /* flushing a last answer before closing */
   guint            closed : 1;

@@ -41,7 +41,7 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (LumoBridgeSession, lumo_bridge_session, G_TYPE_OBJECT)
 
-static void maybe_read (LumoBridgeSession *self);
+static void watch_input (LumoBridgeSession *self);
 
 /* ---- LumoBridgePort ------------------------------------------------------- */
 
@@ -93,6 +93,7 @@ lumo_bridge_session_finalize (GObject *object)
 
   g_assert (g_hash_table_size (self->in_flight) == 0);
   g_assert (g_hash_table_size (self->probe_targets) == 0);
+  g_assert (self->read_source == NULL);
 
   if (self->writer != NULL)
     g_signal_handlers_disconnect_by_data (self->writer, self);
@@ -212,7 +213,7 @@ on_writer_congested_cb (LumoFrameWriter   *writer,
                         LumoBridgeSession *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STALLED]);
-  maybe_read (self);
+  watch_input (self);
 }
 
 static void
@@ -350,6 +351,7 @@ close_after_flush (LumoBridgeSession *self,
     }
 
   self->closing = TRUE;
+  watch_input (self);
   timeout = g_cancellable_new ();
   task = g_task_new (self, NULL, NULL, NULL);
   g_task_set_task_data (task, g_strdup (reason), g_free);
@@ -385,48 +387,111 @@ lumo_bridge_session_frame_error (LumoBridgeSession *self,
   lumo_bridge_session_close_with_reason (self, reason);
 }
 
+/* Takes every frame the reader has buffered, filling the buffer with one
+ * non-blocking read when it needs more, and dispatches each in this same
+ * main-loop iteration: a request that is decided at once (hello, probe, a
+ * read authorize, port) is answered before the loop runs again. It stops
+ * while the provider does not read its answers (back-pressure: the rest
+ * stays buffered, and no more is read). */
 static void
-on_frame_read_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
+read_frames (LumoBridgeSession *self)
 {
-  g_autoptr(LumoBridgeSession) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) frame = NULL;
-  gboolean in_sync = FALSE;
+  gboolean filled = FALSE;
 
-  frame = lumo_frame_reader_read_finish (LUMO_FRAME_READER (object), result, &in_sync, &error);
-  self->reading = FALSE;
-
-  if (self->closed || self->closing)
+  /* The watch may recurse (see watch_input()); a nested loop inside a
+   * dispatch must not take frames out of order. */
+  if (self->in_read)
     return;
 
-  if (frame != NULL)
-    lumo_bridge_session_dispatch (self, frame);
-  else if (error == NULL)
-    lumo_bridge_session_close_with_reason (self, "closed");
-  else
-    lumo_bridge_session_frame_error (self, error, in_sync);
+  g_object_ref (self);
+  self->in_read = TRUE;
 
-  maybe_read (self);
+  while (!self->closed && !self->closing && !lumo_frame_writer_get_congested (self->writer))
+    {
+      g_autoptr(JsonObject) frame = NULL;
+      g_autoptr(GError) error = NULL;
+      gboolean in_sync = TRUE;
+
+      switch (lumo_frame_reader_take (self->reader, &frame, &in_sync, &error))
+        {
+        case LUMO_FRAME_READ_OBJECT:
+          lumo_bridge_session_dispatch (self, frame);
+          continue;
+
+        case LUMO_FRAME_READ_ERROR:
+          lumo_bridge_session_frame_error (self, error, in_sync);
+          continue;
+
+        case LUMO_FRAME_READ_END:
+          lumo_bridge_session_close_with_reason (self, "closed");
+          continue;
+
+        case LUMO_FRAME_READ_NEED_MORE:
+        default:
+          break;
+        }
+
+      /* One read per wake-up, so a provider that writes without pause
+       * cannot hold the main loop here. */
+      if (filled)
+        break;
+      filled = TRUE;
+      if (!lumo_frame_reader_fill_nonblocking (self->reader, &error))
+        {
+          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            lumo_bridge_session_frame_error (self, error, FALSE);
+          break;
+        }
+    }
+
+  self->in_read = FALSE;
+  watch_input (self);
+  g_object_unref (self);
 }
 
-/* Back-pressure: while the provider does not read its answers, it gets no
- * more of them, because we read nothing more. */
-static void
-maybe_read (LumoBridgeSession *self)
+static gboolean
+on_input_ready_cb (GObject  *stream,
+                   gpointer  user_data)
 {
-  gboolean was_stalled;
+  LumoBridgeSession *self = user_data;
 
-  if (self->reader == NULL || self->closed || self->closing || self->reading)
-    return;
+  /* Only when it was set: setting it wakes the main context up again. */
+  if (self->read_kicked)
+    {
+      self->read_kicked = FALSE;
+      g_source_set_ready_time (self->read_source, -1);
+    }
+  read_frames (self);
+  return G_SOURCE_CONTINUE;
+}
 
-  was_stalled = lumo_frame_writer_get_congested (self->writer);
-  if (was_stalled)
-    return;
+/* Watches the input while reading is wanted, and only then. A new watch
+ * fires at once, so that frames left in the buffer while the provider did
+ * not read are taken before anything new is read. It may recurse: GLib
+ * takes the descriptor of a source that cannot out of the poll set for
+ * each dispatch and puts it back after, and each of those writes to the
+ * context's wake-up descriptor — two syscalls and a spurious wake-up per
+ * request. */
+static void
+watch_input (LumoBridgeSession *self)
+{
+  gboolean wanted = self->reader != NULL && !self->closed && !self->closing &&
+                    !lumo_frame_writer_get_congested (self->writer);
 
-  self->reading = TRUE;
-  lumo_frame_reader_read_async (self->reader, self->cancellable, on_frame_read_cb, g_object_ref (self));
+  if (wanted && self->read_source == NULL)
+    {
+      self->read_source = lumo_frame_reader_create_source (self->reader, NULL);
+      g_source_set_callback (self->read_source, G_SOURCE_FUNC (on_input_ready_cb), self, NULL);
+      g_source_set_can_recurse (self->read_source, TRUE);
+      g_source_set_ready_time (self->read_source, 0);
+      self->read_kicked = TRUE;
+      g_source_attach (self->read_source, g_main_context_get_thread_default ());
+    }
+  else if (!wanted && self->read_source != NULL)
+    {
+      g_source_destroy (self->read_source);
+      g_clear_pointer (&self->read_source, g_source_unref);
+    }
 }
 
 /* ---- lifecycle ------------------------------------------------------------ */
@@ -442,6 +507,10 @@ lumo_bridge_session_new (LumoBackend   *backend,
   g_return_val_if_fail (LUMO_IS_BACKEND (backend), NULL);
   g_return_val_if_fail (lumo_is_extension_id (provider_id), NULL);
   g_return_val_if_fail ((input == NULL) == (output == NULL), NULL);
+  /* The session reads on its own schedule (lumo_backend_attach_async()). */
+  g_return_val_if_fail (input == NULL ||
+                        (G_IS_POLLABLE_INPUT_STREAM (input) &&
+                         g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (input))), NULL);
 
   self = g_object_new (LUMO_TYPE_BRIDGE_SESSION, NULL);
   self->backend = backend;
@@ -463,7 +532,7 @@ lumo_bridge_session_start (LumoBridgeSession *self)
 {
   g_return_if_fail (LUMO_IS_BRIDGE_SESSION (self));
 
-  maybe_read (self);
+  watch_input (self);
 }
 
 void
@@ -482,7 +551,8 @@ lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
   self->closed = TRUE;
   self->closing = FALSE;
 
-  /* Stops the read and completes this session's reviews as cancelled. */
+  /* Stops reading and completes this session's reviews as cancelled. */
+  watch_input (self);
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->push_source, g_source_remove);
 

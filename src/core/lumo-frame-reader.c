@@ -399,10 +399,22 @@ GSource *
 lumo_frame_reader_create_source (LumoFrameReader *self,
                                  GCancellable    *cancellable)
 {
+  GSource *source;
+
   g_return_val_if_fail (LUMO_IS_FRAME_READER (self), NULL);
   g_return_val_if_fail (self->can_poll, NULL);
 
-  return g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->stream), cancellable);
+  if (self->fd < 0)
+    return g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->stream), cancellable);
+
+  /* The descriptor on the source itself, not on a child source as GIO
+   * does it: GLib dispatches a ready child on its own too, taking its
+   * descriptor out of the poll set and putting it back around the call,
+   * which costs two writes to the context's wake-up descriptor and a
+   * spurious wake-up per frame. */
+  source = g_pollable_source_new_full (self->stream, NULL, cancellable);
+  g_source_add_unix_fd (source, self->fd, G_IO_IN);
+  return source;
 }
 
 /* ---- read_async: the same buffer, waited on from the main loop ---------- */

@@ -2,15 +2,26 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One asynchronous write at a time drains a FIFO of encoded frames, so
- * frames leave in the order they were sent and a slow peer never blocks the
- * main loop. The queue is bounded in bytes; past the high-water mark the
- * writer reports itself congested so the session stops reading requests
- * (and so stops producing answers) until the peer catches up.
+ * A frame sent while nothing is queued is written at once with one
+ * non-blocking write, in the same main-loop iteration as the request it
+ * answers; only the part the stream does not take is queued. The queue is
+ * drained in order whenever the stream has room again (a pollable source,
+ * so one wake-up writes as many queued frames as fit), so frames leave in
+ * the order they were sent and a slow peer never blocks the main loop. The
+ * queue is bounded in bytes; past the high-water mark the writer reports
+ * itself congested so the session stops reading requests (and so stops
+ * producing answers) until the peer catches up. A stream that cannot poll
+ * is drained by one asynchronous write at a time instead.
  */
 #define G_LOG_DOMAIN "lumo-frame"
 
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gio/gunixoutputstream.h>
 
 #include "lumo-error.h"
 #include "lumo-frame.h"
@@ -20,15 +31,19 @@ struct _LumoFrameWriter
   GObject        parent_instance;
 
   GOutputStream *stream;
-  GCancellable  *cancellable;   /* cancels the write in flight on close */
+  int            fd;            /* >= 0: written directly (O_NONBLOCK GUnixOutputStream) */
+  GCancellable  *cancellable;   /* cancels the asynchronous write in flight on close */
+  GSource       *source;        /* waits for room while the queue is not empty */
 
   GQueue         queue;         /* GBytes, head is being written */
-  gsize          queued_bytes;  /* all frames in the queue, head included */
-  guint64        n_enqueued;    /* frames ever queued */
+  gsize          head_written;  /* bytes of the head already written */
+  gsize          queued_bytes;  /* bytes in the queue not yet written */
+  guint64        n_enqueued;    /* frames ever sent */
   guint64        n_written;     /* frames fully written */
   GList         *flushes;       /* GTask, each waiting for a frame count */
 
-  guint          writing : 1;
+  guint          direct : 1;    /* non-blocking writes (a pollable stream) */
+  guint          writing : 1;   /* an asynchronous write is in flight */
   guint          closed : 1;
   guint          congested : 1;
 };
@@ -52,6 +67,7 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static void write_next (LumoFrameWriter *self);
+
 
 static void
 set_queued_bytes (LumoFrameWriter *self,
@@ -118,7 +134,13 @@ shut_down (LumoFrameWriter *self,
 
   self->closed = TRUE;
   g_cancellable_cancel (self->cancellable);
+  if (self->source != NULL)
+    {
+      g_source_destroy (self->source);
+      g_clear_pointer (&self->source, g_source_unref);
+    }
   g_queue_clear_full (&self->queue, (GDestroyNotify) g_bytes_unref);
+  self->head_written = 0;
   set_queued_bytes (self, 0);
 
   closed_error = error ? g_error_copy (error)
@@ -129,6 +151,95 @@ shut_down (LumoFrameWriter *self,
   g_signal_emit (self, signals[CLOSED], 0, error);
 
   g_object_unref (self);
+}
+
+static gssize
+write_nonblocking (LumoFrameWriter  *self,
+                   const guint8     *data,
+                   gsize             size,
+                   GError          **error)
+{
+  gssize n;
+
+  if (self->fd < 0)
+    return g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->stream),
+                                                       data, size, NULL, error);
+
+  if (g_output_stream_is_closed (self->stream))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CLOSED, "Stream is already closed");
+      return -1;
+    }
+
+  do
+    n = write (self->fd, data, size);
+  while (n < 0 && errno == EINTR);
+
+  if (n < 0)
+    {
+      int errsv = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   "Error writing to file descriptor: %s", g_strerror (errsv));
+    }
+
+  return n;
+}
+
+/* Writes from the head of the queue until it is empty or the stream is
+ * full. FALSE once the writer shut down on a write error. */
+static gboolean
+drain (LumoFrameWriter *self)
+{
+  while (!self->closed && !g_queue_is_empty (&self->queue))
+    {
+      g_autoptr(GError) error = NULL;
+      GBytes *head = g_queue_peek_head (&self->queue);
+      gsize size;
+      const guint8 *data = g_bytes_get_data (head, &size);
+      gssize n;
+
+      n = write_nonblocking (self, data + self->head_written, size - self->head_written, &error);
+      if (n < 0)
+        {
+          if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+            return TRUE;
+
+          /* The peer is gone (EPIPE) or the pipe broke. */
+          g_debug ("Cannot write a message: %s", error->message);
+          shut_down (self, error);
+          return FALSE;
+        }
+
+      self->head_written += n;
+      if (self->head_written == size)
+        {
+          g_bytes_unref (g_queue_pop_head (&self->queue));
+          self->head_written = 0;
+          self->n_written++;
+        }
+
+      /* Last: its notifications may send (queued behind) or close. */
+      set_queued_bytes (self, self->queued_bytes - n);
+    }
+
+  return !self->closed;
+}
+
+static gboolean
+on_writable_cb (GObject  *stream,
+                gpointer  user_data)
+{
+  g_autoptr(LumoFrameWriter) self = g_object_ref (user_data);
+
+  g_source_set_ready_time (self->source, -1);
+  if (drain (self))
+    {
+      complete_flushes (self, NULL);
+      write_next (self);
+    }
+
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -167,6 +278,8 @@ on_write_cb (GObject      *source,
   write_next (self);
 }
 
+/* Waits for room while something is queued, and only then: a source on a
+ * writable pipe would fire on every iteration. */
 static void
 write_next (LumoFrameWriter *self)
 {
@@ -174,7 +287,26 @@ write_next (LumoFrameWriter *self)
   gconstpointer data;
   gsize size;
 
-  if (self->writing || self->closed || g_queue_is_empty (&self->queue))
+  if (self->closed)
+    return;
+
+  if (self->direct)
+    {
+      if (g_queue_is_empty (&self->queue) && self->source != NULL)
+        {
+          g_source_destroy (self->source);
+          g_clear_pointer (&self->source, g_source_unref);
+        }
+      else if (!g_queue_is_empty (&self->queue) && self->source == NULL)
+        {
+          self->source = g_pollable_output_stream_create_source (G_POLLABLE_OUTPUT_STREAM (self->stream), NULL);
+          g_source_set_callback (self->source, G_SOURCE_FUNC (on_writable_cb), self, NULL);
+          g_source_attach (self->source, g_main_context_get_thread_default ());
+        }
+      return;
+    }
+
+  if (self->writing || g_queue_is_empty (&self->queue))
     return;
 
   head = g_queue_peek_head (&self->queue);
@@ -187,12 +319,45 @@ write_next (LumoFrameWriter *self)
 }
 
 static void
+lumo_frame_writer_constructed (GObject *object)
+{
+  LumoFrameWriter *self = (LumoFrameWriter *) object;
+
+  G_OBJECT_CLASS (lumo_frame_writer_parent_class)->constructed (object);
+
+  /* GLib's non-blocking write on a GUnixOutputStream polls the descriptor
+   * twice and then writes; on a blocking descriptor that write can block,
+   * so such a stream takes the asynchronous path. */
+  if (G_IS_UNIX_OUTPUT_STREAM (self->stream))
+    {
+      int fd = g_unix_output_stream_get_fd (G_UNIX_OUTPUT_STREAM (self->stream));
+      int flags = fcntl (fd, F_GETFL);
+
+      if (flags != -1 && (flags & O_NONBLOCK) != 0)
+        {
+          self->fd = fd;
+          self->direct = TRUE;
+        }
+    }
+  else if (G_IS_POLLABLE_OUTPUT_STREAM (self->stream) &&
+           g_pollable_output_stream_can_poll (G_POLLABLE_OUTPUT_STREAM (self->stream)))
+    self->direct = TRUE;
+}
+
+static void
 lumo_frame_writer_dispose (GObject *object)
 {
   LumoFrameWriter *self = (LumoFrameWriter *) object;
 
-  /* A write in flight holds a reference, so nothing is being written now. */
+  /* An asynchronous write in flight holds a reference, so nothing is being
+   * written now; the source holds none. */
+  if (self->source != NULL)
+    {
+      g_source_destroy (self->source);
+      g_clear_pointer (&self->source, g_source_unref);
+    }
   g_queue_clear_full (&self->queue, (GDestroyNotify) g_bytes_unref);
+  self->head_written = 0;
   if (self->flushes != NULL)
     {
       g_autoptr(GError) error = g_error_new (LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
@@ -256,6 +421,7 @@ lumo_frame_writer_class_init (LumoFrameWriterClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->constructed = lumo_frame_writer_constructed;
   object_class->dispose = lumo_frame_writer_dispose;
   object_class->get_property = lumo_frame_writer_get_property;
   object_class->set_property = lumo_frame_writer_set_property;
@@ -294,6 +460,7 @@ lumo_frame_writer_class_init (LumoFrameWriterClass *klass)
 static void
 lumo_frame_writer_init (LumoFrameWriter *self)
 {
+  self->fd = -1;
   self->cancellable = g_cancellable_new ();
   g_queue_init (&self->queue);
 }
@@ -345,8 +512,33 @@ lumo_frame_writer_send (LumoFrameWriter  *self,
       return FALSE;
     }
 
-  g_queue_push_tail (&self->queue, g_steal_pointer (&frame));
   self->n_enqueued++;
+
+  if (self->direct && g_queue_is_empty (&self->queue))
+    {
+      g_autoptr(GError) write_error = NULL;
+      gssize n = write_nonblocking (self, g_bytes_get_data (frame, NULL), size, &write_error);
+
+      if (n == (gssize) size)
+        {
+          self->n_written++;
+          return TRUE;
+        }
+
+      /* The rest waits for room. A write error is left to the source,
+       * which fires at once, writes again and reports it from the main
+       * loop: the caller of send is in the middle of its own work. */
+      g_queue_push_tail (&self->queue, g_steal_pointer (&frame));
+      self->head_written = n > 0 ? (gsize) n : 0;
+      set_queued_bytes (self, size - self->head_written);
+      write_next (self);
+      if (n < 0 && !g_error_matches (write_error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK) &&
+          self->source != NULL)
+        g_source_set_ready_time (self->source, 0);
+      return TRUE;
+    }
+
+  g_queue_push_tail (&self->queue, g_steal_pointer (&frame));
   set_queued_bytes (self, self->queued_bytes + size);
   write_next (self);
 

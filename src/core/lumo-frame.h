@@ -115,7 +115,9 @@ LumoFrameReadStatus lumo_frame_reader_take             (LumoFrameReader  *self,
 gboolean            lumo_frame_reader_fill_nonblocking (LumoFrameReader  *self,
                                                         GError          **error);
 /* A GPollableSource (callback: GPollableSourceFunc) that fires when a fill
- * can make progress. */
+ * can make progress. On a descriptor the source watches it itself, so a
+ * caller that sets can-recurse on it spares GLib's removing and re-adding
+ * the descriptor around every dispatch. */
 GSource            *lumo_frame_reader_create_source    (LumoFrameReader  *self,
                                                         GCancellable     *cancellable);
 /* TRUE if the stream supports the non-blocking use. */

@@ -1,9 +1,11 @@
-/* test-frame-writer.c — the ordered, bounded, asynchronous frame writer
+/* test-frame-writer.c — the ordered, bounded frame writer: direct writes,
+ * the queue behind them, back-pressure
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
 
 #include "frame-test-util.h"
@@ -87,7 +89,9 @@ test_writer_max_out (void)
 
   g_assert_true (lumo_frame_writer_send (writer, exact, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, LUMO_FRAME_MAX_OUT + 4);
+  /* The pipe takes what it holds at once; the rest waits for the reader. */
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), >, 0);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), <, LUMO_FRAME_MAX_OUT + 4);
 
   read_one (reader, &r);
   g_assert_no_error (r.error);
@@ -171,6 +175,209 @@ test_writer_back_pressure (void)
   pipe_clear (&p);
 }
 
+/* ---- the direct write and its fallback ----------------------------------- */
+
+/* Fills the pipe with filler bytes until it takes no more; returns how many. */
+static gsize
+fill_pipe (Pipe *p)
+{
+  static const guint8 page[4096];
+  gsize total = 0;
+  gssize n;
+
+  while ((n = write (p->write_fd, page, sizeof page)) > 0)
+    total += n;
+  while ((n = write (p->write_fd, page, 1)) > 0)
+    total += n;
+  g_assert_cmpint (errno, ==, EAGAIN);
+  return total;
+}
+
+static void
+read_filler (Pipe  *p,
+             gsize  count)
+{
+  guint8 buf[4096];
+
+  while (count > 0)
+    {
+      gssize n = read (p->read_fd, buf, MIN (count, sizeof buf));
+
+      g_assert_cmpint (n, >, 0);
+      for (gssize i = 0; i < n; i++)
+        g_assert_cmpuint (buf[i], ==, 0);
+      count -= n;
+    }
+}
+
+static gsize
+frame_size (JsonObject *o)
+{
+  g_autoptr(GBytes) frame = lumo_frame_encode (o, LUMO_FRAME_MAX_OUT, NULL);
+
+  return g_bytes_get_size (frame);
+}
+
+/* Nothing queued: the frame is in the pipe when send returns, before the
+ * main loop runs again. */
+static void
+test_writer_direct (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(LumoFrameReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean flushed = FALSE;
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  reader = lumo_frame_reader_new (p.in);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonObject) o = numbered (i, 100);
+
+      g_assert_true (lumo_frame_writer_send (writer, o, &error));
+      g_assert_no_error (error);
+      g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+    }
+
+  g_assert_true (lumo_frame_reader_fill_nonblocking (reader, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonObject) object = NULL;
+
+      g_assert_cmpint (lumo_frame_reader_take (reader, &object, NULL, &error), ==, LUMO_FRAME_READ_OBJECT);
+      g_assert_cmpint (json_object_get_int_member (object, "n"), ==, i);
+    }
+
+  lumo_frame_writer_flush_async (writer, NULL, on_flushed_cb, &flushed);
+  while (!flushed)
+    g_main_context_iteration (NULL, TRUE);
+
+  pipe_clear (&p);
+}
+
+/* The pipe takes part of an answer: the rest and the answers sent after it
+ * wait, and leave in order once the peer reads. */
+static void
+test_writer_partial (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(LumoFrameReader) reader = NULL;
+  g_autoptr(JsonObject) big = numbered (0, 20 * 1024);
+  g_autoptr(GError) error = NULL;
+  gboolean flushed = FALSE;
+  gsize filler, queued;
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  reader = lumo_frame_reader_new (p.in);
+
+  /* Two pages free, far less than the frame. */
+  filler = fill_pipe (&p);
+  read_filler (&p, 8192);
+  filler -= 8192;
+
+  g_assert_true (lumo_frame_writer_send (writer, big, &error));
+  g_assert_no_error (error);
+  queued = lumo_frame_writer_get_queued_bytes (writer);
+  g_assert_cmpuint (queued, >, 0);
+  g_assert_cmpuint (queued, <, frame_size (big));
+
+  for (guint i = 1; i <= 3; i++)
+    {
+      g_autoptr(JsonObject) o = numbered (i, 10);
+
+      g_assert_true (lumo_frame_writer_send (writer, o, &error));
+      g_assert_no_error (error);
+      queued += frame_size (o);
+      g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, queued);
+    }
+
+  lumo_frame_writer_flush_async (writer, NULL, on_flushed_cb, &flushed);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_false (flushed);
+
+  read_filler (&p, filler);
+  for (guint i = 0; i <= 3; i++)
+    assert_read_object (reader, "n", i);
+  while (!flushed)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+
+  pipe_clear (&p);
+}
+
+/* A full pipe: the first write takes nothing, and the frame goes to the
+ * queue whole; a write that would block never blocks. */
+static void
+test_writer_would_block (void)
+{
+  g_autoptr(LumoFrameWriter) writer = NULL;
+  g_autoptr(LumoFrameReader) reader = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize filler, queued = 0;
+  Pipe p;
+
+  pipe_open (&p);
+  writer = lumo_frame_writer_new (p.out);
+  reader = lumo_frame_reader_new (p.in);
+  filler = fill_pipe (&p);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonObject) o = numbered (i, 10);
+
+      g_assert_true (lumo_frame_writer_send (writer, o, &error));
+      g_assert_no_error (error);
+      queued += frame_size (o);
+      g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, queued);
+    }
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, queued);
+
+  read_filler (&p, filler);
+  for (guint i = 0; i < 3; i++)
+    assert_read_object (reader, "n", i);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+
+  /* Drained: the next frame is written at once again. */
+  {
+    g_autoptr(JsonObject) o = numbered (3, 10);
+
+    g_assert_true (lumo_frame_writer_send (writer, o, &error));
+    g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+    assert_read_object (reader, "n", 3);
+  }
+
+  pipe_clear (&p);
+}
+
+/* A stream that is not a descriptor but can poll takes the same path. */
+static void
+test_writer_pollable_stream (void)
+{
+  g_autoptr(GOutputStream) memory = g_memory_output_stream_new_resizable ();
+  g_autoptr(LumoFrameWriter) writer = lumo_frame_writer_new (memory);
+  g_autoptr(JsonObject) o = numbered (7, 10);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) frame = lumo_frame_encode (o, LUMO_FRAME_MAX_OUT, NULL);
+  gsize size;
+  const guint8 *data = g_bytes_get_data (frame, &size);
+
+  g_assert_true (lumo_frame_writer_send (writer, o, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
+  g_assert_cmpmem (g_memory_output_stream_get_data (G_MEMORY_OUTPUT_STREAM (memory)),
+                   g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (memory)),
+                   data, size);
+}
+
 typedef struct
 {
   guint   n_closed;
@@ -202,6 +409,8 @@ test_writer_peer_gone (void)
 
   g_assert_true (g_input_stream_close (p.in, NULL, NULL));
   g_assert_true (lumo_frame_writer_send (writer, o, &error));
+  /* Reported from the main loop, never from inside send. */
+  g_assert_cmpuint (c.n_closed, ==, 0);
   while (c.n_closed == 0)
     g_main_context_iteration (NULL, TRUE);
 
@@ -281,6 +490,10 @@ main (int   argc,
   g_test_add_func ("/frame/writer/order", test_writer_order);
   g_test_add_func ("/frame/writer/max-out", test_writer_max_out);
   g_test_add_func ("/frame/writer/back-pressure", test_writer_back_pressure);
+  g_test_add_func ("/frame/writer/direct", test_writer_direct);
+  g_test_add_func ("/frame/writer/partial", test_writer_partial);
+  g_test_add_func ("/frame/writer/would-block", test_writer_would_block);
+  g_test_add_func ("/frame/writer/pollable-stream", test_writer_pollable_stream);
   g_test_add_func ("/frame/writer/peer-gone", test_writer_peer_gone);
   g_test_add_func ("/frame/writer/close", test_writer_close);
 
