@@ -146,9 +146,10 @@ get_user_version (sqlite3  *db,
 }
 
 static gboolean
-quick_check (sqlite3     *db,
-             const char  *path,
-             GError     **error)
+check_with (sqlite3     *db,
+            const char  *path,
+            const char  *pragma,
+            GError     **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   const char *result;
@@ -156,7 +157,7 @@ quick_check (sqlite3     *db,
 
   /* A file that is not a database fails already at prepare (SQLITE_NOTADB):
    * name the file and say it was left alone, whichever step noticed. */
-  rc = sqlite3_prepare_v2 (db, "PRAGMA quick_check", -1, &stmt, NULL);
+  rc = sqlite3_prepare_v2 (db, pragma, -1, &stmt, NULL);
   if (rc == SQLITE_OK)
     rc = sqlite3_step (stmt);
   if (rc != SQLITE_ROW)
@@ -171,6 +172,10 @@ quick_check (sqlite3     *db,
       return FALSE;
     }
 
+  /* The header probe (schema_version) answers a number, not "ok". */
+  if (g_str_equal (pragma, "PRAGMA schema_version"))
+    return TRUE;
+
   result = (const char *) sqlite3_column_text (stmt, 0);
   if (g_strcmp0 (result, "ok") != 0)
     {
@@ -181,6 +186,25 @@ quick_check (sqlite3     *db,
     }
 
   return TRUE;
+}
+
+static gboolean
+quick_check (sqlite3     *db,
+             const char  *path,
+             GError     **error)
+{
+  return check_with (db, path, "PRAGMA quick_check", error);
+}
+
+gboolean
+lumo_db_quick_check (sqlite3     *db,
+                     const char  *path,
+                     GError     **error)
+{
+  g_return_val_if_fail (db != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  return quick_check (db, path, error);
 }
 
 static gboolean
@@ -215,6 +239,7 @@ migrate (sqlite3              *db,
          const LumoMigration  *migrations,
          guint                 n_migrations,
          gboolean              read_only,
+         gboolean              check_first,
          GError              **error)
 {
   int newest = 0;
@@ -241,6 +266,11 @@ migrate (sqlite3              *db,
 
   if (current == newest)
     return TRUE;
+
+  /* A deferred check still comes before an upgrade writes to an existing
+   * file (a new one, version 0, has nothing to check). */
+  if (check_first && current > 0 && !quick_check (db, path, error))
+    return FALSE;
 
   if (read_only)
     {
@@ -338,7 +368,13 @@ lumo_db_open_with_vfs (const char           *path,
 
   /* The first read tells a file that is not a database (SQLITE_NOTADB)
    * apart before anything is written to it. */
-  if (!(flags & LUMO_DB_FLAGS_NO_CHECK) && !quick_check (db, path, error))
+  if (flags & (LUMO_DB_FLAGS_NO_CHECK | LUMO_DB_FLAGS_DEFER_CHECK))
+    {
+      if ((flags & LUMO_DB_FLAGS_DEFER_CHECK) &&
+          !check_with (db, path, "PRAGMA schema_version", error))
+        goto fail;
+    }
+  else if (!quick_check (db, path, error))
     goto fail;
 
   /* Switching to WAL rewrites the header, so a newer schema is refused
@@ -365,7 +401,8 @@ lumo_db_open_with_vfs (const char           *path,
                      error))
     goto fail;
 
-  if (!migrate (db, path, migrations, n_migrations, read_only, error))
+  if (!migrate (db, path, migrations, n_migrations, read_only,
+                (flags & LUMO_DB_FLAGS_DEFER_CHECK) != 0, error))
     goto fail;
 
   return db;

@@ -23,6 +23,11 @@ typedef enum
   LUMO_DB_FLAGS_READ_ONLY    = 1 << 0,  /* no create, no migrations */
   LUMO_DB_FLAGS_SYNC_FULL    = 1 << 1,  /* synchronous=FULL (audit); else NORMAL */
   LUMO_DB_FLAGS_NO_CHECK     = 1 << 2,  /* skip quick_check (extra connections of one process) */
+  /* Only the cheap checks (the header is a database's, the schema is not
+   * too new); quick_check still runs before a migration writes, else the
+   * caller runs lumo_db_quick_check() later (the audit store, on its
+   * writer thread). */
+  LUMO_DB_FLAGS_DEFER_CHECK  = 1 << 3,
 } LumoDbFlags;
 
 typedef struct
@@ -45,6 +50,12 @@ sqlite3  *lumo_db_open_with_vfs (const char          *path,
                                  guint                n_migrations,
                                  GError             **error);
 void      lumo_db_close         (sqlite3             *db);
+/* PRAGMA quick_check: LUMO_ERROR_DB_CORRUPT naming @path and what is
+ * damaged. Blocking, seconds on a big file; interruptible with
+ * sqlite3_interrupt(). */
+gboolean  lumo_db_quick_check   (sqlite3             *db,
+                                 const char          *path,
+                                 GError             **error);
 gboolean  lumo_db_exec          (sqlite3             *db,
                                  const char          *sql,
                                  GError             **error);
