@@ -105,6 +105,13 @@ struct _LumoAuditStore
   sqlite3_stmt *anchor_tail_stmt;
   sqlite3_stmt *begin_stmt;
   sqlite3_stmt *commit_stmt;
+  /* Set once by the writer thread before its first op; every op fails
+   * with a copy when set. */
+  GError       *integrity_error;
+
+  /* The integrity check as the main context last saw it (properties). */
+  LumoAuditIntegrity integrity;
+  char         *integrity_message;
 
   /* lock protects everything below. */
   GMutex        lock;
@@ -114,6 +121,11 @@ struct _LumoAuditStore
   GPtrArray    *idle_readers;
   GArray       *added_ids;
   gboolean      added_scheduled;
+  GArray       *result_ids;
+  gboolean      checking;           /* quick_check is running */
+  gboolean      integrity_pending;  /* a new state awaits the main context */
+  LumoAuditIntegrity pending_integrity;
+  char         *pending_integrity_message;
 };
 
 /* lumo-audit-record.c */
@@ -146,11 +158,25 @@ int       lumo_audit_writer_wal_hook     (gpointer                user_data,
 extern const LumoMigration lumo_audit_migrations[];
 extern const guint         lumo_audit_n_migrations;
 
-/* lumo-audit-store.c */
+/* lumo-audit-store-events.c: the writer thread never emits; these queue
+ * the news for one idle on the store's main context. */
 void      lumo_audit_store_rows_added    (LumoAuditStore         *self,
                                           GArray                 *ids);
+void      lumo_audit_store_results_set   (LumoAuditStore         *self,
+                                          GArray                 *ids);
+/* Runs on the writer thread before its first op: opens a reader for the
+ * pool, then the quick_check; sets self->integrity_error if it fails. */
+void      lumo_audit_store_check_integrity (LumoAuditStore       *self);
+/* From dispose: stops a running check (the store is going away). */
+void      lumo_audit_store_cancel_check  (LumoAuditStore         *self);
+
+/* lumo-audit-store.c */
 sqlite3  *lumo_audit_store_acquire_reader (LumoAuditStore        *self,
                                            GError               **error);
+/* A new reader connection, not from the pool. */
+sqlite3  *lumo_audit_store_open_reader   (LumoAuditStore         *self,
+                                          GError                **error);
+
 void      lumo_audit_store_release_reader (LumoAuditStore        *self,
                                            sqlite3               *db);
 

@@ -25,85 +25,27 @@
 
 G_DEFINE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, G_TYPE_OBJECT)
 
+G_DEFINE_ENUM_TYPE (LumoAuditIntegrity, lumo_audit_integrity,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_INTEGRITY_CHECKING, "checking"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_INTEGRITY_OK, "ok"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_INTEGRITY_FAILED, "failed"))
+
 enum {
   PROP_0,
   PROP_PATH,
+  PROP_INTEGRITY,
+  PROP_INTEGRITY_MESSAGE,
   N_PROPS
 };
 
 enum {
   ROW_ADDED,
+  RESULT_SET,
   N_SIGNALS
 };
 
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
-
-typedef struct
-{
-  GWeakRef store;
-} AddedSource;
-
-static void
-added_source_free (gpointer data)
-{
-  AddedSource *source = data;
-
-  g_weak_ref_clear (&source->store);
-  g_free (source);
-}
-
-static gboolean
-emit_row_added_cb (gpointer data)
-{
-  AddedSource *source = data;
-  g_autoptr(LumoAuditStore) self = g_weak_ref_get (&source->store);
-  g_autoptr(GArray) ids = NULL;
-
-  if (self == NULL)
-    return G_SOURCE_REMOVE;
-
-  g_mutex_lock (&self->lock);
-  ids = g_steal_pointer (&self->added_ids);
-  self->added_scheduled = FALSE;
-  g_mutex_unlock (&self->lock);
-
-  for (guint i = 0; ids != NULL && i < ids->len; i++)
-    g_signal_emit (self, signals[ROW_ADDED], 0, g_array_index (ids, gint64, i));
-
-  return G_SOURCE_REMOVE;
-}
-
-/* The writer thread never emits: it queues the ids for one idle on the
- * store's main context, which may be busy or not iterated at all. */
-void
-lumo_audit_store_rows_added (LumoAuditStore *self,
-                             GArray         *ids)
-{
-  gboolean schedule;
-
-  if (ids->len == 0 || !g_signal_has_handler_pending (self, signals[ROW_ADDED], 0, TRUE))
-    return;
-
-  g_mutex_lock (&self->lock);
-  if (self->added_ids == NULL)
-    self->added_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_array_append_vals (self->added_ids, ids->data, ids->len);
-  schedule = !self->added_scheduled;
-  self->added_scheduled = TRUE;
-  g_mutex_unlock (&self->lock);
-
-  if (schedule)
-    {
-      g_autoptr(GSource) idle = g_idle_source_new ();
-      AddedSource *source = g_new0 (AddedSource, 1);
-
-      g_weak_ref_init (&source->store, self);
-      g_source_set_callback (idle, emit_row_added_cb, source, added_source_free);
-      g_source_set_static_name (idle, "[lumo] audit row-added");
-      g_source_attach (idle, self->main_context);
-    }
-}
 
 /* ---- the object --------------------------------------------------------------- */
 
@@ -126,6 +68,9 @@ lumo_audit_store_dispose (GObject *object)
       self->stopping = TRUE;
       g_cond_signal (&self->queue_cond);
       g_mutex_unlock (&self->lock);
+      /* Nobody can queue a write any more, so a quick_check still running
+       * (seconds on a big log) has nothing left to protect. */
+      lumo_audit_store_cancel_check (self);
       g_clear_pointer (&self->writer, g_thread_join);
     }
 
@@ -149,6 +94,10 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->writer_db, lumo_db_close);
   g_clear_pointer (&self->idle_readers, g_ptr_array_unref);
   g_clear_pointer (&self->added_ids, g_array_unref);
+  g_clear_pointer (&self->result_ids, g_array_unref);
+  g_clear_error (&self->integrity_error);
+  g_free (self->integrity_message);
+  g_free (self->pending_integrity_message);
   g_clear_pointer (&self->secret, g_bytes_unref);
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_free (self->path);
@@ -173,6 +122,12 @@ lumo_audit_store_get_property (GObject    *object,
     case PROP_PATH:
       g_value_set_string (value, self->path);
       break;
+    case PROP_INTEGRITY:
+      g_value_set_enum (value, self->integrity);
+      break;
+    case PROP_INTEGRITY_MESSAGE:
+      g_value_set_string (value, self->integrity_message);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -190,6 +145,14 @@ lumo_audit_store_class_init (LumoAuditStoreClass *klass)
   properties[PROP_PATH] =
     g_param_spec_string ("path", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* See "INTEGRITY CHECK AT OPEN" in the header. */
+  properties[PROP_INTEGRITY] =
+    g_param_spec_enum ("integrity", NULL, NULL, LUMO_TYPE_AUDIT_INTEGRITY,
+                       LUMO_AUDIT_INTEGRITY_CHECKING,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_INTEGRITY_MESSAGE] =
+    g_param_spec_string ("integrity-message", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -201,6 +164,17 @@ lumo_audit_store_class_init (LumoAuditStoreClass *klass)
    */
   signals[ROW_ADDED] =
     g_signal_new ("row-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT64);
+
+  /**
+   * LumoAuditStore::result-set:
+   * @id: the row whose result this store filled in
+   *
+   * The result is durable; re-read the row to show it. Emitted on the
+   * same main context as ::row-added.
+   */
+  signals[RESULT_SET] =
+    g_signal_new ("result-set", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT64);
 }
 
@@ -266,9 +240,13 @@ lumo_audit_store_new_full (const char  *path,
   if (key_path == NULL)
     key_path = default_key;
 
-  /* The database first: a damaged or newer file is refused before any
-   * other file is created beside it. */
-  self->writer_db = lumo_db_open_with_vfs (self->path, vfs_name, LUMO_DB_FLAGS_SYNC_FULL,
+  /* The database first: a file that is not a database, or a newer one, is
+   * refused before any other file is created beside it. The full
+   * quick_check takes seconds on a big log, so the writer thread runs it
+   * (see lumo-audit-store-events.c) and holds every write until it
+   * passed. */
+  self->writer_db = lumo_db_open_with_vfs (self->path, vfs_name,
+                                           LUMO_DB_FLAGS_SYNC_FULL | LUMO_DB_FLAGS_DEFER_CHECK,
                                            lumo_audit_migrations, lumo_audit_n_migrations, error);
   if (self->writer_db == NULL)
     return NULL;
@@ -322,6 +300,20 @@ lumo_audit_store_get_path (LumoAuditStore *self)
   return self->path;
 }
 
+LumoAuditIntegrity
+lumo_audit_store_get_integrity (LumoAuditStore *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), LUMO_AUDIT_INTEGRITY_FAILED);
+  return self->integrity;
+}
+
+const char *
+lumo_audit_store_get_integrity_message (LumoAuditStore *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  return self->integrity_message;
+}
+
 GBytes *
 lumo_audit_store_get_secret (LumoAuditStore *self)
 {
@@ -354,6 +346,15 @@ lumo_audit_store_acquire_reader (LumoAuditStore  *self,
 
   if (db != NULL)
     return db;
+
+  return lumo_audit_store_open_reader (self, error);
+}
+
+sqlite3 *
+lumo_audit_store_open_reader (LumoAuditStore  *self,
+                              GError         **error)
+{
+  sqlite3 *db;
 
   db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
                               lumo_audit_migrations, lumo_audit_n_migrations, error);

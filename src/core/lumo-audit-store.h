@@ -58,6 +58,23 @@
  *
  * ::row-added (gint64 id) is emitted on the main context that was the
  * thread-default when the store was created, for rows this store appended.
+ * ::result-set (gint64 id) is emitted there too when this store filled in
+ * a row's result (after it is durable), so a view of recent rows can
+ * re-read just that row instead of polling.
+ *
+ * INTEGRITY CHECK AT OPEN. lumo_audit_store_new() reads only the header
+ * and the schema version (a file that is not a database, or a newer
+ * schema, still fails it at once). The full PRAGMA quick_check (seconds
+ * on a big log) runs on the writer thread before it takes its first op;
+ * the :integrity property is LUMO_AUDIT_INTEGRITY_CHECKING until then.
+ * Writes queued meanwhile wait; if the check fails, they and every later
+ * write fail with LUMO_ERROR_DB_CORRUPT (so the backend denies: never
+ * unaudited), :integrity becomes LUMO_AUDIT_INTEGRITY_FAILED and
+ * :integrity-message says what is damaged. Reads are served meanwhile; a
+ * damaged file fails them with its own error. The property changes on the
+ * store's main context (see ::row-added). The writer thread opens one
+ * reader connection for the pool before the check, so a first page asked
+ * for a little after open finds it ready.
  */
 #pragma once
 
@@ -130,6 +147,16 @@ typedef enum
   LUMO_AUDIT_EXPORT_JSONL,  /* one JSON object per line, values unchanged */
 } LumoAuditExportFormat;
 
+typedef enum
+{
+  LUMO_AUDIT_INTEGRITY_CHECKING,
+  LUMO_AUDIT_INTEGRITY_OK,
+  LUMO_AUDIT_INTEGRITY_FAILED,
+} LumoAuditIntegrity;
+
+#define LUMO_TYPE_AUDIT_INTEGRITY (lumo_audit_integrity_get_type ())
+GType lumo_audit_integrity_get_type (void) G_GNUC_CONST;
+
 #define LUMO_TYPE_AUDIT_STORE (lumo_audit_store_get_type ())
 G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObject)
 
@@ -139,6 +166,10 @@ G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObje
 LumoAuditStore *lumo_audit_store_new              (const char             *path,
                                                    GError                **error);
 const char     *lumo_audit_store_get_path         (LumoAuditStore         *self);
+/* The state of the quick_check at open as last seen on the store's main
+ * context, and (FAILED only, else NULL) what it found. */
+LumoAuditIntegrity lumo_audit_store_get_integrity (LumoAuditStore         *self);
+const char     *lumo_audit_store_get_integrity_message (LumoAuditStore    *self);
 
 /* Returns the new row's id (> 0) once it is durable, 0 on error (see the
  * contract above). Bad input: LUMO_ERROR_INVALID_ID (provider or caller),

@@ -568,11 +568,19 @@ writer_process (LumoAuditStore *self,
   g_autoptr(GArray) added = g_array_new (FALSE, FALSE, sizeof (gint64));
   GQueue async_ops = G_QUEUE_INIT;
   guint8 tail_hash[LUMO_AUDIT_HASH_SIZE];
+  g_autoptr(GArray) results = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 tail_id = 0, start_id;
   gboolean ok;
 
-  ok = begin_immediate (self, &error) &&
-       read_tail (self, &tail_id, tail_hash, &error);
+  if (self->integrity_error != NULL)
+    {
+      /* Fail closed: not one write into a log that failed its check. */
+      error = g_error_copy (self->integrity_error);
+      ok = FALSE;
+    }
+  else
+    ok = begin_immediate (self, &error) &&
+         read_tail (self, &tail_id, tail_hash, &error);
   start_id = tail_id;
 
   for (GList *l = batch->head; ok && l != NULL; l = l->next)
@@ -591,6 +599,8 @@ writer_process (LumoAuditStore *self,
           break;
         case LUMO_AUDIT_OP_RESULT:
           ok = set_result (self, op, &error);
+          if (ok && op->error == NULL)
+            g_array_append_val (results, op->id);
           break;
         case LUMO_AUDIT_OP_RETENTION:
         default:
@@ -601,10 +611,10 @@ writer_process (LumoAuditStore *self,
 
   if (ok)
     ok = commit (self, &error);
-  else
+  else if (self->integrity_error == NULL)
     lumo_db_rollback (self->writer_db);
 
-  if (!ok)
+  if (!ok && self->integrity_error == NULL)
     g_prefix_error (&error, "Cannot write to the audit log “%s”: ", self->path);
 
   /* The checkpoint follows the commit, never precedes it: it may lag the
@@ -666,7 +676,10 @@ writer_process (LumoAuditStore *self,
     }
 
   if (ok)
-    lumo_audit_store_rows_added (self, added);
+    {
+      lumo_audit_store_rows_added (self, added);
+      lumo_audit_store_results_set (self, results);
+    }
 
   /* Checkpointing the WAL after the waiters are awake keeps its fsyncs out
    * of the latency of an append. */
@@ -683,6 +696,8 @@ lumo_audit_writer_thread (gpointer data)
   LumoAuditStore *self = data;
   guint last_batch = 0;
   gint64 last_commit_us = 0;
+
+  lumo_audit_store_check_integrity (self);
 
   for (;;)
     {

@@ -1,0 +1,219 @@
+/* lumo-audit-store-events.c — what the audit store tells its main context
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The writer thread never emits a signal or notifies a property: it queues
+ * new row ids, filled-in results and the outcome of the integrity check
+ * under the store's lock, and one idle on the store's main context (which
+ * may be busy, or not iterated at all) delivers them as ::row-added,
+ * ::result-set and notify::integrity. The idle holds only a weak
+ * reference, so it never keeps the store alive nor drops its last
+ * reference on the writer thread. The integrity check itself runs here
+ * too, on the writer thread, before its first op.
+ */
+#define G_LOG_DOMAIN "lumo-audit"
+
+#include "config.h"
+
+#include "lumo-audit-private.h"
+#include "lumo-db.h"
+#include "lumo-error.h"
+
+typedef struct
+{
+  GWeakRef store;
+} EventsSource;
+
+static void
+events_source_free (gpointer data)
+{
+  EventsSource *source = data;
+
+  g_weak_ref_clear (&source->store);
+  g_free (source);
+}
+
+static void
+emit_ids (LumoAuditStore *self,
+          const char     *signal,
+          GArray         *ids)
+{
+  guint signal_id = g_signal_lookup (signal, LUMO_TYPE_AUDIT_STORE);
+
+  for (guint i = 0; ids != NULL && i < ids->len; i++)
+    g_signal_emit (self, signal_id, 0, g_array_index (ids, gint64, i));
+}
+
+static gboolean
+deliver_events_cb (gpointer data)
+{
+  EventsSource *source = data;
+  g_autoptr(LumoAuditStore) self = g_weak_ref_get (&source->store);
+  g_autoptr(GArray) added = NULL;
+  g_autoptr(GArray) results = NULL;
+  g_autofree char *message = NULL;
+  gboolean integrity_changed;
+  LumoAuditIntegrity integrity;
+
+  if (self == NULL)
+    return G_SOURCE_REMOVE;
+
+  g_mutex_lock (&self->lock);
+  added = g_steal_pointer (&self->added_ids);
+  results = g_steal_pointer (&self->result_ids);
+  integrity_changed = self->integrity_pending;
+  integrity = self->pending_integrity;
+  message = g_steal_pointer (&self->pending_integrity_message);
+  self->integrity_pending = FALSE;
+  self->added_scheduled = FALSE;
+  g_mutex_unlock (&self->lock);
+
+  /* The state first: a handler of ::row-added may look at it. */
+  if (integrity_changed)
+    {
+      g_free (self->integrity_message);
+      self->integrity_message = g_steal_pointer (&message);
+      self->integrity = integrity;
+      g_object_notify (G_OBJECT (self), "integrity-message");
+      g_object_notify (G_OBJECT (self), "integrity");
+    }
+
+  emit_ids (self, "row-added", added);
+  emit_ids (self, "result-set", results);
+
+  return G_SOURCE_REMOVE;
+}
+
+/* Called with the lock held. */
+static void
+schedule_locked (LumoAuditStore *self)
+{
+  g_autoptr(GSource) idle = NULL;
+  EventsSource *source;
+
+  if (self->added_scheduled)
+    return;
+  self->added_scheduled = TRUE;
+
+  idle = g_idle_source_new ();
+  source = g_new0 (EventsSource, 1);
+  g_weak_ref_init (&source->store, self);
+  g_source_set_callback (idle, deliver_events_cb, source, events_source_free);
+  g_source_set_static_name (idle, "[lumo] audit events");
+  g_source_attach (idle, self->main_context);
+}
+
+static void
+queue_ids (LumoAuditStore  *self,
+           const char      *signal,
+           GArray         **slot,
+           GArray          *ids)
+{
+  if (ids->len == 0 ||
+      !g_signal_has_handler_pending (self, g_signal_lookup (signal, LUMO_TYPE_AUDIT_STORE),
+                                     0, TRUE))
+    return;
+
+  g_mutex_lock (&self->lock);
+  if (*slot == NULL)
+    *slot = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_array_append_vals (*slot, ids->data, ids->len);
+  schedule_locked (self);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+lumo_audit_store_rows_added (LumoAuditStore *self,
+                             GArray         *ids)
+{
+  queue_ids (self, "row-added", &self->added_ids, ids);
+}
+
+void
+lumo_audit_store_results_set (LumoAuditStore *self,
+                              GArray         *ids)
+{
+  queue_ids (self, "result-set", &self->result_ids, ids);
+}
+
+/* The first page of a freshly opened store should not pay for opening
+ * a reader (and parsing the schema): one waits in the pool. */
+static void
+prepare_reader (LumoAuditStore *self)
+{
+  g_autoptr(GError) error = NULL;
+  sqlite3 *db;
+
+  if ((db = lumo_audit_store_open_reader (self, &error)))
+    {
+      g_autoptr(sqlite3_stmt) stmt = NULL;
+
+      /* Parses the schema and reads the newest leaf, as the first page
+       * will. */
+      if ((stmt = lumo_db_prepare (db, "SELECT id FROM audit ORDER BY id DESC LIMIT 1", NULL)))
+        sqlite3_step (stmt);
+    }
+  else
+    g_debug ("No reader prepared for “%s”: %s", self->path, error->message);
+
+  /* A page asked for before this is ready opens its own reader rather
+   * than wait (measured: waiting was slower); the pool keeps both. */
+  if (db != NULL)
+    lumo_audit_store_release_reader (self, db);
+}
+
+void
+lumo_audit_store_check_integrity (LumoAuditStore *self)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok, stopping;
+
+  prepare_reader (self);
+
+  g_mutex_lock (&self->lock);
+  self->checking = !self->stopping;
+  g_mutex_unlock (&self->lock);
+
+  ok = !self->checking || lumo_db_quick_check (self->writer_db, self->path, &error);
+
+  g_mutex_lock (&self->lock);
+  self->checking = FALSE;
+  if (!ok && error->code != LUMO_ERROR_DB_CORRUPT)
+    {
+      /* The check could not finish (I/O error, interrupted): the file is
+       * not known to be sound, so writes fail closed all the same. */
+      g_autoptr(GError) cause = g_steal_pointer (&error);
+
+      g_set_error (&error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                   "The integrity check of “%s” did not finish: %s",
+                   self->path, cause->message);
+    }
+  self->pending_integrity = ok ? LUMO_AUDIT_INTEGRITY_OK : LUMO_AUDIT_INTEGRITY_FAILED;
+  g_free (self->pending_integrity_message);
+  self->pending_integrity_message = ok ? NULL : g_strdup (error->message);
+  self->integrity_pending = TRUE;
+  schedule_locked (self);
+  stopping = self->stopping;
+  g_mutex_unlock (&self->lock);
+
+  /* Not a warning: a damaged log is the user's news, told through
+   * :integrity; the store itself goes on failing closed. */
+  if (!ok && !stopping)
+    g_message ("%s", error->message);
+  if (!ok)
+    self->integrity_error = g_error_new (LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                                         "The audit log “%s” takes no writes: it failed "
+                                         "its integrity check at open (%s)",
+                                         self->path, error->message);
+}
+
+void
+lumo_audit_store_cancel_check (LumoAuditStore *self)
+{
+  /* Under the lock, so the interrupt can only reach the check: when it
+   * is not running, no statement runs and the interrupt is a no-op. */
+  g_mutex_lock (&self->lock);
+  if (self->checking)
+    sqlite3_interrupt (self->writer_db);
+  g_mutex_unlock (&self->lock);
+}
