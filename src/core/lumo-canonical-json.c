@@ -111,6 +111,16 @@ append_number (GString *out,
       value = -value;
     }
 
+  /* An integer below 2^53 is exact, and any shorter decimal names another
+   * integer, so its shortest form is its own digits: the search below
+   * would find the same after one snprintf per digit (≈ 3 µs for an id of
+   * five digits, the largest part of encoding a bridge answer). */
+  if (value < 9007199254740992.0 && value == (double) (guint64) value)
+    {
+      g_string_append_printf (out, "%" G_GUINT64_FORMAT, (guint64) value);
+      return;
+    }
+
   shortest_digits (value, digits, &n);
   k = (int) strlen (digits);
 
