@@ -3,9 +3,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * lumo-bridge-session.c owns the lifecycle, the frame I/O, the policy push
- * and the app's probeTarget requests; lumo-bridge-session-dispatch.c owns
- * what each provider request does. A session made without streams is
+ * lumo-bridge-session.c owns the lifecycle; lumo-bridge-session-io.c the
+ * frame I/O; lumo-bridge-session-dispatch.c what each provider request does;
+ * lumo-bridge-session-push.c the policy push and the app's probeTarget
+ * requests. A session made without streams is
  * "detached": nothing is read, and what it would write is queued for
  * lumo_bridge_session_pop_outgoing() — the fuzzer and the scenario tests
  * drive dispatch that way without pipes.
@@ -130,6 +131,15 @@ void               lumo_backend_remove_detached_session (LumoBackend       *self
                                                          LumoBridgeSession *session);
 
 /* ---- shared between the session's files ---------------------------------- */
+
+/* lumo-bridge-session-io.c: makes the reader and the writer of @input and
+ * @output; watches the input while reading is wanted (not closed, not
+ * closing, the writer not congested), and stops watching otherwise. */
+void               lumo_bridge_session_open_streams   (LumoBridgeSession *self,
+                                                       GInputStream      *input,
+                                                       GOutputStream     *output);
+void               lumo_bridge_session_watch_input    (LumoBridgeSession *self);
+void               lumo_bridge_session_notify_stalled (LumoBridgeSession *self);
 
 void               lumo_bridge_session_send           (LumoBridgeSession *self,
                                                        JsonObject        *object);

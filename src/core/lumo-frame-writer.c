@@ -68,7 +68,6 @@ static guint signals[N_SIGNALS];
 
 static void write_next (LumoFrameWriter *self);
 
-
 static void
 set_queued_bytes (LumoFrameWriter *self,
                   gsize            queued_bytes)
