@@ -227,7 +227,7 @@ reader_take (LumoFrameReader  *self,
   if (self->broken != NULL)
     return take_error (self, g_error_copy (self->broken), in_sync, error);
 
-  if (lumo_frame_decode (self->buf + self->start, have, &consumed, out, NULL, &local_error))
+  if (lumo_frame_decode (have > 0 ? self->buf + self->start : NULL, have, &consumed, out, NULL, &local_error))
     {
       self->start += consumed;
       return LUMO_FRAME_READ_OBJECT;
@@ -298,10 +298,9 @@ make_room (LumoFrameReader *self)
     {
       guint32 body_len;
 
-      /* take() has refused a length over the cap already. */
+      /* A length over the cap gets no room: take() refuses it. */
       memcpy (&body_len, self->buf + self->start, sizeof body_len);
-      g_assert (body_len <= LUMO_FRAME_MAX_IN);
-      if (LUMO_FRAME_HEADER_SIZE + (gsize) body_len > have)
+      if (body_len <= LUMO_FRAME_MAX_IN && LUMO_FRAME_HEADER_SIZE + (gsize) body_len > have)
         want = MAX (want, LUMO_FRAME_HEADER_SIZE + (gsize) body_len - have);
     }
 

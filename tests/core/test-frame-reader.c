@@ -246,6 +246,10 @@ test_take_out_of_sync (void)
     raw_write (&p, bytes->data, bytes->len);
     fill (reader);
     assert_take_object (reader, 1);
+    /* A fill before the take that refuses the length allocates nothing
+     * for it. */
+    assert_fill_would_block (reader);
+    g_assert_cmpuint (lumo_frame_reader_get_buffered (reader), ==, 11);
     assert_take_error (reader, LUMO_ERROR_FRAME_TOO_LARGE, FALSE);
     fill (reader);
     assert_take_error (reader, LUMO_ERROR_FRAME_TOO_LARGE, FALSE);
