@@ -4,7 +4,7 @@
 structure, that every path it names exists in the repository (or is built
 by a documented command), that the finish-args are exactly the narrow set we
 need (display, IPC, one NativeMessagingHosts folder per browser that
-src/core/lumo-browser.c knows), and that the app module builds with meson
+src/core/browser/lumo-browser.c knows), and that the app module builds with meson
 and runs the tests that can run in the build sandbox.
 
 usage: check-flatpak-manifest.py SOURCE_ROOT
@@ -26,7 +26,7 @@ def fail(message):
 
 def browser_folders():
     """The per-user (non-Flatpak) browser folders, from the C table."""
-    with open(os.path.join(source_root, 'src', 'core', 'lumo-browser.c'), encoding='utf-8') as f:
+    with open(os.path.join(source_root, 'src', 'core', 'browser', 'lumo-browser.c'), encoding='utf-8') as f:
         text = f.read()
     table = text[text.index('user_targets[]'):text.index('system_targets[]')]
     return [m.group(2) for m in
@@ -48,7 +48,7 @@ if manifest.get('command') != 'lumo-access':
 # finish-args: exactly display + IPC + GPU, and one folder per browser.
 folders = browser_folders()
 if len(folders) < 5:
-    fail(f'found only {len(folders)} browser folders in src/core/lumo-browser.c')
+    fail(f'found only {len(folders)} browser folders in src/core/browser/lumo-browser.c')
 expected = {'--share=ipc', '--socket=wayland', '--socket=fallback-x11', '--device=dri'}
 expected |= {f'--filesystem=xdg-config/{folder}/NativeMessagingHosts:create' for folder in folders}
 args = manifest.get('finish-args', [])

@@ -16,12 +16,10 @@
 
 #include <glib-object.h>
 
+#include "lumo-protocol.h"
 #include "lumo-types.h"
 
 G_BEGIN_DECLS
-
-#define LUMO_RATE_LIMIT_WRITES     30
-#define LUMO_RATE_LIMIT_WINDOW_US  (60 * G_USEC_PER_SEC)
 
 #define LUMO_TYPE_RATE_LIMITER (lumo_rate_limiter_get_type ())
 G_DECLARE_FINAL_TYPE (LumoRateLimiter, lumo_rate_limiter, LUMO, RATE_LIMITER, GObject)

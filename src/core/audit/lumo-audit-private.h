@@ -4,8 +4,13 @@
  */
 #pragma once
 
+#if !defined (LUMO_CORE_COMPILATION)
+# error "This header is private to src/core (and its tests): it may speak SQL, which stays out of the app and the CLI."
+#endif
+
 #include <sqlite3.h>
 
+#include "lumo-audit-query-private.h"
 #include "lumo-audit-store.h"
 #include "lumo-db.h"
 
@@ -33,6 +38,19 @@ const char     *lumo_audit_store_get_head_path (LumoAuditStore *self);
   "a.target, a.params_hmac, a.decision, a.reason, a.result, a.result_text, " \
   "a.result_time_us, a.hash"
 LumoAuditRow   *lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
+
+/* Walks every row of @db (an audit database, see lumo-audit-store.c) in id
+ * order. On the first fault, fills @report and fails with
+ * LUMO_ERROR_CHAIN_BROKEN and a message that names the row; cancellation
+ * gives G_IO_ERROR_CANCELLED. @checkpoint_path may be NULL (no tail check). */
+gboolean  lumo_audit_chain_verify           (sqlite3               *db,
+                                             GBytes                *secret,
+                                             const char            *checkpoint_path,
+                                             LumoAuditProgressFunc  progress,
+                                             gpointer               user_data,
+                                             GCancellable          *cancellable,
+                                             LumoAuditVerifyReport *report,
+                                             GError               **error);
 
 /* The writer connection's page cache (KiB, negative as SQLite wants it). */
 #define LUMO_AUDIT_WRITER_CACHE_SIZE "-16384"

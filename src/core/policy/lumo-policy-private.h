@@ -12,6 +12,10 @@
  */
 #pragma once
 
+#if !defined (LUMO_CORE_COMPILATION)
+# error "This header is private to src/core (and its tests): it may speak SQL, which stays out of the app and the CLI."
+#endif
+
 #include <gio/gio.h>
 #include <sqlite3.h>
 

@@ -15,7 +15,6 @@
 
 #include "lumo-bridge-message.h"
 #include "lumo-error.h"
-#include "lumo-rate-limiter.h"
 
 static const char * const deny_reasons[] = {
   "disabled", "not_authorized", "pending", "writes_off", "rate_limited",

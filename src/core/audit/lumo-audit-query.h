@@ -33,13 +33,12 @@
  * filter value fails with LUMO_ERROR_INVALID_ARGUMENT and a message that
  * names the filter and says what it expects.
  *
- * The SQL builder emits only fixed SQL text with "?" placeholders; every
+ * The SQL builder (lumo-audit-query-private.h) emits only fixed SQL text with "?" placeholders; every
  * user value is bound (lumo_audit_query_bind()), never pasted into SQL.
  */
 #pragma once
 
 #include <glib-object.h>
-#include <sqlite3.h>
 
 G_BEGIN_DECLS
 
@@ -68,26 +67,6 @@ gboolean         lumo_audit_query_uses_scan  (const LumoAuditQuery  *query);
  * is exclusive. */
 gint64           lumo_audit_query_get_since  (const LumoAuditQuery  *query);
 gint64           lumo_audit_query_get_until  (const LumoAuditQuery  *query);
-
-/* SQL over the audit schema, newest first: rows with id < @before_id
- * (0 = from the newest), at most @limit. @columns is a fixed column list of
- * table alias "a". Bind values are appended to @binds (floating-free
- * GVariants of type "x", "s" or "ay"; make @binds with
- * g_ptr_array_new_with_free_func (g_variant_unref)). */
-char            *lumo_audit_query_build_page_sql  (const LumoAuditQuery *query,
-                                                   const char           *columns,
-                                                   gint64                before_id,
-                                                   guint                 limit,
-                                                   GPtrArray            *binds);
-char            *lumo_audit_query_build_count_sql (const LumoAuditQuery *query,
-                                                   GPtrArray            *binds);
-gboolean         lumo_audit_query_bind            (sqlite3_stmt         *stmt,
-                                                   GPtrArray            *binds,
-                                                   GError              **error);
-/* The SQL above calls lumo_audit_contains(); register it once on every
- * connection that runs it (the store's readers have it). */
-gboolean         lumo_audit_query_register_functions (sqlite3           *db,
-                                                      GError           **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditQuery, lumo_audit_query_unref)
 

@@ -17,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "lumo-audit-chain.h"
+#include "lumo-audit-private.h"
 #include "lumo-audit-secret.h"
 #include "lumo-db.h"
 #include "lumo-error.h"

@@ -4,6 +4,10 @@
  */
 #pragma once
 
+#if !defined (LUMO_CORE_COMPILATION)
+# error "This header is private to src/core (and its tests): it may speak SQL, which stays out of the app and the CLI."
+#endif
+
 #include "lumo-browser-integration.h"
 
 G_BEGIN_DECLS

@@ -32,6 +32,10 @@ G_BEGIN_DECLS
 #define LUMO_MAX_QUALIFIED_NAME_LEN   57
 #define LUMO_TOOL_NAME_SEPARATOR      "."
 
+/* The protocol's write limit per caller: a sliding window, not buckets. */
+#define LUMO_RATE_LIMIT_WRITES        30
+#define LUMO_RATE_LIMIT_WINDOW_US     (60 * G_USEC_PER_SEC)
+
 /* ---- extension IDs ------------------------------------------------------ */
 
 gboolean  lumo_is_extension_id           (const char  *s);

@@ -57,7 +57,6 @@
 #pragma once
 
 #include <gio/gio.h>
-#include <sqlite3.h>
 
 G_BEGIN_DECLS
 
@@ -140,18 +139,5 @@ typedef struct
   gint64         checkpoint_id;          /* 0 when there is no checkpoint */
   gint64         rows_after_checkpoint;
 } LumoAuditVerifyReport;
-
-/* Walks every row of @db (an audit database, see lumo-audit-store.c) in id
- * order. On the first fault, fills @report and fails with
- * LUMO_ERROR_CHAIN_BROKEN and a message that names the row; cancellation
- * gives G_IO_ERROR_CANCELLED. @checkpoint_path may be NULL (no tail check). */
-gboolean  lumo_audit_chain_verify           (sqlite3               *db,
-                                             GBytes                *secret,
-                                             const char            *checkpoint_path,
-                                             LumoAuditProgressFunc  progress,
-                                             gpointer               user_data,
-                                             GCancellable          *cancellable,
-                                             LumoAuditVerifyReport *report,
-                                             GError               **error);
 
 G_END_DECLS

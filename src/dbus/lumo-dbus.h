@@ -1,0 +1,25 @@
+/* lumo-dbus.h — where the app, the CLI and the helper meet on the bus
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The interface itself is dev.lumo.Access.xml, compiled by gdbus-codegen
+ * into lumo-dbus-generated.h (LumoDBusBridge: skeleton and proxy). This
+ * header adds what the XML cannot say: the bus name (the application ID,
+ * so a development build has its own) and the object path GApplication
+ * exports the application at.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "lumo-dbus-generated.h"
+
+G_BEGIN_DECLS
+
+/* The well-known name the app owns, and the bus starts it for. */
+const char *lumo_dbus_get_name        (void);
+/* The application's object path, derived from the name as GApplication
+ * derives it ("/dev/lumo/Access"). */
+const char *lumo_dbus_get_object_path (void);
+
+G_END_DECLS
