@@ -26,7 +26,7 @@ struct _LumoBrowsersGroup
   GPtrArray    *browsers;      /* of LumoBrowser, as the last job left them */
   GCancellable *cancellable;
   guint         busy : 1;
-  guint         rescan_pending : 1;
+  guint         rescan_wanted : 1;
 };
 
 G_DEFINE_FINAL_TYPE (LumoBrowsersGroup, lumo_browsers_group, ADW_TYPE_PREFERENCES_GROUP)
@@ -191,9 +191,9 @@ on_job_done_cb (GObject      *object,
   set_busy (self, FALSE);
   rebuild_rows (self);
 
-  if (self->rescan_pending)
+  if (self->rescan_wanted)
     {
-      self->rescan_pending = FALSE;
+      self->rescan_wanted = FALSE;
       start_job (self, JOB_SCAN, NULL);
     }
 }
@@ -224,7 +224,7 @@ start_job (LumoBrowsersGroup *self,
     {
       /* A write waits for the person to click again once the list is
        * current; a scan just runs after the job. */
-      self->rescan_pending = TRUE;
+      self->rescan_wanted = TRUE;
       return;
     }
 

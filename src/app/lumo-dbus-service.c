@@ -23,7 +23,7 @@
 
 /* One Attach call in flight: the invocation is answered when the session
  * ends. Reference-counted (GRcBox): the service's array holds one reference
- * and the pending backend operation another, so a session that ends after
+ * and the backend operation in flight another, so a session that ends after
  * the service is gone finds its call detached (self NULL) instead of freed. */
 typedef struct
 {

@@ -236,7 +236,7 @@ test_bookkeeping_flush (Fixture       *f,
   g_assert_cmpuint (mine->probe_count, ==, 3);
   g_assert_cmpuint (mine->write_count, ==, 2);
   g_assert_cmpint (mine->last_seen, >, 0);
-  g_assert_true (lumo_policy_has_pending_writes (f->policy));
+  g_assert_true (lumo_policy_has_unwritten_bookkeeping (f->policy));
   /* … but they are not written yet, and not announced one by one. */
   seen = read_caller (other, CALL);
   g_assert_cmpuint (seen->probe_count, ==, 0);
@@ -246,7 +246,7 @@ test_bookkeeping_flush (Fixture       *f,
   /* A flush writes them in one go and announces the caller once. */
   g_assert_true (lumo_policy_flush (f->policy, &error));
   g_assert_no_error (error);
-  g_assert_false (lumo_policy_has_pending_writes (f->policy));
+  g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_cmpuint (count_events (f, "caller-changed:" PROV "/" CALL), ==, 1);
   g_clear_pointer (&seen, lumo_caller_info_free);
   seen = read_caller (other, CALL);
@@ -305,7 +305,7 @@ test_bookkeeping_dispose (Fixture       *f,
   g_assert_true (lumo_policy_authorize (other, PROV, CALL, "userscripts.save", TRUE, NULL, NULL,
                                         &decision, &error));
   g_assert_true (decision.allowed);
-  g_assert_true (lumo_policy_has_pending_writes (other));
+  g_assert_true (lumo_policy_has_unwritten_bookkeeping (other));
 
   /* The last reference goes before any timeout ran: nothing is lost. */
   g_object_unref (other);
@@ -327,7 +327,7 @@ test_bookkeeping_timer (Fixture       *f,
   GSource *source;
 
   /* Idle: no timer. */
-  g_assert_false (lumo_policy_has_pending_writes (f->policy));
+  g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
 
   register_default (f);
@@ -341,7 +341,7 @@ test_bookkeeping_timer (Fixture       *f,
   g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_WRITES_OFF);
   g_assert_cmpint (authorize (f, PROV, CALL2, TRUE, NULL), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
   g_assert_cmpint (authorize (f, PROV2, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_DISABLED);
-  g_assert_false (lumo_policy_has_pending_writes (f->policy));
+  g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
 
   /* A counted probe arms one timeout; more probes do not add any. */
@@ -355,7 +355,7 @@ test_bookkeeping_timer (Fixture       *f,
   /* It writes by itself, announces, and is gone. */
   g_ptr_array_set_size (f->events, 0);
   g_assert_true (wait_for_event (f, "caller-changed:" PROV "/" CALL));
-  g_assert_false (lumo_policy_has_pending_writes (f->policy));
+  g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
   caller = read_caller (f->policy, CALL);
   g_assert_cmpuint (caller->probe_count, ==, 2);
@@ -365,7 +365,7 @@ test_bookkeeping_timer (Fixture       *f,
   probe_known (f->policy, CALL, NULL);
   g_assert_nonnull (flush_source (f->policy));
   set_switch (f, LUMO_POLICY_SWITCH_WRITES, TRUE);
-  g_assert_false (lumo_policy_has_pending_writes (f->policy));
+  g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
 
   /* A flush leaves no timer either. */
@@ -403,7 +403,7 @@ test_bookkeeping_write_fails (Fixture       *f,
   g_assert_false (lumo_policy_flush (f->policy, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB);
   g_clear_error (&error);
-  g_assert_true (lumo_policy_has_pending_writes (f->policy));
+  g_assert_true (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_nonnull (flush_source (f->policy));
   caller = read_caller (f->policy, CALL);
   g_assert_cmpuint (caller->probe_count, ==, 2);

@@ -65,7 +65,8 @@ typedef enum
   LUMO_AUDIT_OP_RETENTION,
 } LumoAuditOpKind;
 
-/* A validated row, owned by the op. */
+/* A validated row queued for the writer thread (not durable until its op
+ * is done), owned by the op. */
 typedef struct
 {
   gint64      time_us;
@@ -81,12 +82,12 @@ typedef struct
   const char *result;          /* import only: NULL, "ok", "error" */
   char       *result_text;
   gint64      result_time_us;
-} LumoAuditPendingRow;
+} LumoAuditQueuedRow;
 
 typedef struct
 {
   LumoAuditOpKind      kind;
-  LumoAuditPendingRow *rows;         /* APPEND: 1, IMPORT: n_rows */
+  LumoAuditQueuedRow  *rows;         /* APPEND: 1, IMPORT: n_rows */
   gsize                n_rows;
   gint64               id;           /* RESULT: the row; APPEND: the new id */
   const char          *result;       /* RESULT */
@@ -141,9 +142,9 @@ struct _LumoAuditStore
   gboolean      added_scheduled;
   GArray       *result_ids;
   gboolean      checking;           /* quick_check is running */
-  gboolean      integrity_pending;  /* a new state awaits the main context */
-  LumoAuditIntegrity pending_integrity;
-  char         *pending_integrity_message;
+  gboolean      new_integrity_set;  /* a new state awaits the main context */
+  LumoAuditIntegrity new_integrity;
+  char         *new_integrity_message;
 };
 
 /* lumo-audit-record.c */
@@ -152,14 +153,13 @@ char     *lumo_audit_truncate_text       (const char             *text,
 gboolean  lumo_audit_validate_record     (GBytes                 *secret,
                                           const LumoAuditRecord  *record,
                                           const char             *params_hmac_hex,
-                                          LumoAuditPendingRow    *row,
+                                          LumoAuditQueuedRow     *row,
                                           GError                **error);
 gboolean  lumo_audit_validate_result     (gboolean                ok,
                                           const char             *error_text,
                                           GError                **error);
 
 /* lumo-audit-writer.c */
-void      lumo_audit_pending_row_clear   (LumoAuditPendingRow    *row);
 void      lumo_audit_op_free             (LumoAuditOp            *op);
 void      lumo_audit_writer_enqueue      (LumoAuditStore         *self,
                                           LumoAuditOp            *op);

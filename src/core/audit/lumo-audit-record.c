@@ -97,7 +97,7 @@ gboolean
 lumo_audit_validate_record (GBytes                 *secret,
                             const LumoAuditRecord  *record,
                             const char             *params_hmac_hex,
-                            LumoAuditPendingRow    *row,
+                            LumoAuditQueuedRow     *row,
                             GError                **error)
 {
   const char *name = record->caller_name != NULL ? record->caller_name : "";

@@ -61,10 +61,10 @@ deliver_events_cb (gpointer data)
   g_mutex_lock (&self->lock);
   added = g_steal_pointer (&self->added_ids);
   results = g_steal_pointer (&self->result_ids);
-  integrity_changed = self->integrity_pending;
-  integrity = self->pending_integrity;
-  message = g_steal_pointer (&self->pending_integrity_message);
-  self->integrity_pending = FALSE;
+  integrity_changed = self->new_integrity_set;
+  integrity = self->new_integrity;
+  message = g_steal_pointer (&self->new_integrity_message);
+  self->new_integrity_set = FALSE;
   self->added_scheduled = FALSE;
   g_mutex_unlock (&self->lock);
 
@@ -188,10 +188,10 @@ lumo_audit_store_check_integrity (LumoAuditStore *self)
                    "The integrity check of “%s” did not finish: %s",
                    self->path, cause->message);
     }
-  self->pending_integrity = ok ? LUMO_AUDIT_INTEGRITY_OK : LUMO_AUDIT_INTEGRITY_FAILED;
-  g_free (self->pending_integrity_message);
-  self->pending_integrity_message = ok ? NULL : g_strdup (error->message);
-  self->integrity_pending = TRUE;
+  self->new_integrity = ok ? LUMO_AUDIT_INTEGRITY_OK : LUMO_AUDIT_INTEGRITY_FAILED;
+  g_free (self->new_integrity_message);
+  self->new_integrity_message = ok ? NULL : g_strdup (error->message);
+  self->new_integrity_set = TRUE;
   schedule_locked (self);
   stopping = self->stopping;
   g_mutex_unlock (&self->lock);

@@ -97,7 +97,7 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->result_ids, g_array_unref);
   g_clear_error (&self->integrity_error);
   g_free (self->integrity_message);
-  g_free (self->pending_integrity_message);
+  g_free (self->new_integrity_message);
   g_clear_pointer (&self->secret, g_bytes_unref);
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_free (self->path);
@@ -390,7 +390,7 @@ append_op_new (LumoAuditStore         *self,
   g_autoptr(LumoAuditOp) op = g_new0 (LumoAuditOp, 1);
 
   op->kind = LUMO_AUDIT_OP_APPEND;
-  op->rows = g_new0 (LumoAuditPendingRow, 1);
+  op->rows = g_new0 (LumoAuditQueuedRow, 1);
   op->n_rows = 1;
   if (!lumo_audit_validate_record (self->secret, record, NULL, &op->rows[0], error))
     return NULL;
@@ -564,12 +564,12 @@ lumo_audit_store_import (LumoAuditStore               *self,
 
   op = g_new0 (LumoAuditOp, 1);
   op->kind = LUMO_AUDIT_OP_IMPORT;
-  op->rows = g_new0 (LumoAuditPendingRow, n_records);
+  op->rows = g_new0 (LumoAuditQueuedRow, n_records);
 
   for (gsize i = 0; i < n_records; i++)
     {
       const LumoAuditImportRecord *r = &records[i];
-      LumoAuditPendingRow *row = &op->rows[i];
+      LumoAuditQueuedRow *row = &op->rows[i];
       g_autoptr(GError) local_error = NULL;
 
       op->n_rows = i + 1;

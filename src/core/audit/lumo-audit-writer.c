@@ -24,8 +24,8 @@
 
 /* ---- ops ------------------------------------------------------------------ */
 
-void
-lumo_audit_pending_row_clear (LumoAuditPendingRow *row)
+static void
+queued_row_clear (LumoAuditQueuedRow *row)
 {
   g_free (row->provider_id);
   g_free (row->caller_id);
@@ -40,7 +40,7 @@ void
 lumo_audit_op_free (LumoAuditOp *op)
 {
   for (gsize i = 0; i < op->n_rows; i++)
-    lumo_audit_pending_row_clear (&op->rows[i]);
+    queued_row_clear (&op->rows[i]);
   g_free (op->rows);
   g_free (op->result_text);
   g_clear_object (&op->task);
@@ -251,12 +251,12 @@ fts_change (LumoAuditStore  *self,
 
 /* @index: FALSE when the caller indexes a whole run of rows at once. */
 static gboolean
-insert_row (LumoAuditStore            *self,
-            const LumoAuditPendingRow *row,
-            gboolean                   index,
-            gint64                    *tail_id,
-            guint8                    *tail_hash,
-            GError                   **error)
+insert_row (LumoAuditStore           *self,
+            const LumoAuditQueuedRow *row,
+            gboolean                  index,
+            gint64                   *tail_id,
+            guint8                   *tail_hash,
+            GError                  **error)
 {
   LumoAuditChainFields f = {
     .id = *tail_id + 1,

@@ -152,7 +152,7 @@ void               lumo_bridge_session_send_fault     (LumoBridgeSession *self,
 void               lumo_bridge_session_handle_answer  (LumoBridgeSession *self,
                                                        LumoBridgeMessage *message);
 /* Completes the app's probeTarget request @id (takes @outcome or @error);
- * nothing if it is not pending. */
+ * nothing if it is not in flight. */
 void               lumo_bridge_session_probe_target_complete (LumoBridgeSession *self,
                                                               const char        *id,
                                                               LumoProbeOutcome  *outcome,

@@ -233,7 +233,7 @@ lumo_bridge_session_handle_answer (LumoBridgeSession *self,
   if (!JSON_NODE_HOLDS_VALUE (message->re) || json_node_get_value_type (message->re) != G_TYPE_STRING ||
       !g_hash_table_contains (self->probe_targets, json_node_get_string (message->re)))
     {
-      g_debug ("Ignored an answer of %s to no pending request", self->provider_id);
+      g_debug ("Ignored an answer of %s to no request in flight", self->provider_id);
       return;
     }
 

@@ -5,7 +5,7 @@
  * LumoBridgeSession owns one provider connection: its LumoFrameReader and
  * LumoFrameWriter, the requests in flight (several at once, answered out of
  * order: a probe is answered while an authorize waits for a review), the
- * audit ids of its allowed writes, its open L1 ports, the pending reviews it
+ * audit ids of its allowed writes, its open L1 ports, the waiting reviews it
  * started (cancelled when it closes) and the app's own probeTarget requests.
  * Sessions are created by LumoBackend (lumo_backend_attach_async()); the
  * provider's identity is the origin the backend was given, never a field of
@@ -60,7 +60,7 @@ gboolean    lumo_bridge_session_get_stalled         (LumoBridgeSession *self);
 /* LumoBridgePort, in the order they opened. */
 GPtrArray  *lumo_bridge_session_list_ports          (LumoBridgeSession *self);
 gboolean    lumo_bridge_session_is_closed           (LumoBridgeSession *self);
-/* Ends the session from the app's side (pending reviews are cancelled,
+/* Ends the session from the app's side (waiting reviews are cancelled,
  * ports reported closed); ::closed is emitted with "closed". */
 void        lumo_bridge_session_close               (LumoBridgeSession *self);
 

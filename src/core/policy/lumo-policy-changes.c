@@ -401,7 +401,7 @@ lumo_policy_get_caller (LumoPolicy  *self,
 
   if (!(info = lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)))
     return NULL;
-  lumo_policy_pending_overlay (self, info);
+  lumo_policy_bookkeeping_overlay (self, info);
 
   return info;
 }
@@ -423,7 +423,7 @@ lumo_policy_list_callers (LumoPolicy       *self,
   if (!(callers = lumo_policy_store_list_callers (self->db, provider_id, state, error)))
     return NULL;
   for (guint i = 0; i < callers->len; i++)
-    lumo_policy_pending_overlay (self, g_ptr_array_index (callers, i));
+    lumo_policy_bookkeeping_overlay (self, g_ptr_array_index (callers, i));
 
   return callers;
 }

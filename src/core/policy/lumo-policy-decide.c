@@ -7,7 +7,7 @@
  * has shown it is the file's state (one PRAGMA data_version; a reload when
  * another process committed), so a switch flipped by another process
  * counts at the very next call. What they count is left in memory
- * (lumo-policy-pending.c). Only a caller's first probe writes at once: a
+ * (lumo-policy-bookkeeping.c). Only a caller's first probe writes at once: a
  * new pending caller is a request to a person, with its history row.
  */
 #define G_LOG_DOMAIN "lumo-policy"
@@ -145,7 +145,7 @@ lumo_policy_probe (LumoPolicy        *self,
     }
 
   set_status (status, provider->enabled, caller->state);
-  lumo_policy_pending_note (self, key, TRUE, display_name);
+  lumo_policy_bookkeeping_note (self, key, TRUE, display_name);
 
   return TRUE;
 }
@@ -221,7 +221,7 @@ lumo_policy_authorize (LumoPolicy          *self,
     {
       decide (decision, provider->review ? LUMO_DENY_REASON_REVIEW_REQUIRED : LUMO_DENY_REASON_NONE, 0);
       /* Bookkeeping for the UI; the decision does not depend on it. */
-      lumo_policy_pending_note (self, key, FALSE, NULL);
+      lumo_policy_bookkeeping_note (self, key, FALSE, NULL);
     }
 
   return TRUE;

@@ -6,7 +6,7 @@
  * reading rows into the boxed types, history rows, the JSON snapshots that
  * make a removal undoable, and applying an undo. It knows nothing of
  * signals or caches; lumo-policy.c wraps each call in a transaction and
- * then diffs the state to emit signals. lumo-policy-pending.c holds the
+ * then diffs the state to emit signals. lumo-policy-bookkeeping.c holds the
  * bookkeeping (counts, last_seen) that decisions leave in memory, and
  * writes it.
  */
@@ -48,8 +48,8 @@ struct _LumoPolicy
   gint64            data_version;
 
   /* Bookkeeping not written yet, and the one-shot timeout that writes it:
-   * flush_source exists exactly while pending is not empty. */
-  GHashTable       *pending;        /* "provider/caller" → LumoPolicyPending */
+   * flush_source exists exactly while bookkeeping is not empty. */
+  GHashTable       *bookkeeping;    /* "provider/caller" → LumoPolicyBookkeeping */
   GMainContext     *context;        /* the creator's thread-default context */
   GSource          *flush_source;
 };
@@ -79,28 +79,23 @@ gboolean lumo_policy_begin          (LumoPolicy  *self,
 gboolean lumo_policy_commit         (LumoPolicy  *self,
                                      GError     **error);
 
-/* ---- lumo-policy-pending.c ---- */
+/* ---- lumo-policy-bookkeeping.c ---- */
 
-/* "provider/caller" → the waiting bookkeeping of that caller. */
-GHashTable *lumo_policy_pending_new_table (void);
+/* "provider/caller" → the unwritten bookkeeping of that caller. */
+GHashTable *lumo_policy_bookkeeping_new_table (void);
 
 /* Counts one probe (@probe) or one admitted write of a known caller now,
  * and arms the flush timeout. @display_name: as the caller gave it (it is
  * cleaned here), or NULL. */
-void     lumo_policy_pending_note      (LumoPolicy  *self,
-                                        const char  *key,
-                                        gboolean     probe,
-                                        const char  *display_name);
-/* Inside a transaction: applies every waiting row. */
-gboolean lumo_policy_pending_write     (LumoPolicy  *self,
-                                        GError     **error);
-/* After the commit of lumo_policy_pending_write(): nothing waits. */
-void     lumo_policy_pending_clear     (LumoPolicy  *self);
+void        lumo_policy_bookkeeping_note      (LumoPolicy      *self,
+                                               const char      *key,
+                                               gboolean         probe,
+                                               const char      *display_name);
 /* What this instance's reads add to a row of the file. */
-void     lumo_policy_pending_overlay   (LumoPolicy      *self,
-                                        LumoCallerInfo  *info);
+void        lumo_policy_bookkeeping_overlay   (LumoPolicy      *self,
+                                               LumoCallerInfo  *info);
 /* Dispose: writes what waits without announcing it, and stops the timer. */
-void     lumo_policy_pending_dispose   (LumoPolicy  *self);
+void        lumo_policy_bookkeeping_dispose   (LumoPolicy      *self);
 
 extern const LumoMigration lumo_policy_migrations[];
 extern const guint lumo_policy_n_migrations;

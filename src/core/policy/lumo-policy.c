@@ -454,7 +454,7 @@ lumo_policy_dispose (GObject *object)
 {
   LumoPolicy *self = LUMO_POLICY (object);
 
-  lumo_policy_pending_dispose (self);
+  lumo_policy_bookkeeping_dispose (self);
   stop_monitor (self, &self->wal_monitor);
   stop_monitor (self, &self->db_monitor);
   g_clear_object (&self->limiter);
@@ -471,7 +471,7 @@ lumo_policy_finalize (GObject *object)
   g_clear_pointer (&self->db, lumo_db_close);
   g_clear_pointer (&self->providers, g_hash_table_unref);
   g_clear_pointer (&self->callers, g_hash_table_unref);
-  g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_pointer (&self->bookkeeping, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->path, g_free);
 
@@ -560,7 +560,7 @@ lumo_policy_init (LumoPolicy *self)
   self->providers = g_hash_table_new (g_str_hash, g_str_equal);
   self->callers = g_hash_table_new (g_str_hash, g_str_equal);
   self->data_version = -1;
-  self->pending = lumo_policy_pending_new_table ();
+  self->bookkeeping = lumo_policy_bookkeeping_new_table ();
   self->context = g_main_context_ref_thread_default ();
 }
 

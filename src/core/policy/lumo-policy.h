@@ -364,7 +364,7 @@ gboolean   lumo_policy_flush             (LumoPolicy        *self,
                                           GError           **error);
 /* TRUE while bookkeeping waits in memory — exactly while the flush
  * timeout exists. */
-gboolean   lumo_policy_has_pending_writes (LumoPolicy       *self);
+gboolean   lumo_policy_has_unwritten_bookkeeping (LumoPolicy       *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoProviderInfo, lumo_provider_info_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCallerInfo, lumo_caller_info_free)

@@ -294,7 +294,7 @@ lumo_review_queue_dispose (GObject *object)
 {
   LumoReviewQueue *self = (LumoReviewQueue *) object;
 
-  /* Pending tasks hold a reference, so nothing is pending here. */
+  /* A waiting request's task holds a reference, so nothing waits here. */
   g_assert (self->items->len == 0);
 
   if (self->deadline_source != NULL)

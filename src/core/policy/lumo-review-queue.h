@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * LumoReviewQueue owns the pending reviews: each write that needs review
+ * LumoReviewQueue owns the waiting reviews: each write that needs review
  * waits, with its redacted preview (a JSON object as a string, never script
  * source), until it is approved, rejected, times out, or its session goes
  * away (its GCancellable is cancelled). The queue is a GListModel of
@@ -36,7 +36,7 @@ GType lumo_review_outcome_get_type (void) G_GNUC_CONST;
 
 const char *lumo_review_outcome_to_string (LumoReviewOutcome outcome);
 
-/* ---- LumoReviewRequest: one pending write, read-only to its users ------- */
+/* ---- LumoReviewRequest: one write held for review, read-only to its users */
 
 #define LUMO_TYPE_REVIEW_REQUEST (lumo_review_request_get_type ())
 G_DECLARE_FINAL_TYPE (LumoReviewRequest, lumo_review_request, LUMO, REVIEW_REQUEST, GObject)
@@ -98,7 +98,7 @@ gboolean           lumo_review_queue_decide        (LumoReviewQueue      *self,
                                                     GError              **error);
 LumoReviewRequest *lumo_review_queue_lookup        (LumoReviewQueue      *self,
                                                     const char           *request_id);
-/* Every pending request of @provider_id (and @caller_id, if not NULL) is
+/* Every waiting request of @provider_id (and @caller_id, if not NULL) is
  * completed as CANCELLED, e.g. when a caller is revoked. Returns how many. */
 guint              lumo_review_queue_cancel_matching (LumoReviewQueue    *self,
                                                       const char         *provider_id,

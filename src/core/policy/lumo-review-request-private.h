@@ -26,7 +26,7 @@ struct _LumoReviewRequest
   gint64           submitted;
   gint64           deadline;
 
-  /* Owned by the queue while the request is pending. */
+  /* Owned by the queue while the request waits. */
   LumoReviewQueue *queue;          /* unowned: @task holds a reference */
   GTask           *task;
   GCancellable    *cancellable;

@@ -1,4 +1,4 @@
-/* lumo-review-request.c — one pending write of lumo-review-queue.h
+/* lumo-review-request.c — one write held for review (lumo-review-queue.h)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -1,4 +1,4 @@
-/* lumo-policy-pending.c — the bookkeeping that decisions leave in memory
+/* lumo-policy-bookkeeping.c — the bookkeeping that decisions leave in memory
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -29,15 +29,15 @@ typedef struct
   guint64  writes;
   gint64   last_seen;
   char    *display_name;   /* NULL: the name did not change */
-} LumoPolicyPending;
+} LumoPolicyBookkeeping;
 
 static void
-lumo_policy_pending_free (gpointer data)
+bookkeeping_free (gpointer data)
 {
-  LumoPolicyPending *pending = data;
+  LumoPolicyBookkeeping *counts = data;
 
-  g_free (pending->display_name);
-  g_free (pending);
+  g_free (counts->display_name);
+  g_free (counts);
 }
 
 static void
@@ -62,7 +62,7 @@ on_flush_timeout_cb (gpointer user_data)
 
   if (!lumo_policy_flush (self, &error))
     g_warning ("Cannot write the probe and write counts of %u callers; trying again: %s",
-               g_hash_table_size (self->pending), error->message);
+               g_hash_table_size (self->bookkeeping), error->message);
 
   return G_SOURCE_REMOVE;
 }
@@ -70,7 +70,7 @@ on_flush_timeout_cb (gpointer user_data)
 static void
 arm_timer (LumoPolicy *self)
 {
-  if (self->flush_source != NULL || g_hash_table_size (self->pending) == 0)
+  if (self->flush_source != NULL || g_hash_table_size (self->bookkeeping) == 0)
     return;
 
   self->flush_source = g_timeout_source_new_seconds (LUMO_POLICY_FLUSH_DELAY_SECONDS);
@@ -80,32 +80,32 @@ arm_timer (LumoPolicy *self)
 }
 
 void
-lumo_policy_pending_note (LumoPolicy *self,
-                          const char *key,
-                          gboolean    probe,
-                          const char *display_name)
+lumo_policy_bookkeeping_note (LumoPolicy *self,
+                              const char *key,
+                              gboolean    probe,
+                              const char *display_name)
 {
-  LumoPolicyPending *pending;
+  LumoPolicyBookkeeping *counts;
   const LumoCallerInfo *known;
   const char *current;
 
-  if (!(pending = g_hash_table_lookup (self->pending, key)))
+  if (!(counts = g_hash_table_lookup (self->bookkeeping, key)))
     {
-      pending = g_new0 (LumoPolicyPending, 1);
-      g_hash_table_insert (self->pending, g_strdup (key), pending);
+      counts = g_new0 (LumoPolicyBookkeeping, 1);
+      g_hash_table_insert (self->bookkeeping, g_strdup (key), counts);
     }
 
   if (probe)
-    pending->probes++;
+    counts->probes++;
   else
-    pending->writes++;
-  pending->last_seen = MAX (pending->last_seen, g_get_real_time ());
+    counts->writes++;
+  counts->last_seen = MAX (counts->last_seen, g_get_real_time ());
 
   /* Only a name that differs from the latest is worth a write. A stored
    * name is clean already, and cleaning a clean name changes nothing, so
    * the usual probe (the same name again) costs one comparison. */
   known = g_hash_table_lookup (self->callers, key);
-  current = pending->display_name != NULL ? pending->display_name
+  current = counts->display_name != NULL ? counts->display_name
           : known != NULL ? known->display_name : NULL;
   if (display_name != NULL && g_strcmp0 (display_name, current) != 0)
     {
@@ -113,23 +113,24 @@ lumo_policy_pending_note (LumoPolicy *self,
 
       if (name != NULL && g_strcmp0 (name, current) != 0)
         {
-          g_free (pending->display_name);
-          pending->display_name = g_steal_pointer (&name);
+          g_free (counts->display_name);
+          counts->display_name = g_steal_pointer (&name);
         }
     }
 
   arm_timer (self);
 }
 
-gboolean
-lumo_policy_pending_write (LumoPolicy  *self,
-                           GError     **error)
+/* Inside a transaction: applies every waiting row. */
+static gboolean
+bookkeeping_write (LumoPolicy  *self,
+                   GError     **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   GHashTableIter iter;
   gpointer key, value;
 
-  if (g_hash_table_size (self->pending) == 0)
+  if (g_hash_table_size (self->bookkeeping) == 0)
     return TRUE;
 
   if (!(stmt = lumo_db_prepare (self->db,
@@ -141,19 +142,19 @@ lumo_policy_pending_write (LumoPolicy  *self,
                                 error)))
     return FALSE;
 
-  g_hash_table_iter_init (&iter, self->pending);
+  g_hash_table_iter_init (&iter, self->bookkeeping);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
-      const LumoPolicyPending *pending = value;
+      const LumoPolicyBookkeeping *counts = value;
       const char *k = key;
 
       g_assert (strlen (k) == LUMO_POLICY_KEY_SIZE - 1 && k[32] == '/');
 
       sqlite3_reset (stmt);
-      sqlite3_bind_int64 (stmt, 1, (gint64) pending->probes);
-      sqlite3_bind_int64 (stmt, 2, (gint64) pending->writes);
-      sqlite3_bind_int64 (stmt, 3, pending->last_seen);
-      sqlite3_bind_text (stmt, 4, pending->display_name, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (stmt, 1, (gint64) counts->probes);
+      sqlite3_bind_int64 (stmt, 2, (gint64) counts->writes);
+      sqlite3_bind_int64 (stmt, 3, counts->last_seen);
+      sqlite3_bind_text (stmt, 4, counts->display_name, -1, SQLITE_STATIC);
       sqlite3_bind_text (stmt, 5, k, 32, SQLITE_STATIC);
       sqlite3_bind_text (stmt, 6, k + 33, 32, SQLITE_STATIC);
       if (!lumo_policy_store_step_done (self->db, stmt, "Cannot write the probe and write counts", error))
@@ -163,34 +164,35 @@ lumo_policy_pending_write (LumoPolicy  *self,
   return TRUE;
 }
 
-void
-lumo_policy_pending_clear (LumoPolicy *self)
+/* After the commit of bookkeeping_write(): nothing waits. */
+static void
+bookkeeping_clear (LumoPolicy *self)
 {
-  g_hash_table_remove_all (self->pending);
+  g_hash_table_remove_all (self->bookkeeping);
   stop_timer (self);
 }
 
 void
-lumo_policy_pending_overlay (LumoPolicy     *self,
-                             LumoCallerInfo *info)
+lumo_policy_bookkeeping_overlay (LumoPolicy     *self,
+                                 LumoCallerInfo *info)
 {
   char key[LUMO_POLICY_KEY_SIZE];
-  const LumoPolicyPending *pending;
+  const LumoPolicyBookkeeping *counts;
 
-  if (g_hash_table_size (self->pending) == 0)
+  if (g_hash_table_size (self->bookkeeping) == 0)
     return;
 
   lumo_policy_caller_key (key, info->provider_id, info->id);
-  if (!(pending = g_hash_table_lookup (self->pending, key)))
+  if (!(counts = g_hash_table_lookup (self->bookkeeping, key)))
     return;
 
-  info->probe_count += pending->probes;
-  info->write_count += pending->writes;
-  info->last_seen = MAX (info->last_seen, pending->last_seen);
-  if (pending->display_name != NULL)
+  info->probe_count += counts->probes;
+  info->write_count += counts->writes;
+  info->last_seen = MAX (info->last_seen, counts->last_seen);
+  if (counts->display_name != NULL)
     {
       g_free (info->display_name);
-      info->display_name = g_strdup (pending->display_name);
+      info->display_name = g_strdup (counts->display_name);
     }
 }
 
@@ -203,7 +205,7 @@ lumo_policy_begin (LumoPolicy  *self,
   if (!lumo_db_begin (self->db, error))
     return FALSE;
 
-  if (!lumo_policy_pending_write (self, error))
+  if (!bookkeeping_write (self, error))
     {
       lumo_db_rollback (self->db);
       return FALSE;
@@ -219,7 +221,7 @@ lumo_policy_commit (LumoPolicy  *self,
   if (!lumo_db_commit (self->db, error))
     return FALSE;
 
-  lumo_policy_pending_clear (self);
+  bookkeeping_clear (self);
 
   return TRUE;
 }
@@ -238,7 +240,7 @@ lumo_policy_flush (LumoPolicy  *self,
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
 
-  if (g_hash_table_size (self->pending) == 0)
+  if (g_hash_table_size (self->bookkeeping) == 0)
     return TRUE;
 
   if (!write_now (self, error))
@@ -253,31 +255,31 @@ lumo_policy_flush (LumoPolicy  *self,
 }
 
 gboolean
-lumo_policy_has_pending_writes (LumoPolicy *self)
+lumo_policy_has_unwritten_bookkeeping (LumoPolicy *self)
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
 
-  return g_hash_table_size (self->pending) > 0;
+  return g_hash_table_size (self->bookkeeping) > 0;
 }
 
 void
-lumo_policy_pending_dispose (LumoPolicy *self)
+lumo_policy_bookkeeping_dispose (LumoPolicy *self)
 {
   g_autoptr(GError) error = NULL;
 
   /* No signals from a dying object: the next instance reads the counts. */
-  if (self->pending != NULL && g_hash_table_size (self->pending) > 0 &&
+  if (self->bookkeeping != NULL && g_hash_table_size (self->bookkeeping) > 0 &&
       self->db != NULL && !write_now (self, &error))
     g_warning ("The probe and write counts of %u callers are lost: %s",
-               g_hash_table_size (self->pending), error->message);
+               g_hash_table_size (self->bookkeeping), error->message);
 
-  if (self->pending != NULL)
-    g_hash_table_remove_all (self->pending);
+  if (self->bookkeeping != NULL)
+    g_hash_table_remove_all (self->bookkeeping);
   stop_timer (self);
 }
 
 GHashTable *
-lumo_policy_pending_new_table (void)
+lumo_policy_bookkeeping_new_table (void)
 {
-  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, lumo_policy_pending_free);
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, bookkeeping_free);
 }
