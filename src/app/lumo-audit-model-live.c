@@ -8,7 +8,7 @@
  * list). The same fetch refreshes head rows whose result was not known yet:
  * results are filled in after the row, and the store has no signal for
  * that, so while any shown row waits for its result the head is read again
- * every RESULT_REFRESH_MS.
+ * every LUMO_AUDIT_MODEL_RESULT_REFRESH_MS.
  */
 #define G_LOG_DOMAIN "lumo-audit-model"
 
@@ -130,7 +130,7 @@ on_refresh_timeout_cb (gpointer user_data)
 {
   LumoAuditModel *self = user_data;
 
-  if (!head_has_open_results (self) || ++self->refresh_tries > RESULT_REFRESH_TRIES)
+  if (!head_has_open_results (self) || ++self->refresh_tries > LUMO_AUDIT_MODEL_RESULT_REFRESH_TRIES)
     {
       self->refresh_id = 0;
       return G_SOURCE_REMOVE;
@@ -152,7 +152,7 @@ lumo_audit_model_live_row_added (LumoAuditModel *self,
   /* Many more rows than announced one by one (an import, another process,
    * a log that was empty when the query started): reading them again is
    * both simpler and cheaper than growing the head by thousands. */
-  if (self->live_max_id - MAX (self->newest_id, self->live_done_id) > PAGE_SIZE)
+  if (self->live_max_id - MAX (self->newest_id, self->live_done_id) > LUMO_AUDIT_MODEL_PAGE_SIZE)
     {
       lumo_audit_model_restart (self);
       return;
@@ -163,7 +163,7 @@ lumo_audit_model_live_row_added (LumoAuditModel *self,
   self->refresh_tries = 0;
   if (self->refresh_id == 0)
     {
-      self->refresh_id = g_timeout_add (RESULT_REFRESH_MS, on_refresh_timeout_cb, self);
+      self->refresh_id = g_timeout_add (LUMO_AUDIT_MODEL_RESULT_REFRESH_MS, on_refresh_timeout_cb, self);
       g_source_set_name_by_id (self->refresh_id, "[lumo] audit results");
     }
 }

@@ -15,10 +15,10 @@
 void
 lumo_audit_model_page_free (gpointer data)
 {
-  Page *page = data;
+  LumoAuditModelPage *page = data;
 
   g_clear_pointer (&page->rows, g_ptr_array_unref);
-  for (guint i = 0; i < PAGE_SIZE; i++)
+  for (guint i = 0; i < LUMO_AUDIT_MODEL_PAGE_SIZE; i++)
     g_clear_object (&page->items[i]);
   g_free (page);
 }
@@ -33,7 +33,7 @@ anchor_for (LumoAuditModel *self,
     return 0;
   if (self->contiguous)
     {
-      gint64 anchor = self->top_id + 1 - (gint64) index * PAGE_SIZE;
+      gint64 anchor = self->top_id + 1 - (gint64) index * LUMO_AUDIT_MODEL_PAGE_SIZE;
 
       return anchor > 1 ? anchor : 0;
     }
@@ -60,7 +60,7 @@ evict_pages (LumoAuditModel *self)
   while (self->lru.length > LUMO_AUDIT_MODEL_MAX_PAGES && link != NULL)
     {
       GList *prev = link->prev;
-      Page *page = link->data;
+      LumoAuditModelPage *page = link->data;
 
       if (!page->in_flight)
         {
@@ -71,12 +71,12 @@ evict_pages (LumoAuditModel *self)
     }
 }
 
-Page *
+LumoAuditModelPage *
 lumo_audit_model_lookup_page (LumoAuditModel *self,
              guint           index,
              gboolean        create)
 {
-  Page *page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (index));
+  LumoAuditModelPage *page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (index));
 
   if (page != NULL)
     {
@@ -88,7 +88,7 @@ lumo_audit_model_lookup_page (LumoAuditModel *self,
   if (!create)
     return NULL;
 
-  page = g_new0 (Page, 1);
+  page = g_new0 (LumoAuditModelPage, 1);
   page->index = index;
   page->lru_link.data = page;
   g_hash_table_insert (self->pages, GUINT_TO_POINTER (index), page);
@@ -100,14 +100,14 @@ lumo_audit_model_lookup_page (LumoAuditModel *self,
 
 /* Stores @rows as page @index and fills in the items handed out already. */
 static void
-fill_page (LumoAuditModel *self,
-           Page           *page,
-           GPtrArray      *rows)
+fill_page (LumoAuditModel     *self,
+           LumoAuditModelPage *page,
+           GPtrArray          *rows)
 {
   g_clear_pointer (&page->rows, g_ptr_array_unref);
   page->rows = g_ptr_array_ref (rows);
 
-  for (guint i = 0; i < PAGE_SIZE; i++)
+  for (guint i = 0; i < LUMO_AUDIT_MODEL_PAGE_SIZE; i++)
     if (page->items[i] != NULL)
       lumo_audit_item_set_row (page->items[i], i < rows->len ? g_ptr_array_index (rows, i) : NULL,
                                self->provider_names);
@@ -122,7 +122,7 @@ retry_waiting_pages (LumoAuditModel *self)
 
   for (GList *l = self->lru.head; l != NULL; l = l->next)
     {
-      Page *page = l->data;
+      LumoAuditModelPage *page = l->data;
 
       if (page->rows == NULL && !page->in_flight)
         g_array_append_val (waiting, page->index);
@@ -154,7 +154,7 @@ on_page_fetched_cb (GObject      *object,
 
   for (guint k = 0; k < data->n_pages; k++)
     {
-      Page *page = lumo_audit_model_lookup_page (self, data->first_page + k, FALSE);
+      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, data->first_page + k, FALSE);
 
       if (page != NULL)
         page->in_flight = FALSE;
@@ -202,35 +202,35 @@ on_page_fetched_cb (GObject      *object,
   for (guint k = 0; k < data->n_pages; k++)
     {
       guint index = data->first_page + k;
-      guint start = k * PAGE_SIZE;
-      Page *page = lumo_audit_model_lookup_page (self, index, FALSE);
+      guint start = k * LUMO_AUDIT_MODEL_PAGE_SIZE;
+      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, index, FALSE);
       g_autoptr(GPtrArray) slice = g_ptr_array_new_with_free_func (g_object_unref);
 
-      for (guint i = start; i < rows->len && i < start + PAGE_SIZE; i++)
+      for (guint i = start; i < rows->len && i < start + LUMO_AUDIT_MODEL_PAGE_SIZE; i++)
         g_ptr_array_add (slice, g_object_ref (g_ptr_array_index (rows, i)));
 
-      if (slice->len == PAGE_SIZE)
+      if (slice->len == LUMO_AUDIT_MODEL_PAGE_SIZE)
         learn_anchor (self, index + 1,
-                      lumo_audit_row_get_id (g_ptr_array_index (slice, PAGE_SIZE - 1)));
+                      lumo_audit_row_get_id (g_ptr_array_index (slice, LUMO_AUDIT_MODEL_PAGE_SIZE - 1)));
 
       if (page != NULL)
         fill_page (self, page, slice);
 
-      if (slice->len < PAGE_SIZE)
+      if (slice->len < LUMO_AUDIT_MODEL_PAGE_SIZE)
         {
           /* The end of the result: the region ends here, whatever the count
            * said (rows of other processes, a count taken a moment later). */
-          guint end = index * PAGE_SIZE + slice->len;
+          guint end = index * LUMO_AUDIT_MODEL_PAGE_SIZE + slice->len;
 
           if (self->n_paged > end || !self->counted)
             lumo_audit_model_set_n_paged (self, end);
           break;
         }
-      else if (!self->counted && self->n_paged < (index + 1) * PAGE_SIZE)
-        lumo_audit_model_set_n_paged (self, (index + 1) * PAGE_SIZE);
+      else if (!self->counted && self->n_paged < (index + 1) * LUMO_AUDIT_MODEL_PAGE_SIZE)
+        lumo_audit_model_set_n_paged (self, (index + 1) * LUMO_AUDIT_MODEL_PAGE_SIZE);
     }
 
-  if (self->confirming && data->first_page + data->n_pages > (MAX (self->n_paged, 1) - 1) / PAGE_SIZE)
+  if (self->confirming && data->first_page + data->n_pages > (MAX (self->n_paged, 1) - 1) / LUMO_AUDIT_MODEL_PAGE_SIZE)
     {
       self->confirming = FALSE;
       self->counted = TRUE;
@@ -266,7 +266,7 @@ fetch_pages (LumoAuditModel *self,
 
   for (guint k = 0; k < n_pages; k++)
     {
-      Page *page = lumo_audit_model_lookup_page (self, first_page + k, FALSE);
+      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, first_page + k, FALSE);
 
       if (page != NULL)
         page->in_flight = TRUE;
@@ -274,7 +274,7 @@ fetch_pages (LumoAuditModel *self,
 
   g_debug ("Fetching %u page(s) from page %u, before id %" G_GINT64_FORMAT,
            n_pages, first_page, before_id);
-  lumo_audit_store_fetch_page_async (self->store, self->query, before_id, n_pages * PAGE_SIZE,
+  lumo_audit_store_fetch_page_async (self->store, self->query, before_id, n_pages * LUMO_AUDIT_MODEL_PAGE_SIZE,
                                      self->cancellable, on_page_fetched_cb, data);
 }
 
@@ -282,7 +282,7 @@ void
 lumo_audit_model_request_page (LumoAuditModel *self,
               guint           index)
 {
-  Page *page = lumo_audit_model_lookup_page (self, index, TRUE);
+  LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, index, TRUE);
   gint64 anchor;
   guint from;
 
@@ -303,5 +303,5 @@ lumo_audit_model_request_page (LumoAuditModel *self,
   for (from = index; from > 0 && anchor_for (self, from) == 0; from--)
     ;
   self->walking = TRUE;
-  fetch_pages (self, from, MIN (index - from + 1, LUMO_AUDIT_WALK_PAGES), anchor_for (self, from));
+  fetch_pages (self, from, MIN (index - from + 1, LUMO_AUDIT_MODEL_WALK_PAGES), anchor_for (self, from));
 }

@@ -9,24 +9,24 @@
 
 G_BEGIN_DECLS
 
-#define PAGE_SIZE             LUMO_AUDIT_MODEL_PAGE_SIZE
-#define LUMO_AUDIT_WALK_PAGES 50
+/* The page size itself is public: LUMO_AUDIT_MODEL_PAGE_SIZE. */
+#define LUMO_AUDIT_MODEL_WALK_PAGES            50
 /* While the count is unknown, reading this close to the end of what is
  * loaded fetches the next page. */
-#define PREFETCH_MARGIN       50
+#define LUMO_AUDIT_MODEL_PREFETCH_MARGIN       50
 /* Rows appended by this store whose result is not known yet are read again
  * this often, until it is (or after this many tries). */
-#define RESULT_REFRESH_MS     1500
-#define RESULT_REFRESH_TRIES  40
+#define LUMO_AUDIT_MODEL_RESULT_REFRESH_MS     1500
+#define LUMO_AUDIT_MODEL_RESULT_REFRESH_TRIES  40
 
 typedef struct
 {
   guint           index;
   GPtrArray      *rows;                 /* LumoAuditRow; NULL until fetched */
-  LumoAuditItem  *items[PAGE_SIZE];     /* handed out so far, else NULL */
+  LumoAuditItem  *items[LUMO_AUDIT_MODEL_PAGE_SIZE];  /* handed out so far, else NULL */
   gboolean        in_flight;
   GList           lru_link;             /* in LumoAuditModel.lru, data = page */
-} Page;
+} LumoAuditModelPage;
 
 struct _LumoAuditModel
 {
@@ -46,7 +46,7 @@ struct _LumoAuditModel
   gboolean         confirming;       /* counted, reading the last page to be sure */
   guint            n_paged;
   GArray          *anchors;          /* gint64 per page; 0 = unknown */
-  GHashTable      *pages;            /* index → Page */
+  GHashTable      *pages;            /* index → LumoAuditModelPage */
   GQueue           lru;              /* most recently used first */
   gboolean         walking;
 
@@ -84,9 +84,9 @@ void lumo_audit_item_set_row             (LumoAuditItem  *self,
                                           GHashTable     *provider_names);
 /* lumo-audit-model-pages.c */
 void  lumo_audit_model_page_free         (gpointer        data);
-Page *lumo_audit_model_lookup_page       (LumoAuditModel *self,
-                                          guint           index,
-                                          gboolean        create);
+LumoAuditModelPage *lumo_audit_model_lookup_page       (LumoAuditModel *self,
+                                                        guint           index,
+                                                        gboolean        create);
 void  lumo_audit_model_request_page      (LumoAuditModel *self,
                                           guint           index);
 /* lumo-audit-model.c */

@@ -4,7 +4,7 @@
  *
  * Positions: [0, head->len) are rows that arrived live after the query
  * started (newest first); the rest is the "paged region", page k holding
- * positions head->len + k * PAGE_SIZE onwards.
+ * positions head->len + k * LUMO_AUDIT_MODEL_PAGE_SIZE onwards.
  *
  * Keyset paging needs, for page k, the id to start before (its anchor).
  * Page 0 starts before the newest row. For the unfiltered log the anchors
@@ -13,8 +13,8 @@
  * the paged region has id top_id - p. A page that disagrees switches the
  * model to the general case, where an anchor is the last id of the page
  * before: a page whose anchor is unknown is reached by one "walk" fetch of
- * up to LUMO_AUDIT_WALK_PAGES pages from the nearest known anchor, which
- * learns every anchor on the way.
+ * up to LUMO_AUDIT_MODEL_WALK_PAGES pages from the nearest known anchor,
+ * which learns every anchor on the way.
  */
 #define G_LOG_DOMAIN "lumo-audit-model"
 
@@ -129,10 +129,10 @@ on_count_cb (GObject      *object,
   count = MAX (count - (gint64) self->head->len, 0);
   lumo_audit_model_set_n_paged (self, (guint) MIN (count, (gint64) G_MAXUINT - self->head->len));
 
-  if (self->contiguous && self->n_paged > PAGE_SIZE)
+  if (self->contiguous && self->n_paged > LUMO_AUDIT_MODEL_PAGE_SIZE)
     {
-      guint last = (self->n_paged - 1) / PAGE_SIZE;
-      Page *page = lumo_audit_model_lookup_page (self, last, FALSE);
+      guint last = (self->n_paged - 1) / LUMO_AUDIT_MODEL_PAGE_SIZE;
+      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, last, FALSE);
 
       if (page == NULL || page->rows == NULL)
         {
@@ -205,7 +205,7 @@ lumo_audit_model_get_item (GListModel *model,
 {
   LumoAuditModel *self = LUMO_AUDIT_MODEL (model);
   guint p, index, offset;
-  Page *page;
+  LumoAuditModelPage *page;
 
   if (position >= n_items (self))
     return NULL;
@@ -214,8 +214,8 @@ lumo_audit_model_get_item (GListModel *model,
     return g_object_ref (g_ptr_array_index (self->head, position));
 
   p = position - self->head->len;
-  index = p / PAGE_SIZE;
-  offset = p % PAGE_SIZE;
+  index = p / LUMO_AUDIT_MODEL_PAGE_SIZE;
+  offset = p % LUMO_AUDIT_MODEL_PAGE_SIZE;
   page = lumo_audit_model_lookup_page (self, index, TRUE);
 
   if (page->items[offset] == NULL)
@@ -231,8 +231,8 @@ lumo_audit_model_get_item (GListModel *model,
 
   /* While the count is unknown, reading near the end fetches the next
    * page, so that scrolling grows the list. */
-  if (!self->counted && page->rows != NULL && page->rows->len == PAGE_SIZE &&
-      p + PREFETCH_MARGIN >= self->n_paged)
+  if (!self->counted && page->rows != NULL && page->rows->len == LUMO_AUDIT_MODEL_PAGE_SIZE &&
+      p + LUMO_AUDIT_MODEL_PREFETCH_MARGIN >= self->n_paged)
     lumo_audit_model_request_page (self, index + 1);
 
   return g_object_ref (page->items[offset]);
@@ -253,15 +253,15 @@ static LumoAuditItem *
 peek_item (LumoAuditModel *self,
            guint           position)
 {
-  Page *page;
+  LumoAuditModelPage *page;
   guint p;
 
   if (position < self->head->len)
     return g_ptr_array_index (self->head, position);
 
   p = position - self->head->len;
-  page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (p / PAGE_SIZE));
-  return page != NULL ? page->items[p % PAGE_SIZE] : NULL;
+  page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (p / LUMO_AUDIT_MODEL_PAGE_SIZE));
+  return page != NULL ? page->items[p % LUMO_AUDIT_MODEL_PAGE_SIZE] : NULL;
 }
 
 /* Drops every row and starts the current query from its first page.
@@ -275,10 +275,10 @@ static void
 reset (LumoAuditModel *self)
 {
   guint old_n = n_items (self);
-  guint kept = MIN (old_n, PAGE_SIZE);
+  guint kept = MIN (old_n, LUMO_AUDIT_MODEL_PAGE_SIZE);
   gboolean contiguous = self->contiguous;
-  LumoAuditItem *reuse[PAGE_SIZE] = { NULL };
-  Page *first;
+  LumoAuditItem *reuse[LUMO_AUDIT_MODEL_PAGE_SIZE] = { NULL };
+  LumoAuditModelPage *first;
 
   for (guint i = 0; i < kept; i++)
     if ((reuse[i] = peek_item (self, i)) != NULL)
