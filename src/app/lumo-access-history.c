@@ -47,7 +47,7 @@ describe_entry (LumoAccessPage         *self,
 }
 
 void
-lumo_access_page_reload_history (LumoAccessPage *self)
+_lumo_access_page_reload_history (LumoAccessPage *self)
 {
   g_autoptr(GPtrArray) entries = NULL;
   g_autoptr(GError) error = NULL;
@@ -90,9 +90,9 @@ lumo_access_page_reload_history (LumoAccessPage *self)
 }
 
 void
-lumo_access_page_undo_action (GtkWidget  *widget,
-                              const char *action_name,
-                              GVariant   *param)
+_lumo_access_page_undo_action (GtkWidget  *widget,
+                               const char *action_name,
+                               GVariant   *param)
 {
   LumoAccessPage *self = LUMO_ACCESS_PAGE (widget);
   g_autoptr(LumoHistoryEntry) undone = NULL;

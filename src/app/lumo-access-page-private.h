@@ -40,9 +40,9 @@ struct _LumoAccessPage
 };
 
 /* lumo-access-history.c */
-void lumo_access_page_reload_history (LumoAccessPage *self);
-void lumo_access_page_undo_action    (GtkWidget      *widget,
-                                      const char     *action_name,
-                                      GVariant       *param);
+void _lumo_access_page_reload_history (LumoAccessPage *self);
+void _lumo_access_page_undo_action    (GtkWidget      *widget,
+                                       const char     *action_name,
+                                       GVariant       *param);
 
 G_END_DECLS

@@ -372,7 +372,7 @@ static void
 on_policy_history_changed_cb (LumoPolicy     *policy,
                               LumoAccessPage *self)
 {
-  lumo_access_page_reload_history (self);
+  _lumo_access_page_reload_history (self);
 }
 
 /* ---- GObject ------------------------------------------------------------ */
@@ -437,7 +437,7 @@ lumo_access_page_class_init (LumoAccessPageClass *klass)
 
   gtk_widget_class_install_action (widget_class, "access.forget-caller", "(ss)", caller_action);
   gtk_widget_class_install_action (widget_class, "access.allow-caller", "(ss)", caller_action);
-  gtk_widget_class_install_action (widget_class, "access.undo", NULL, lumo_access_page_undo_action);
+  gtk_widget_class_install_action (widget_class, "access.undo", NULL, _lumo_access_page_undo_action);
 }
 
 static void
@@ -491,7 +491,7 @@ lumo_access_page_set_backend (LumoAccessPage *self,
                            G_CALLBACK (on_policy_history_changed_cb), self, 0);
 
   on_providers_items_changed_cb (G_LIST_MODEL (self->providers), 0, 0, 0, self);
-  lumo_access_page_reload_history (self);
+  _lumo_access_page_reload_history (self);
 }
 
 gboolean

@@ -134,9 +134,9 @@ lumo_audit_item_init (LumoAuditItem *self)
 /* Formats the texts once per row, so binding a cell reads a string and
  * never formats or queries anything. */
 void
-lumo_audit_item_set_row (LumoAuditItem *self,
-                         LumoAuditRow  *row,
-                         GHashTable    *provider_names)
+_lumo_audit_item_set_row (LumoAuditItem *self,
+                          LumoAuditRow  *row,
+                          GHashTable    *provider_names)
 {
   const char *name;
 

@@ -72,7 +72,7 @@ on_live_fetched_cb (GObject      *object,
         {
           LumoAuditItem *item = g_object_new (LUMO_TYPE_AUDIT_ITEM, NULL);
 
-          lumo_audit_item_set_row (item, row, self->provider_names);
+          _lumo_audit_item_set_row (item, row, self->provider_names);
           g_ptr_array_insert (self->head, n_new++, item);
         }
       else
@@ -84,7 +84,7 @@ on_live_fetched_cb (GObject      *object,
 
               if (shown != NULL && lumo_audit_row_get_id (shown) == id &&
                   lumo_audit_row_get_result (shown) != lumo_audit_row_get_result (row))
-                lumo_audit_item_set_row (item, row, self->provider_names);
+                _lumo_audit_item_set_row (item, row, self->provider_names);
             }
         }
     }
@@ -101,7 +101,7 @@ on_live_fetched_cb (GObject      *object,
   if (self->live_max_id > self->live_done_id)
     fetch_live (self);
   else if (self->count_wanted)
-    lumo_audit_model_count_when_settled (self);
+    _lumo_audit_model_count_when_settled (self);
 }
 
 static void
@@ -118,7 +118,7 @@ fetch_live (LumoAuditModel *self)
   if (limit == 0)
     return;
 
-  data = lumo_audit_fetch_data_new (self);
+  data = _lumo_audit_fetch_data_new (self);
   data->before_id = MAX (self->live_max_id, self->newest_id) + 1;
   self->live_in_flight = TRUE;
   lumo_audit_store_fetch_page_async (self->store, self->query, data->before_id,
@@ -141,8 +141,8 @@ on_refresh_timeout_cb (gpointer user_data)
 }
 
 void
-lumo_audit_model_live_row_added (LumoAuditModel *self,
-                                 gint64          id)
+_lumo_audit_model_live_row_added (LumoAuditModel *self,
+                                  gint64          id)
 {
   self->live_max_id = MAX (self->live_max_id, id);
 
@@ -154,7 +154,7 @@ lumo_audit_model_live_row_added (LumoAuditModel *self,
    * both simpler and cheaper than growing the head by thousands. */
   if (self->live_max_id - MAX (self->newest_id, self->live_done_id) > LUMO_AUDIT_MODEL_PAGE_SIZE)
     {
-      lumo_audit_model_restart (self);
+      _lumo_audit_model_restart (self);
       return;
     }
 
@@ -169,7 +169,7 @@ lumo_audit_model_live_row_added (LumoAuditModel *self,
 }
 
 void
-lumo_audit_model_live_reset (LumoAuditModel *self)
+_lumo_audit_model_live_reset (LumoAuditModel *self)
 {
   g_ptr_array_set_size (self->head, 0);
   g_clear_handle_id (&self->refresh_id, g_source_remove);
@@ -180,7 +180,7 @@ lumo_audit_model_live_reset (LumoAuditModel *self)
 
 /* No announced row waits to be read into the head. */
 gboolean
-lumo_audit_model_live_settled (LumoAuditModel *self)
+_lumo_audit_model_live_settled (LumoAuditModel *self)
 {
   return !self->live_in_flight && self->live_max_id <= MAX (self->live_done_id, self->newest_id);
 }

@@ -13,7 +13,7 @@
 #include "lumo-audit-model-private.h"
 
 void
-lumo_audit_model_page_free (gpointer data)
+_lumo_audit_model_page_free (gpointer data)
 {
   LumoAuditModelPage *page = data;
 
@@ -72,9 +72,9 @@ evict_pages (LumoAuditModel *self)
 }
 
 LumoAuditModelPage *
-lumo_audit_model_lookup_page (LumoAuditModel *self,
-             guint           index,
-             gboolean        create)
+_lumo_audit_model_lookup_page (LumoAuditModel *self,
+              guint           index,
+              gboolean        create)
 {
   LumoAuditModelPage *page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (index));
 
@@ -109,8 +109,8 @@ fill_page (LumoAuditModel     *self,
 
   for (guint i = 0; i < LUMO_AUDIT_MODEL_PAGE_SIZE; i++)
     if (page->items[i] != NULL)
-      lumo_audit_item_set_row (page->items[i], i < rows->len ? g_ptr_array_index (rows, i) : NULL,
-                               self->provider_names);
+      _lumo_audit_item_set_row (page->items[i], i < rows->len ? g_ptr_array_index (rows, i) : NULL,
+                                self->provider_names);
 }
 
 /* Pages that were asked for but could not be fetched yet (their anchor was
@@ -129,7 +129,7 @@ retry_waiting_pages (LumoAuditModel *self)
     }
 
   for (guint i = 0; i < waiting->len; i++)
-    lumo_audit_model_request_page (self, g_array_index (waiting, guint, i));
+    _lumo_audit_model_request_page (self, g_array_index (waiting, guint, i));
 }
 
 
@@ -154,7 +154,7 @@ on_page_fetched_cb (GObject      *object,
 
   for (guint k = 0; k < data->n_pages; k++)
     {
-      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, data->first_page + k, FALSE);
+      LumoAuditModelPage *page = _lumo_audit_model_lookup_page (self, data->first_page + k, FALSE);
 
       if (page != NULL)
         page->in_flight = FALSE;
@@ -165,17 +165,17 @@ on_page_fetched_cb (GObject      *object,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_warning ("Cannot read the audit log: %s", error->message);
-          lumo_audit_model_set_error (self, error);
+          _lumo_audit_model_set_error (self, error);
           self->first_page_done = TRUE;
           if (was_loading)
-            lumo_audit_model_notify_loading (self);
+            _lumo_audit_model_notify_loading (self);
         }
       return;
     }
 
   self->pages_fetched++;
   self->rows_fetched += rows->len;
-  lumo_audit_model_notify_rows_fetched (self);
+  _lumo_audit_model_notify_rows_fetched (self);
 
   if (data->first_page == 0 && !self->first_page_done)
     {
@@ -195,7 +195,7 @@ on_page_fetched_cb (GObject      *object,
        * each page on the one before. */
       g_debug ("Audit ids are not contiguous before %" G_GINT64_FORMAT, data->before_id);
       self->contiguous = FALSE;
-      lumo_audit_model_restart (self);
+      _lumo_audit_model_restart (self);
       return;
     }
 
@@ -203,7 +203,7 @@ on_page_fetched_cb (GObject      *object,
     {
       guint index = data->first_page + k;
       guint start = k * LUMO_AUDIT_MODEL_PAGE_SIZE;
-      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, index, FALSE);
+      LumoAuditModelPage *page = _lumo_audit_model_lookup_page (self, index, FALSE);
       g_autoptr(GPtrArray) slice = g_ptr_array_new_with_free_func (g_object_unref);
 
       for (guint i = start; i < rows->len && i < start + LUMO_AUDIT_MODEL_PAGE_SIZE; i++)
@@ -223,30 +223,30 @@ on_page_fetched_cb (GObject      *object,
           guint end = index * LUMO_AUDIT_MODEL_PAGE_SIZE + slice->len;
 
           if (self->n_paged > end || !self->counted)
-            lumo_audit_model_set_n_paged (self, end);
+            _lumo_audit_model_set_n_paged (self, end);
           break;
         }
       else if (!self->counted && self->n_paged < (index + 1) * LUMO_AUDIT_MODEL_PAGE_SIZE)
-        lumo_audit_model_set_n_paged (self, (index + 1) * LUMO_AUDIT_MODEL_PAGE_SIZE);
+        _lumo_audit_model_set_n_paged (self, (index + 1) * LUMO_AUDIT_MODEL_PAGE_SIZE);
     }
 
   if (self->confirming && data->first_page + data->n_pages > (MAX (self->n_paged, 1) - 1) / LUMO_AUDIT_MODEL_PAGE_SIZE)
     {
       self->confirming = FALSE;
       self->counted = TRUE;
-      lumo_audit_model_notify_counted (self);
+      _lumo_audit_model_notify_counted (self);
     }
 
   if (was_loading)
     {
       /* Rows announced while the first page was read, and newer than it. */
       if (self->live_max_id > MAX (self->newest_id, self->live_done_id))
-        lumo_audit_model_live_row_added (self, self->live_max_id);
+        _lumo_audit_model_live_row_added (self, self->live_max_id);
 
-      lumo_audit_model_notify_loading (self);
+      _lumo_audit_model_notify_loading (self);
       /* After the first page shows, never before: it must not wait for a
        * count of a million rows. */
-      lumo_audit_model_count_when_settled (self);
+      _lumo_audit_model_count_when_settled (self);
     }
 
   retry_waiting_pages (self);
@@ -258,7 +258,7 @@ fetch_pages (LumoAuditModel *self,
              guint           n_pages,
              gint64          before_id)
 {
-  LumoAuditFetchData *data = lumo_audit_fetch_data_new (self);
+  LumoAuditFetchData *data = _lumo_audit_fetch_data_new (self);
 
   data->first_page = first_page;
   data->n_pages = n_pages;
@@ -266,7 +266,7 @@ fetch_pages (LumoAuditModel *self,
 
   for (guint k = 0; k < n_pages; k++)
     {
-      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, first_page + k, FALSE);
+      LumoAuditModelPage *page = _lumo_audit_model_lookup_page (self, first_page + k, FALSE);
 
       if (page != NULL)
         page->in_flight = TRUE;
@@ -279,10 +279,10 @@ fetch_pages (LumoAuditModel *self,
 }
 
 void
-lumo_audit_model_request_page (LumoAuditModel *self,
-              guint           index)
+_lumo_audit_model_request_page (LumoAuditModel *self,
+               guint           index)
 {
-  LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, index, TRUE);
+  LumoAuditModelPage *page = _lumo_audit_model_lookup_page (self, index, TRUE);
   gint64 anchor;
   guint from;
 

@@ -73,39 +73,39 @@ typedef struct
   gint64          before_id;
 } LumoAuditFetchData;
 
-void lumo_audit_fetch_data_free (LumoAuditFetchData *data);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditFetchData, lumo_audit_fetch_data_free)
+void _lumo_audit_fetch_data_free (LumoAuditFetchData *data);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditFetchData, _lumo_audit_fetch_data_free)
 
-LumoAuditFetchData *lumo_audit_fetch_data_new (LumoAuditModel *self);
+LumoAuditFetchData *_lumo_audit_fetch_data_new (LumoAuditModel *self);
 
 /* lumo-audit-item.c */
-void lumo_audit_item_set_row             (LumoAuditItem  *self,
-                                          LumoAuditRow   *row,
-                                          GHashTable     *provider_names);
+void _lumo_audit_item_set_row             (LumoAuditItem  *self,
+                                           LumoAuditRow   *row,
+                                           GHashTable     *provider_names);
 /* lumo-audit-model-pages.c */
-void  lumo_audit_model_page_free         (gpointer        data);
-LumoAuditModelPage *lumo_audit_model_lookup_page       (LumoAuditModel *self,
-                                                        guint           index,
-                                                        gboolean        create);
-void  lumo_audit_model_request_page      (LumoAuditModel *self,
-                                          guint           index);
+void  _lumo_audit_model_page_free         (gpointer        data);
+LumoAuditModelPage *_lumo_audit_model_lookup_page       (LumoAuditModel *self,
+                                                         guint           index,
+                                                         gboolean        create);
+void  _lumo_audit_model_request_page      (LumoAuditModel *self,
+                                           guint           index);
 /* lumo-audit-model.c */
-void  lumo_audit_model_set_n_paged       (LumoAuditModel *self,
-                                          guint           n_paged);
-void  lumo_audit_model_set_error         (LumoAuditModel *self,
-                                          const GError   *error);
-void  lumo_audit_model_notify_loading      (LumoAuditModel *self);
-void  lumo_audit_model_notify_counted      (LumoAuditModel *self);
-void  lumo_audit_model_notify_rows_fetched (LumoAuditModel *self);
+void  _lumo_audit_model_set_n_paged       (LumoAuditModel *self,
+                                           guint           n_paged);
+void  _lumo_audit_model_set_error         (LumoAuditModel *self,
+                                           const GError   *error);
+void  _lumo_audit_model_notify_loading      (LumoAuditModel *self);
+void  _lumo_audit_model_notify_counted      (LumoAuditModel *self);
+void  _lumo_audit_model_notify_rows_fetched (LumoAuditModel *self);
 /* lumo-audit-model.c: drops every row and starts the query again */
-void lumo_audit_model_restart            (LumoAuditModel *self);
+void _lumo_audit_model_restart            (LumoAuditModel *self);
 /* lumo-audit-model.c: counts now if no announced row waits to be read,
  * else as soon as none does */
-void lumo_audit_model_count_when_settled (LumoAuditModel *self);
+void _lumo_audit_model_count_when_settled (LumoAuditModel *self);
 /* lumo-audit-model-live.c: rows appended while the model is alive */
-void lumo_audit_model_live_row_added     (LumoAuditModel *self,
-                                          gint64          id);
-void lumo_audit_model_live_reset         (LumoAuditModel *self);
-gboolean lumo_audit_model_live_settled   (LumoAuditModel *self);
+void _lumo_audit_model_live_row_added     (LumoAuditModel *self,
+                                           gint64          id);
+void _lumo_audit_model_live_reset         (LumoAuditModel *self);
+gboolean _lumo_audit_model_live_settled   (LumoAuditModel *self);
 
 G_END_DECLS

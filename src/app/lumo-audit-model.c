@@ -41,7 +41,7 @@ static GParamSpec *properties[N_PROPS];
 
 
 LumoAuditFetchData *
-lumo_audit_fetch_data_new (LumoAuditModel *self)
+_lumo_audit_fetch_data_new (LumoAuditModel *self)
 {
   LumoAuditFetchData *data = g_new0 (LumoAuditFetchData, 1);
 
@@ -51,7 +51,7 @@ lumo_audit_fetch_data_new (LumoAuditModel *self)
 }
 
 void
-lumo_audit_fetch_data_free (LumoAuditFetchData *data)
+_lumo_audit_fetch_data_free (LumoAuditFetchData *data)
 {
   g_object_unref (data->self);
   g_free (data);
@@ -64,8 +64,8 @@ n_items (LumoAuditModel *self)
 }
 
 void
-lumo_audit_model_set_error (LumoAuditModel *self,
-           const GError   *error)
+_lumo_audit_model_set_error (LumoAuditModel *self,
+            const GError   *error)
 {
   g_clear_error (&self->error);
   if (error != NULL)
@@ -74,8 +74,8 @@ lumo_audit_model_set_error (LumoAuditModel *self,
 
 /* Resizes the paged region, telling the view. */
 void
-lumo_audit_model_set_n_paged (LumoAuditModel *self,
-             guint           n_paged)
+_lumo_audit_model_set_n_paged (LumoAuditModel *self,
+              guint           n_paged)
 {
   guint old = self->n_paged;
 
@@ -108,7 +108,7 @@ on_count_cb (GObject      *object,
       if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
           g_warning ("Cannot count the audit rows: %s", error->message);
-          lumo_audit_model_set_error (self, error);
+          _lumo_audit_model_set_error (self, error);
         }
       return;
     }
@@ -117,7 +117,7 @@ on_count_cb (GObject      *object,
    * them, and the head will show them; count again once they are read. */
   if (self->live_max_id != self->count_live_max)
     {
-      lumo_audit_model_count_when_settled (self);
+      _lumo_audit_model_count_when_settled (self);
       return;
     }
 
@@ -127,17 +127,17 @@ on_count_cb (GObject      *object,
    * in the unfiltered log the last page shows it (it comes up short and
    * trims the list), so the count is confirmed by reading that page. */
   count = MAX (count - (gint64) self->head->len, 0);
-  lumo_audit_model_set_n_paged (self, (guint) MIN (count, (gint64) G_MAXUINT - self->head->len));
+  _lumo_audit_model_set_n_paged (self, (guint) MIN (count, (gint64) G_MAXUINT - self->head->len));
 
   if (self->contiguous && self->n_paged > LUMO_AUDIT_MODEL_PAGE_SIZE)
     {
       guint last = (self->n_paged - 1) / LUMO_AUDIT_MODEL_PAGE_SIZE;
-      LumoAuditModelPage *page = lumo_audit_model_lookup_page (self, last, FALSE);
+      LumoAuditModelPage *page = _lumo_audit_model_lookup_page (self, last, FALSE);
 
       if (page == NULL || page->rows == NULL)
         {
           self->confirming = TRUE;
-          lumo_audit_model_request_page (self, last);
+          _lumo_audit_model_request_page (self, last);
           return;
         }
     }
@@ -149,7 +149,7 @@ on_count_cb (GObject      *object,
 static void
 start_count (LumoAuditModel *self)
 {
-  LumoAuditFetchData *data = lumo_audit_fetch_data_new (self);
+  LumoAuditFetchData *data = _lumo_audit_fetch_data_new (self);
 
   self->count_wanted = FALSE;
   self->count_live_max = self->live_max_id;
@@ -157,30 +157,30 @@ start_count (LumoAuditModel *self)
 }
 
 void
-lumo_audit_model_count_when_settled (LumoAuditModel *self)
+_lumo_audit_model_count_when_settled (LumoAuditModel *self)
 {
   g_assert (LUMO_IS_AUDIT_MODEL (self));
 
-  if (lumo_audit_model_live_settled (self))
+  if (_lumo_audit_model_live_settled (self))
     start_count (self);
   else
     self->count_wanted = TRUE;
 }
 
 void
-lumo_audit_model_notify_loading (LumoAuditModel *self)
+_lumo_audit_model_notify_loading (LumoAuditModel *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
 }
 
 void
-lumo_audit_model_notify_counted (LumoAuditModel *self)
+_lumo_audit_model_notify_counted (LumoAuditModel *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
 }
 
 void
-lumo_audit_model_notify_rows_fetched (LumoAuditModel *self)
+_lumo_audit_model_notify_rows_fetched (LumoAuditModel *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ROWS_FETCHED]);
 }
@@ -216,24 +216,24 @@ lumo_audit_model_get_item (GListModel *model,
   p = position - self->head->len;
   index = p / LUMO_AUDIT_MODEL_PAGE_SIZE;
   offset = p % LUMO_AUDIT_MODEL_PAGE_SIZE;
-  page = lumo_audit_model_lookup_page (self, index, TRUE);
+  page = _lumo_audit_model_lookup_page (self, index, TRUE);
 
   if (page->items[offset] == NULL)
     {
       page->items[offset] = g_object_new (LUMO_TYPE_AUDIT_ITEM, NULL);
       if (page->rows != NULL && offset < page->rows->len)
-        lumo_audit_item_set_row (page->items[offset], g_ptr_array_index (page->rows, offset),
-                                 self->provider_names);
+        _lumo_audit_item_set_row (page->items[offset], g_ptr_array_index (page->rows, offset),
+                                  self->provider_names);
     }
 
   if (page->rows == NULL)
-    lumo_audit_model_request_page (self, index);
+    _lumo_audit_model_request_page (self, index);
 
   /* While the count is unknown, reading near the end fetches the next
    * page, so that scrolling grows the list. */
   if (!self->counted && page->rows != NULL && page->rows->len == LUMO_AUDIT_MODEL_PAGE_SIZE &&
       p + LUMO_AUDIT_MODEL_PREFETCH_MARGIN >= self->n_paged)
-    lumo_audit_model_request_page (self, index + 1);
+    _lumo_audit_model_request_page (self, index + 1);
 
   return g_object_ref (page->items[offset]);
 }
@@ -293,7 +293,7 @@ reset (LumoAuditModel *self)
   g_queue_init (&self->lru);
   g_hash_table_remove_all (self->pages);
   g_array_set_size (self->anchors, 0);
-  lumo_audit_model_live_reset (self);
+  _lumo_audit_model_live_reset (self);
   g_clear_error (&self->error);
 
   self->top_id = 0;
@@ -305,10 +305,10 @@ reset (LumoAuditModel *self)
   self->walking = FALSE;
   self->n_paged = kept;
 
-  first = lumo_audit_model_lookup_page (self, 0, TRUE);
+  first = _lumo_audit_model_lookup_page (self, 0, TRUE);
   for (guint i = 0; i < kept; i++)
     if ((first->items[i] = reuse[i]) != NULL)
-      lumo_audit_item_set_row (reuse[i], NULL, NULL);
+      _lumo_audit_item_set_row (reuse[i], NULL, NULL);
 
   if (old_n > kept)
     g_list_model_items_changed (G_LIST_MODEL (self), kept, old_n - kept, 0);
@@ -316,7 +316,7 @@ reset (LumoAuditModel *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LOADING]);
 
-  lumo_audit_model_request_page (self, 0);
+  _lumo_audit_model_request_page (self, 0);
 }
 
 static void
@@ -324,11 +324,11 @@ on_store_row_added_cb (LumoAuditStore *store,
                        gint64          id,
                        LumoAuditModel *self)
 {
-  lumo_audit_model_live_row_added (self, id);
+  _lumo_audit_model_live_row_added (self, id);
 }
 
 void
-lumo_audit_model_restart (LumoAuditModel *self)
+_lumo_audit_model_restart (LumoAuditModel *self)
 {
   g_assert (LUMO_IS_AUDIT_MODEL (self));
 
@@ -419,7 +419,7 @@ lumo_audit_model_class_init (LumoAuditModelClass *klass)
 static void
 lumo_audit_model_init (LumoAuditModel *self)
 {
-  self->pages = g_hash_table_new_full (NULL, NULL, NULL, lumo_audit_model_page_free);
+  self->pages = g_hash_table_new_full (NULL, NULL, NULL, _lumo_audit_model_page_free);
   self->anchors = g_array_new (FALSE, TRUE, sizeof (gint64));
   self->head = g_ptr_array_new_with_free_func (g_object_unref);
   self->cancellable = g_cancellable_new ();

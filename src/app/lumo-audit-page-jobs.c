@@ -108,9 +108,9 @@ job_end (LumoAuditPage *self)
 }
 
 void
-lumo_audit_page_cancel_job (GtkWidget  *widget,
-                            const char *action_name,
-                            GVariant   *param)
+_lumo_audit_page_cancel_job (GtkWidget  *widget,
+                             const char *action_name,
+                             GVariant   *param)
 {
   LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
 
@@ -322,9 +322,9 @@ on_file_chooser_response_cb (GtkNativeDialog *dialog,
 }
 
 void
-lumo_audit_page_export_action (GtkWidget  *widget,
-                               const char *action_name,
-                               GVariant   *param)
+_lumo_audit_page_export_action (GtkWidget  *widget,
+                                const char *action_name,
+                                GVariant   *param)
 {
   LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
   const char *format = g_variant_get_string (param, NULL);
@@ -423,7 +423,7 @@ lumo_audit_page_verify_finish (LumoAuditPage          *self,
       if (report != NULL)
         *report = data->report;
       /* The detail pane's "Hash chain" line follows the new result. */
-      lumo_audit_page_show_row (self, lumo_audit_detail_get_row (self->detail));
+      _lumo_audit_page_show_row (self, lumo_audit_detail_get_row (self->detail));
     }
 
   if (!ok)
@@ -445,7 +445,7 @@ on_show_bad_row_cb (AdwMessageDialog *dialog,
                                        self->verify_report.bad_id, NULL)) != NULL)
     {
       gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
-      lumo_audit_page_show_row (self, row);
+      _lumo_audit_page_show_row (self, row);
       adw_flap_set_reveal_flap (self->flap, TRUE);
     }
 }
@@ -499,9 +499,9 @@ on_verify_done_cb (GObject      *object,
 }
 
 void
-lumo_audit_page_verify_action (GtkWidget  *widget,
-                               const char *action_name,
-                               GVariant   *param)
+_lumo_audit_page_verify_action (GtkWidget  *widget,
+                                const char *action_name,
+                                GVariant   *param)
 {
   lumo_audit_page_verify_async (LUMO_AUDIT_PAGE (widget), NULL, on_verify_done_cb, NULL);
 }

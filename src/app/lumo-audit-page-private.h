@@ -51,17 +51,17 @@ struct _LumoAuditPage
 };
 
 /* lumo-audit-page-jobs.c */
-void lumo_audit_page_export_action (GtkWidget  *widget,
-                                    const char *action_name,
-                                    GVariant   *param);
-void lumo_audit_page_verify_action (GtkWidget  *widget,
-                                    const char *action_name,
-                                    GVariant   *param);
-void lumo_audit_page_cancel_job    (GtkWidget  *widget,
-                                    const char *action_name,
-                                    GVariant   *param);
+void _lumo_audit_page_export_action (GtkWidget  *widget,
+                                     const char *action_name,
+                                     GVariant   *param);
+void _lumo_audit_page_verify_action (GtkWidget  *widget,
+                                     const char *action_name,
+                                     GVariant   *param);
+void _lumo_audit_page_cancel_job    (GtkWidget  *widget,
+                                     const char *action_name,
+                                     GVariant   *param);
 /* lumo-audit-page.c */
-void lumo_audit_page_show_row      (LumoAuditPage *self,
-                                    LumoAuditRow  *row);
+void _lumo_audit_page_show_row      (LumoAuditPage *self,
+                                     LumoAuditRow  *row);
 
 G_END_DECLS

@@ -267,8 +267,8 @@ setup_columns (LumoAuditPage *self)
 /* ---- detail ------------------------------------------------------------- */
 
 void
-lumo_audit_page_show_row (LumoAuditPage *self,
-                          LumoAuditRow  *row)
+_lumo_audit_page_show_row (LumoAuditPage *self,
+                           LumoAuditRow  *row)
 {
   const char *title = NULL;
 
@@ -285,7 +285,7 @@ on_selected_row_notify_cb (LumoAuditItem *item,
                            LumoAuditPage *self)
 {
   if (gtk_single_selection_get_selected_item (self->selection) == (gpointer) item)
-    lumo_audit_page_show_row (self, lumo_audit_item_get_row (item));
+    _lumo_audit_page_show_row (self, lumo_audit_item_get_row (item));
 }
 
 static void
@@ -297,7 +297,7 @@ on_selection_changed_cb (GtkSingleSelection *selection,
 
   if (item == NULL)
     {
-      lumo_audit_page_show_row (self, NULL);
+      _lumo_audit_page_show_row (self, NULL);
       return;
     }
 
@@ -306,7 +306,7 @@ on_selection_changed_cb (GtkSingleSelection *selection,
   if (g_signal_handler_find (item, G_SIGNAL_MATCH_FUNC | G_SIGNAL_MATCH_DATA, 0, 0, NULL,
                              on_selected_row_notify_cb, self) == 0)
     g_signal_connect_object (item, "notify::row", G_CALLBACK (on_selected_row_notify_cb), self, 0);
-  lumo_audit_page_show_row (self, lumo_audit_item_get_row (item));
+  _lumo_audit_page_show_row (self, lumo_audit_item_get_row (item));
   if (!adw_flap_get_folded (self->flap))
     adw_flap_set_reveal_flap (self->flap, TRUE);
 }
@@ -486,9 +486,9 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
   gtk_widget_class_bind_template_child_full (widget_class, "hash_prefix_column", FALSE,
                                              G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_HASH]));
 
-  gtk_widget_class_install_action (widget_class, "audit.export", "s", lumo_audit_page_export_action);
-  gtk_widget_class_install_action (widget_class, "audit.verify", NULL, lumo_audit_page_verify_action);
-  gtk_widget_class_install_action (widget_class, "audit.cancel-job", NULL, lumo_audit_page_cancel_job);
+  gtk_widget_class_install_action (widget_class, "audit.export", "s", _lumo_audit_page_export_action);
+  gtk_widget_class_install_action (widget_class, "audit.verify", NULL, _lumo_audit_page_verify_action);
+  gtk_widget_class_install_action (widget_class, "audit.cancel-job", NULL, _lumo_audit_page_cancel_job);
   gtk_widget_class_install_action (widget_class, "audit.close-detail", NULL, close_detail_action);
 }
 

@@ -13,10 +13,10 @@
 
 G_BEGIN_DECLS
 
-LumoRequestsPage  *lumo_window_get_requests_page  (LumoWindow *self);
-LumoAccessPage    *lumo_window_get_access_page    (LumoWindow *self);
-LumoActivityPage  *lumo_window_get_activity_page  (LumoWindow *self);
-LumoProvidersPage *lumo_window_get_providers_page (LumoWindow *self);
-LumoAuditPage     *lumo_window_get_audit_page     (LumoWindow *self);
+LumoRequestsPage  *_lumo_window_get_requests_page  (LumoWindow *self);
+LumoAccessPage    *_lumo_window_get_access_page    (LumoWindow *self);
+LumoActivityPage  *_lumo_window_get_activity_page  (LumoWindow *self);
+LumoProvidersPage *_lumo_window_get_providers_page (LumoWindow *self);
+LumoAuditPage     *_lumo_window_get_audit_page     (LumoWindow *self);
 
 G_END_DECLS

@@ -371,35 +371,35 @@ lumo_window_get_page (LumoWindow *self)
 }
 
 LumoRequestsPage *
-lumo_window_get_requests_page (LumoWindow *self)
+_lumo_window_get_requests_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
   return self->requests_page;
 }
 
 LumoAccessPage *
-lumo_window_get_access_page (LumoWindow *self)
+_lumo_window_get_access_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
   return self->access_page;
 }
 
 LumoActivityPage *
-lumo_window_get_activity_page (LumoWindow *self)
+_lumo_window_get_activity_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
   return self->activity_page;
 }
 
 LumoProvidersPage *
-lumo_window_get_providers_page (LumoWindow *self)
+_lumo_window_get_providers_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
   return self->providers_page;
 }
 
 LumoAuditPage *
-lumo_window_get_audit_page (LumoWindow *self)
+_lumo_window_get_audit_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
   return self->audit_page;

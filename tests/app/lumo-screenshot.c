@@ -263,7 +263,7 @@ seed (AppFixture *f)
 static void
 show_probes (AppFixture *f)
 {
-  LumoProvidersPage *page = lumo_window_get_providers_page (f->window);
+  LumoProvidersPage *page = _lumo_window_get_providers_page (f->window);
   g_autoptr(JsonNode) ok = json_from_string ("{\"kind\":\"answer\",\"answer\":{\"ok\":true,"
                                              "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo Userscripts\",\"version\":\"1.0.1\"},"
                                              "\"status\":{\"enabled\":true,\"authorized\":true,\"ready\":true}}}", NULL);
@@ -376,14 +376,14 @@ main (int   argc,
       if (g_str_equal (argv[i], "providers"))
         {
           /* Expanded, the first provider shows its tools and limits. */
-          GtkWidget *expander = app_test_find_widget (GTK_WIDGET (lumo_window_get_providers_page (f.window)),
+          GtkWidget *expander = app_test_find_widget (GTK_WIDGET (_lumo_window_get_providers_page (f.window)),
                                                       GTK_TYPE_EXPANDER, 0);
           if (expander != NULL && width >= 700)
             gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
         }
       if (g_str_equal (argv[i], "audit") && width >= 900)
         {
-          LumoAuditPage *audit = lumo_window_get_audit_page (f.window);
+          LumoAuditPage *audit = _lumo_window_get_audit_page (f.window);
 
           LumoAuditModel *model = lumo_audit_page_get_model (audit);
 

@@ -23,7 +23,7 @@ static void
 test_switches_follow_and_change_policy (AppFixture    *f,
                                         gconstpointer  data)
 {
-  LumoAccessPage *page = lumo_window_get_access_page (f->window);
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
   GtkSwitch *enabled = lumo_access_page_get_switch (page, LUMO_POLICY_SWITCH_ENABLED);
   GtkSwitch *writes = lumo_access_page_get_switch (page, LUMO_POLICY_SWITCH_WRITES);
   GtkSwitch *review = lumo_access_page_get_switch (page, LUMO_POLICY_SWITCH_REVIEW);
@@ -92,7 +92,7 @@ static void
 test_add_caller_validates_as_typed (AppFixture    *f,
                                     gconstpointer  data)
 {
-  LumoAccessPage *page = lumo_window_get_access_page (f->window);
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
   AdwEntryRow *entry = lumo_access_page_get_add_entry (page);
   GtkWidget *button = lumo_access_page_get_add_button (page);
   GtkLabel *error_label = lumo_access_page_get_add_error (page);
@@ -143,7 +143,7 @@ static void
 test_lists_remove_allow_forget (AppFixture    *f,
                                 gconstpointer  data)
 {
-  LumoAccessPage *page = lumo_window_get_access_page (f->window);
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
   GtkWidget *button;
   g_autoptr(GError) error = NULL;
   LumoCallerInfo *info;
@@ -185,7 +185,7 @@ static void
 test_provider_selector (AppFixture    *f,
                         gconstpointer  data)
 {
-  LumoAccessPage *page = lumo_window_get_access_page (f->window);
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
   GtkWidget *combo;
   g_autoptr(GError) error = NULL;
   GtkWidget *stack = app_test_find_widget (GTK_WIDGET (page), GTK_TYPE_STACK, 0);

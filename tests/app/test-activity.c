@@ -35,7 +35,7 @@ allow_writes_without_review (AppFixture *f)
 static LumoMeterRow *
 meter_row (AppFixture *f)
 {
-  GtkWidget *page = GTK_WIDGET (lumo_window_get_activity_page (f->window));
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_activity_page (f->window));
 
   return LUMO_METER_ROW (app_test_find_widget (page, LUMO_TYPE_METER_ROW, 0));
 }
@@ -44,7 +44,7 @@ static void
 test_meter_fills_and_drains (AppFixture    *f,
                              gconstpointer  data)
 {
-  LumoMeterModel *meters = lumo_activity_page_get_meters (lumo_window_get_activity_page (f->window));
+  LumoMeterModel *meters = lumo_activity_page_get_meters (_lumo_window_get_activity_page (f->window));
   LumoRateLimiter *limiter = lumo_policy_get_rate_limiter (f->policy);
   g_autoptr(GError) error = NULL;
   g_autofree char *wait = NULL;
@@ -126,7 +126,7 @@ static void
 test_meter_for_an_agent_that_is_not_listed (AppFixture    *f,
                                             gconstpointer  data)
 {
-  LumoMeterModel *meters = lumo_activity_page_get_meters (lumo_window_get_activity_page (f->window));
+  LumoMeterModel *meters = lumo_activity_page_get_meters (_lumo_window_get_activity_page (f->window));
   LumoRateLimiter *limiter = lumo_policy_get_rate_limiter (f->policy);
   g_autofree char *key = lumo_rate_limiter_key (TEST_PROVIDER_ID, TEST_CALLER2_ID);
   gint64 retry;
@@ -151,7 +151,7 @@ static void
 test_sessions_placeholder (AppFixture    *f,
                            gconstpointer  data)
 {
-  GtkWidget *page = GTK_WIDGET (lumo_window_get_activity_page (f->window));
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_activity_page (f->window));
 
   g_assert_true (app_test_any_text_contains (page, "No open sessions"));
 }

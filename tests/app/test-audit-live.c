@@ -162,7 +162,7 @@ static void
 test_burst_while_another_page_shows (AppFixture    *f,
                                      gconstpointer  data)
 {
-  LumoAuditModel *model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
 
   gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
   lumo_window_set_page (f->window, "requests");
@@ -185,7 +185,7 @@ static void
 test_bursts_into_an_empty_log (AppFixture    *f,
                                gconstpointer  data)
 {
-  LumoAuditModel *model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
 
   lumo_window_set_page (f->window, "audit");
   app_test_wait_until (settled, model, 30000, "the empty log");
@@ -201,7 +201,7 @@ static void
 test_import_then_burst (AppFixture    *f,
                         gconstpointer  data)
 {
-  LumoAuditModel *model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
 
   lumo_window_set_page (f->window, "audit");
   app_test_wait_until (settled, model, 30000, "the empty log");

@@ -46,7 +46,7 @@ setup (Fixture       *f,
   f->window = g_object_ref_sink (lumo_window_new (app_test_get_application (), f->backend, NULL));
   lumo_window_set_page (f->window, "audit");
   gtk_window_present (GTK_WINDOW (f->window));
-  f->model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+  f->model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
 }
 
 static void
@@ -136,7 +136,7 @@ static void
 test_search_narrows_in_sql (Fixture       *f,
                             gconstpointer  data)
 {
-  LumoAuditPage *page = lumo_window_get_audit_page (f->window);
+  LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
   GtkEditable *entry = lumo_audit_page_get_search_entry (page);
   LumoAuditItem *item;
   LumoAuditItem *top;
@@ -289,7 +289,7 @@ export_and_check (Fixture               *f,
                   LumoAuditExportFormat  format,
                   const char            *name)
 {
-  LumoAuditPage *page = lumo_window_get_audit_page (f->window);
+  LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
   g_autofree char *path = g_build_filename (shared_dir, name, NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autofree char *contents = NULL;
@@ -326,7 +326,7 @@ static void
 test_export_writes_the_search (Fixture       *f,
                                gconstpointer  data)
 {
-  LumoAuditPage *page = lumo_window_get_audit_page (f->window);
+  LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
 
   app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
   gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:special_tool");
@@ -341,7 +341,7 @@ static void
 test_export_cancelled_keeps_old_file (Fixture       *f,
                                       gconstpointer  data)
 {
-  LumoAuditPage *page = lumo_window_get_audit_page (f->window);
+  LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
   g_autofree char *path = g_build_filename (shared_dir, "kept.csv", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();

@@ -20,7 +20,7 @@ static char *helper_path;
 static LumoBrowsersGroup *
 browsers_group (AppFixture *f)
 {
-  return lumo_providers_page_get_browsers (lumo_window_get_providers_page (f->window));
+  return lumo_providers_page_get_browsers (_lumo_window_get_providers_page (f->window));
 }
 
 static gboolean

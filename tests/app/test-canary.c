@@ -69,7 +69,7 @@ static gboolean
 audit_loaded (gpointer data)
 {
   AppFixture *f = data;
-  LumoAuditModel *model = lumo_audit_page_get_model (lumo_window_get_audit_page (f->window));
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
 
   return lumo_audit_model_get_counted (model) && g_list_model_get_n_items (G_LIST_MODEL (model)) == 5;
 }
@@ -78,8 +78,8 @@ static void
 test_canary_never_shown (AppFixture    *f,
                          gconstpointer  data)
 {
-  LumoAuditPage *audit_page = lumo_window_get_audit_page (f->window);
-  GtkWidget *requests = GTK_WIDGET (lumo_window_get_requests_page (f->window));
+  LumoAuditPage *audit_page = _lumo_window_get_audit_page (f->window);
+  GtkWidget *requests = GTK_WIDGET (_lumo_window_get_requests_page (f->window));
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoAuditRow) row = NULL;
   LumoPolicyStatus status;

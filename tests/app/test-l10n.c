@@ -31,7 +31,7 @@ static void
 test_state_table_in_zh_cn (AppFixture    *f,
                            gconstpointer  data)
 {
-  LumoProvidersPage *page = lumo_window_get_providers_page (f->window);
+  LumoProvidersPage *page = _lumo_window_get_providers_page (f->window);
   GtkWidget *row;
 
   app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
@@ -54,7 +54,7 @@ static void
 test_window_strings_are_translated (AppFixture    *f,
                                     gconstpointer  data)
 {
-  GtkWidget *page = GTK_WIDGET (lumo_window_get_requests_page (f->window));
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_requests_page (f->window));
 
   /* The template strings come through the same catalogue. */
   g_assert_false (app_test_any_text_contains (page, "No Requests"));

@@ -13,7 +13,7 @@ static LumoProviderRow *
 provider_row (AppFixture *f,
               const char *provider_id)
 {
-  GtkWidget *page = GTK_WIDGET (lumo_window_get_providers_page (f->window));
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_providers_page (f->window));
 
   for (guint i = 0;; i++)
     {
@@ -68,7 +68,7 @@ static void
 test_each_state_table_row (AppFixture    *f,
                            gconstpointer  data)
 {
-  LumoProvidersPage *page = lumo_window_get_providers_page (f->window);
+  LumoProvidersPage *page = _lumo_window_get_providers_page (f->window);
 
   app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
   app_test_iterate ();
@@ -97,7 +97,7 @@ static void
 test_probe_without_connected_provider (AppFixture    *f,
                                        gconstpointer  data)
 {
-  LumoProvidersPage *page = lumo_window_get_providers_page (f->window);
+  LumoProvidersPage *page = _lumo_window_get_providers_page (f->window);
   LumoProviderRow *row;
 
   app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
@@ -115,7 +115,7 @@ static void
 test_watch_by_id (AppFixture    *f,
                   gconstpointer  data)
 {
-  LumoProvidersPage *page = lumo_window_get_providers_page (f->window);
+  LumoProvidersPage *page = _lumo_window_get_providers_page (f->window);
   GtkWidget *entry = app_test_find_widget (GTK_WIDGET (page), ADW_TYPE_ENTRY_ROW, 0);
   GtkWidget *button = app_test_find_button_with_label (entry, "_Watch");
   g_autoptr(LumoProviderInfo) info = NULL;

@@ -12,7 +12,7 @@ static LumoCallerRow *
 find_caller_row (AppFixture *f,
                  const char *caller_id)
 {
-  GtkWidget *page = GTK_WIDGET (lumo_window_get_requests_page (f->window));
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_requests_page (f->window));
 
   for (guint i = 0;; i++)
     {
@@ -50,7 +50,7 @@ static void
 test_empty_queue_says_what_appears (AppFixture    *f,
                                     gconstpointer  data)
 {
-  GtkWidget *page = GTK_WIDGET (lumo_window_get_requests_page (f->window));
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_requests_page (f->window));
 
   g_assert_cmpstr (visible_stack_child (page), ==, "empty");
   g_assert_true (app_test_any_text_contains (page, "waits here until you approve or deny it"));
@@ -60,7 +60,7 @@ static void
 test_pending_caller_appears_and_approve_allows (AppFixture    *f,
                                                 gconstpointer  data)
 {
-  LumoRequestsPage *page = lumo_window_get_requests_page (f->window);
+  LumoRequestsPage *page = _lumo_window_get_requests_page (f->window);
   LumoPolicyStatus status;
   LumoCallerRow *row;
   GtkWidget *approve;
@@ -95,7 +95,7 @@ test_pending_caller_appears_and_approve_allows (AppFixture    *f,
   g_assert_cmpstr (visible_stack_child (GTK_WIDGET (page)), ==, "empty");
 
   /* It is on the Access page's allow-list … */
-  g_assert_nonnull (lumo_caller_model_find (lumo_access_page_get_allowed (lumo_window_get_access_page (f->window)),
+  g_assert_nonnull (lumo_caller_model_find (lumo_access_page_get_allowed (_lumo_window_get_access_page (f->window)),
                                             TEST_PROVIDER_ID, TEST_CALLER_ID));
   /* … and the next probe says authorized. */
   probe (f, TEST_CALLER_ID, "Helpful Agent", &status);
@@ -107,7 +107,7 @@ static void
 test_deny_and_decide_several (AppFixture    *f,
                               gconstpointer  data)
 {
-  LumoRequestsPage *page = lumo_window_get_requests_page (f->window);
+  LumoRequestsPage *page = _lumo_window_get_requests_page (f->window);
   GListModel *pending = G_LIST_MODEL (lumo_requests_page_get_pending (page));
   LumoPolicyStatus status;
   g_autoptr(LumoCallerInfo) info = NULL;
@@ -180,7 +180,7 @@ static void
 run_review (AppFixture *f,
             gboolean    approve)
 {
-  LumoRequestsPage *page = lumo_window_get_requests_page (f->window);
+  LumoRequestsPage *page = _lumo_window_get_requests_page (f->window);
   ReviewResult result = { 0 };
   LumoReviewRequest *request;
   GtkWidget *row;

@@ -64,8 +64,8 @@ test_shortcuts (AppFixture    *f,
   g_assert_cmpstr (lumo_window_get_page (f->window), ==, "audit");
   focus = gtk_root_get_focus (GTK_ROOT (f->window));
   g_assert_nonnull (focus);
-  g_assert_true (focus == GTK_WIDGET (lumo_audit_page_get_search_entry (lumo_window_get_audit_page (f->window))) ||
-                 gtk_widget_is_ancestor (focus, GTK_WIDGET (lumo_audit_page_get_search_entry (lumo_window_get_audit_page (f->window)))));
+  g_assert_true (focus == GTK_WIDGET (lumo_audit_page_get_search_entry (_lumo_window_get_audit_page (f->window))) ||
+                 gtk_widget_is_ancestor (focus, GTK_WIDGET (lumo_audit_page_get_search_entry (_lumo_window_get_audit_page (f->window)))));
 
   g_assert_false (lumo_window_set_page (f->window, "nonsense"));
   g_assert_cmpstr (lumo_window_get_page (f->window), ==, "audit");

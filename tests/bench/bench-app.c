@@ -244,7 +244,7 @@ bench_audit (const char *dir)
            (g_get_monotonic_time () - start) / 1000.0);
   lumo_window_set_page (f.window, "audit");
   gtk_window_present (GTK_WINDOW (f.window));
-  page = lumo_window_get_audit_page (f.window);
+  page = _lumo_window_get_audit_page (f.window);
   model = lumo_audit_page_get_model (page);
 
   app_test_wait_until (first_page, model, 60000, "the first page");

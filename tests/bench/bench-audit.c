@@ -293,14 +293,14 @@ bench_latency (void)
 
           g_array_append_val (append, t);
         }
-      lumo_audit_store_set_head_checkpoints (store, FALSE);
+      _lumo_audit_store_set_head_checkpoints (store, FALSE);
       for (guint i = 0; i < 25; i++)
         {
           gint64 t = time_append (store);
 
           g_array_append_val (append_nohead, t);
         }
-      lumo_audit_store_set_head_checkpoints (store, TRUE);
+      _lumo_audit_store_set_head_checkpoints (store, TRUE);
     }
   close (fd);
   g_unlink (path);

@@ -4,7 +4,7 @@
  *
  * A small SQLite VFS shim wraps the default unix VFS under its own name
  * ("lumo-fault") and fails xWrite or xSync on demand. The store is opened on
- * it through lumo_audit_store_new_full().
+ * it through _lumo_audit_store_new_full().
  */
 #include "config.h"
 
@@ -320,7 +320,7 @@ static LumoAuditStore *
 open_on_fault_vfs (const char *db_path)
 {
   g_autoptr(GError) error = NULL;
-  LumoAuditStore *store = lumo_audit_store_new_full (db_path, NULL, NULL, FAULT_VFS, &error);
+  LumoAuditStore *store = _lumo_audit_store_new_full (db_path, NULL, NULL, FAULT_VFS, &error);
 
   g_assert_no_error (error);
   return store;

@@ -151,8 +151,8 @@ test_sql_binds_everything (void)
   g_autoptr(LumoAuditQuery) q = parse_ok (text);
   g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
   g_autoptr(GPtrArray) count_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  g_autofree char *sql = lumo_audit_query_build_page_sql (q, "a.id", 500, 20, binds);
-  g_autofree char *count_sql = lumo_audit_query_build_count_sql (q, count_binds);
+  g_autofree char *sql = _lumo_audit_query_build_page_sql (q, "a.id", 500, 20, binds);
+  g_autofree char *count_sql = _lumo_audit_query_build_count_sql (q, count_binds);
   guint placeholders = 0;
   gboolean found = FALSE;
 

@@ -97,7 +97,7 @@ expect (Play     *play,
   g_autoptr(GError) error = NULL;
 
   bridge_test_wait_until (has_outgoing, play);
-  actual = lumo_bridge_session_pop_outgoing (play->session);
+  actual = _lumo_bridge_session_pop_outgoing (play->session);
   json_node_set_object (node, actual);
 
   /* Whatever the app sends is a message the provider accepts. */
@@ -268,7 +268,7 @@ test_scenario (gconstpointer data)
   play.provider_id = provider_id;
   play.audit_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   setup_policy (&play, json_object_get_object_member (file, "setup"));
-  play.session = lumo_backend_add_detached_session (play.env->backend, provider_id);
+  play.session = _lumo_backend_add_detached_session (play.env->backend, provider_id);
 
   for (guint i = 0; i < json_array_get_length (exchange); i++)
     {
@@ -280,7 +280,7 @@ test_scenario (gconstpointer data)
           g_autoptr(JsonNode) message = json_node_copy (json_object_get_member (step, "send"));
 
           substitute (&play, message);
-          lumo_bridge_session_dispatch (play.session, json_node_get_object (message));
+          _lumo_bridge_session_dispatch (play.session, json_node_get_object (message));
         }
       else if (json_object_has_member (step, "expect"))
         expect (&play, json_object_get_member (step, "expect"));
@@ -293,7 +293,7 @@ test_scenario (gconstpointer data)
   /* Then the app has nothing more to say. */
   bridge_test_wait_until (idle_session, &play);
   bridge_test_drain ();
-  extra = lumo_bridge_session_pop_outgoing (play.session);
+  extra = _lumo_bridge_session_pop_outgoing (play.session);
   if (extra != NULL)
     {
       g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
@@ -303,7 +303,7 @@ test_scenario (gconstpointer data)
     }
   g_assert_cmpuint (play.probe_targets_done, ==, play.probe_targets_started);
 
-  lumo_backend_remove_detached_session (play.env->backend, play.session);
+  _lumo_backend_remove_detached_session (play.env->backend, play.session);
   g_clear_object (&play.session);
   g_hash_table_unref (play.audit_ids);
   g_free (play.app_request_id);

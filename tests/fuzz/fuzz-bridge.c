@@ -5,7 +5,7 @@
  * One input is one provider connection. Byte 0 sets the scene (bits below);
  * the rest is the byte stream Chrome would write: frames are cut with
  * lumo_frame_decode(), exactly as LumoFrameReader does, and each goes to
- * lumo_bridge_session_dispatch() on a detached session of a backend whose
+ * _lumo_bridge_session_dispatch() on a detached session of a backend whose
  * policy and audit databases live in a temporary directory made once per
  * process. No pipes, no real I/O besides SQLite.
  *
@@ -120,7 +120,7 @@ check_outgoing (LumoBridgeSession *session)
 {
   JsonObject *object;
 
-  while ((object = lumo_bridge_session_pop_outgoing (session)) != NULL)
+  while ((object = _lumo_bridge_session_pop_outgoing (session)) != NULL)
     {
       g_autoptr(GError) error = NULL;
       g_autofree char *field = NULL;
@@ -181,7 +181,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   setup_once ();
   scene = data[0];
   set_scene (scene);
-  session = g_object_ref (lumo_backend_add_detached_session (backend, PROVIDER));
+  session = g_object_ref (_lumo_backend_add_detached_session (backend, PROVIDER));
 
   while (offset < size && !lumo_bridge_session_is_closed (session))
     {
@@ -191,10 +191,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       gsize consumed = 0;
 
       if (lumo_frame_decode (data + offset, size - offset, &consumed, &object, &in_sync, &error))
-        lumo_bridge_session_dispatch (session, object);
+        _lumo_bridge_session_dispatch (session, object);
       else if (error != NULL)
         {
-          lumo_bridge_session_frame_error (session, error, in_sync);
+          _lumo_bridge_session_frame_error (session, error, in_sync);
           if (!in_sync)
             break;
         }
@@ -226,7 +226,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
     ;
   check_outgoing (session);
 
-  lumo_backend_remove_detached_session (backend, session);
+  _lumo_backend_remove_detached_session (backend, session);
   /* A closed session's requests still finish (their audit rows). */
   while (lumo_bridge_session_get_n_in_flight (session) > 0)
     g_main_context_iteration (NULL, TRUE);

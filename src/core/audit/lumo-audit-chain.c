@@ -590,14 +590,14 @@ walk (sqlite3                *db,
 }
 
 gboolean
-lumo_audit_chain_verify (sqlite3                *db,
-                         GBytes                 *secret,
-                         const char             *checkpoint_path,
-                         LumoAuditProgressFunc   progress,
-                         gpointer                user_data,
-                         GCancellable           *cancellable,
-                         LumoAuditVerifyReport  *report,
-                         GError                **error)
+_lumo_audit_chain_verify (sqlite3                *db,
+                          GBytes                 *secret,
+                          const char             *checkpoint_path,
+                          LumoAuditProgressFunc   progress,
+                          gpointer                user_data,
+                          GCancellable           *cancellable,
+                          LumoAuditVerifyReport  *report,
+                          GError                **error)
 {
   g_autoptr(GError) local_error = NULL;
   LumoAuditVerifyReport local_report;

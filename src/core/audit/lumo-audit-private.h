@@ -19,17 +19,15 @@ G_BEGIN_DECLS
 /* The full constructor: explicit key and checkpoint paths (NULL: beside the
  * database) and an SQLite VFS by name (NULL: the default). Tests use a
  * fault-injecting VFS through this. */
-LumoAuditStore *lumo_audit_store_new_full   (const char      *path,
-                                             const char      *key_path,
-                                             const char      *head_path,
-                                             const char      *vfs_name,
-                                             GError         **error);
-GBytes         *lumo_audit_store_get_secret (LumoAuditStore  *self);
+LumoAuditStore *_lumo_audit_store_new_full   (const char      *path,
+                                              const char      *key_path,
+                                              const char      *head_path,
+                                              const char      *vfs_name,
+                                              GError         **error);
 /* Benchmarks only, to show what the head checkpoint costs: FALSE stops
  * writing audit.head after commits (verify then sees it lag). */
-void            lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
-                                                       gboolean        enabled);
-const char     *lumo_audit_store_get_head_path (LumoAuditStore *self);
+void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
+                                                        gboolean        enabled);
 
 /* Rows are made by the store from a statement whose columns are
  * LUMO_AUDIT_ROW_COLUMNS, in that order. */
@@ -37,20 +35,20 @@ const char     *lumo_audit_store_get_head_path (LumoAuditStore *self);
   "a.id, a.time_us, a.provider_id, a.caller_id, a.caller_name, a.tool, a.write, " \
   "a.target, a.params_hmac, a.decision, a.reason, a.result, a.result_text, " \
   "a.result_time_us, a.hash"
-LumoAuditRow   *lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
+LumoAuditRow   *_lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
 
 /* Walks every row of @db (an audit database, see lumo-audit-store.c) in id
  * order. On the first fault, fills @report and fails with
  * LUMO_ERROR_CHAIN_BROKEN and a message that names the row; cancellation
  * gives G_IO_ERROR_CANCELLED. @checkpoint_path may be NULL (no tail check). */
-gboolean  lumo_audit_chain_verify           (sqlite3               *db,
-                                             GBytes                *secret,
-                                             const char            *checkpoint_path,
-                                             LumoAuditProgressFunc  progress,
-                                             gpointer               user_data,
-                                             GCancellable          *cancellable,
-                                             LumoAuditVerifyReport *report,
-                                             GError               **error);
+gboolean  _lumo_audit_chain_verify           (sqlite3               *db,
+                                              GBytes                *secret,
+                                              const char            *checkpoint_path,
+                                              LumoAuditProgressFunc  progress,
+                                              gpointer               user_data,
+                                              GCancellable          *cancellable,
+                                              LumoAuditVerifyReport *report,
+                                              GError               **error);
 
 /* The writer connection's page cache (KiB, negative as SQLite wants it). */
 #define LUMO_AUDIT_WRITER_CACHE_SIZE "-16384"
@@ -148,29 +146,29 @@ struct _LumoAuditStore
 };
 
 /* lumo-audit-record.c */
-char     *lumo_audit_truncate_text       (const char             *text,
-                                          gsize                   max_bytes);
-gboolean  lumo_audit_validate_record     (GBytes                 *secret,
-                                          const LumoAuditRecord  *record,
-                                          const char             *params_hmac_hex,
-                                          LumoAuditQueuedRow     *row,
-                                          GError                **error);
-gboolean  lumo_audit_validate_result     (gboolean                ok,
-                                          const char             *error_text,
-                                          GError                **error);
+char     *_lumo_audit_truncate_text       (const char             *text,
+                                           gsize                   max_bytes);
+gboolean  _lumo_audit_validate_record     (GBytes                 *secret,
+                                           const LumoAuditRecord  *record,
+                                           const char             *params_hmac_hex,
+                                           LumoAuditQueuedRow     *row,
+                                           GError                **error);
+gboolean  _lumo_audit_validate_result     (gboolean                ok,
+                                           const char             *error_text,
+                                           GError                **error);
 
 /* lumo-audit-writer.c */
-void      lumo_audit_op_free             (LumoAuditOp            *op);
-void      lumo_audit_writer_enqueue      (LumoAuditStore         *self,
-                                          LumoAuditOp            *op);
-gboolean  lumo_audit_writer_run_sync     (LumoAuditStore         *self,
-                                          LumoAuditOp            *op,
-                                          GError                **error);
-gpointer  lumo_audit_writer_thread       (gpointer                data);
-int       lumo_audit_writer_wal_hook     (gpointer                user_data,
-                                          sqlite3                *db,
-                                          const char             *db_name,
-                                          int                     n_frames);
+void      _lumo_audit_op_free             (LumoAuditOp            *op);
+void      _lumo_audit_writer_enqueue      (LumoAuditStore         *self,
+                                           LumoAuditOp            *op);
+gboolean  _lumo_audit_writer_run_sync     (LumoAuditStore         *self,
+                                           LumoAuditOp            *op,
+                                           GError                **error);
+gpointer  _lumo_audit_writer_thread       (gpointer                data);
+int       _lumo_audit_writer_wal_hook     (gpointer                user_data,
+                                           sqlite3                *db,
+                                           const char             *db_name,
+                                           int                     n_frames);
 
 /* lumo-audit-schema.c */
 extern const LumoMigration lumo_audit_migrations[];
@@ -178,26 +176,26 @@ extern const guint         lumo_audit_n_migrations;
 
 /* lumo-audit-store-events.c: the writer thread never emits; these queue
  * the news for one idle on the store's main context. */
-void      lumo_audit_store_rows_added    (LumoAuditStore         *self,
-                                          GArray                 *ids);
-void      lumo_audit_store_results_set   (LumoAuditStore         *self,
-                                          GArray                 *ids);
+void      _lumo_audit_store_rows_added    (LumoAuditStore         *self,
+                                           GArray                 *ids);
+void      _lumo_audit_store_results_set   (LumoAuditStore         *self,
+                                           GArray                 *ids);
 /* Runs on the writer thread before its first op: opens a reader for the
  * pool, then the quick_check; sets self->integrity_error if it fails. */
-void      lumo_audit_store_check_integrity (LumoAuditStore       *self);
+void      _lumo_audit_store_check_integrity (LumoAuditStore       *self);
 /* From dispose: stops a running check (the store is going away). */
-void      lumo_audit_store_cancel_check  (LumoAuditStore         *self);
+void      _lumo_audit_store_cancel_check  (LumoAuditStore         *self);
 
 /* lumo-audit-store.c */
-sqlite3  *lumo_audit_store_acquire_reader (LumoAuditStore        *self,
-                                           GError               **error);
+sqlite3  *_lumo_audit_store_acquire_reader (LumoAuditStore        *self,
+                                            GError               **error);
 /* A new reader connection, not from the pool. */
-sqlite3  *lumo_audit_store_open_reader   (LumoAuditStore         *self,
-                                          GError                **error);
+sqlite3  *_lumo_audit_store_open_reader   (LumoAuditStore         *self,
+                                           GError                **error);
 
-void      lumo_audit_store_release_reader (LumoAuditStore        *self,
-                                           sqlite3               *db);
+void      _lumo_audit_store_release_reader (LumoAuditStore        *self,
+                                            sqlite3               *db);
 
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditOp, lumo_audit_op_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditOp, _lumo_audit_op_free)
 
 G_END_DECLS

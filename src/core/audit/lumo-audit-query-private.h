@@ -60,19 +60,19 @@ struct _LumoAuditQuery
  * table alias "a". Bind values are appended to @binds (floating-free
  * GVariants of type "x", "s" or "ay"; make @binds with
  * g_ptr_array_new_with_free_func (g_variant_unref)). */
-char            *lumo_audit_query_build_page_sql  (const LumoAuditQuery *query,
-                                                   const char           *columns,
-                                                   gint64                before_id,
-                                                   guint                 limit,
-                                                   GPtrArray            *binds);
-char            *lumo_audit_query_build_count_sql (const LumoAuditQuery *query,
-                                                   GPtrArray            *binds);
-gboolean         lumo_audit_query_bind            (sqlite3_stmt         *stmt,
-                                                   GPtrArray            *binds,
-                                                   GError              **error);
+char            *_lumo_audit_query_build_page_sql  (const LumoAuditQuery *query,
+                                                    const char           *columns,
+                                                    gint64                before_id,
+                                                    guint                 limit,
+                                                    GPtrArray            *binds);
+char            *_lumo_audit_query_build_count_sql (const LumoAuditQuery *query,
+                                                    GPtrArray            *binds);
+gboolean         _lumo_audit_query_bind            (sqlite3_stmt         *stmt,
+                                                    GPtrArray            *binds,
+                                                    GError              **error);
 /* The SQL above calls lumo_audit_contains(); register it once on every
  * connection that runs it (the store's readers have it). */
-gboolean         lumo_audit_query_register_functions (sqlite3           *db,
-                                                      GError           **error);
+gboolean         _lumo_audit_query_register_functions (sqlite3           *db,
+                                                       GError           **error);
 
 G_END_DECLS

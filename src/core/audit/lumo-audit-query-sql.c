@@ -302,8 +302,8 @@ contains_func (sqlite3_context  *ctx,
 }
 
 gboolean
-lumo_audit_query_register_functions (sqlite3  *db,
-                                     GError  **error)
+_lumo_audit_query_register_functions (sqlite3  *db,
+                                      GError  **error)
 {
   int rc;
 
@@ -429,11 +429,11 @@ append_filters (const LumoAuditQuery *self,
 }
 
 char *
-lumo_audit_query_build_page_sql (const LumoAuditQuery *self,
-                                 const char           *columns,
-                                 gint64                before_id,
-                                 guint                 limit,
-                                 GPtrArray            *binds)
+_lumo_audit_query_build_page_sql (const LumoAuditQuery *self,
+                                  const char           *columns,
+                                  gint64                before_id,
+                                  guint                 limit,
+                                  GPtrArray            *binds)
 {
   g_autoptr(GString) sql = g_string_new ("SELECT ");
   g_autofree char *fts = NULL;
@@ -477,8 +477,8 @@ lumo_audit_query_build_page_sql (const LumoAuditQuery *self,
 }
 
 char *
-lumo_audit_query_build_count_sql (const LumoAuditQuery *self,
-                                  GPtrArray            *binds)
+_lumo_audit_query_build_count_sql (const LumoAuditQuery *self,
+                                   GPtrArray            *binds)
 {
   g_autoptr(GString) sql = g_string_new ("SELECT count(*)");
   g_autofree char *fts = NULL;
@@ -515,9 +515,9 @@ lumo_audit_query_build_count_sql (const LumoAuditQuery *self,
 }
 
 gboolean
-lumo_audit_query_bind (sqlite3_stmt  *stmt,
-                       GPtrArray     *binds,
-                       GError       **error)
+_lumo_audit_query_bind (sqlite3_stmt  *stmt,
+                        GPtrArray     *binds,
+                        GError       **error)
 {
   g_return_val_if_fail (stmt != NULL, FALSE);
   g_return_val_if_fail (binds != NULL, FALSE);

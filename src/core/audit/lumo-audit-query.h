@@ -34,7 +34,7 @@
  * names the filter and says what it expects.
  *
  * The SQL builder (lumo-audit-query-private.h) emits only fixed SQL text with "?" placeholders; every
- * user value is bound (lumo_audit_query_bind()), never pasted into SQL.
+ * user value is bound (_lumo_audit_query_bind()), never pasted into SQL.
  */
 #pragma once
 

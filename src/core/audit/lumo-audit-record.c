@@ -23,8 +23,8 @@
 /* ---- validation --------------------------------------------------------------- */
 
 char *
-lumo_audit_truncate_text (const char *text,
-                          gsize       max_bytes)
+_lumo_audit_truncate_text (const char *text,
+                           gsize       max_bytes)
 {
   g_autofree char *valid = g_utf8_make_valid (text, -1);
   gsize marker_len = strlen (LUMO_AUDIT_TRUNCATION_MARKER);
@@ -94,11 +94,11 @@ has_control_chars (const char *s)
 /* Checks @record and fills @row. @params_hmac_hex, when set, is the
  * already-keyed hash of an import and replaces params_sha256. */
 gboolean
-lumo_audit_validate_record (GBytes                 *secret,
-                            const LumoAuditRecord  *record,
-                            const char             *params_hmac_hex,
-                            LumoAuditQueuedRow     *row,
-                            GError                **error)
+_lumo_audit_validate_record (GBytes                 *secret,
+                             const LumoAuditRecord  *record,
+                             const char             *params_hmac_hex,
+                             LumoAuditQueuedRow     *row,
+                             GError                **error)
 {
   const char *name = record->caller_name != NULL ? record->caller_name : "";
   const char *target = record->target != NULL ? record->target : "";
@@ -182,7 +182,7 @@ lumo_audit_validate_record (GBytes                 *secret,
   row->time_us = record->time_us != 0 ? record->time_us : g_get_real_time ();
   row->provider_id = g_strdup (record->provider_id);
   row->caller_id = g_strdup (record->caller_id);
-  row->caller_name = lumo_audit_truncate_text (name, LUMO_AUDIT_CALLER_NAME_MAX);
+  row->caller_name = _lumo_audit_truncate_text (name, LUMO_AUDIT_CALLER_NAME_MAX);
   row->tool = g_strdup (record->tool);
   row->write = record->write != FALSE;
   row->target = g_ascii_strdown (target, -1);
@@ -193,9 +193,9 @@ lumo_audit_validate_record (GBytes                 *secret,
 }
 
 gboolean
-lumo_audit_validate_result (gboolean     ok,
-                            const char  *error_text,
-                            GError     **error)
+_lumo_audit_validate_result (gboolean     ok,
+                             const char  *error_text,
+                             GError     **error)
 {
   if (ok && error_text != NULL)
     {

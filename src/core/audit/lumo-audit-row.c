@@ -263,7 +263,7 @@ hex_column (sqlite3_stmt *stmt,
 }
 
 LumoAuditRow *
-lumo_audit_row_new_from_stmt (sqlite3_stmt *stmt)
+_lumo_audit_row_new_from_stmt (sqlite3_stmt *stmt)
 {
   LumoAuditRow *self = g_object_new (LUMO_TYPE_AUDIT_ROW, NULL);
   const char *result;

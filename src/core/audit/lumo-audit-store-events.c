@@ -123,15 +123,15 @@ queue_ids (LumoAuditStore  *self,
 }
 
 void
-lumo_audit_store_rows_added (LumoAuditStore *self,
-                             GArray         *ids)
+_lumo_audit_store_rows_added (LumoAuditStore *self,
+                              GArray         *ids)
 {
   queue_ids (self, "row-added", &self->added_ids, ids);
 }
 
 void
-lumo_audit_store_results_set (LumoAuditStore *self,
-                              GArray         *ids)
+_lumo_audit_store_results_set (LumoAuditStore *self,
+                               GArray         *ids)
 {
   queue_ids (self, "result-set", &self->result_ids, ids);
 }
@@ -144,7 +144,7 @@ prepare_reader (LumoAuditStore *self)
   g_autoptr(GError) error = NULL;
   sqlite3 *db;
 
-  if ((db = lumo_audit_store_open_reader (self, &error)))
+  if ((db = _lumo_audit_store_open_reader (self, &error)))
     {
       g_autoptr(sqlite3_stmt) stmt = NULL;
 
@@ -159,11 +159,11 @@ prepare_reader (LumoAuditStore *self)
   /* A page asked for before this is ready opens its own reader rather
    * than wait (measured: waiting was slower); the pool keeps both. */
   if (db != NULL)
-    lumo_audit_store_release_reader (self, db);
+    _lumo_audit_store_release_reader (self, db);
 }
 
 void
-lumo_audit_store_check_integrity (LumoAuditStore *self)
+_lumo_audit_store_check_integrity (LumoAuditStore *self)
 {
   g_autoptr(GError) error = NULL;
   gboolean ok, stopping;
@@ -208,7 +208,7 @@ lumo_audit_store_check_integrity (LumoAuditStore *self)
 }
 
 void
-lumo_audit_store_cancel_check (LumoAuditStore *self)
+_lumo_audit_store_cancel_check (LumoAuditStore *self)
 {
   /* Under the lock, so the interrupt can only reach the check: when it
    * is not running, no statement runs and the interrupt is a no-op. */

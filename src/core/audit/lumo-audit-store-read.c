@@ -39,7 +39,7 @@ acquire (LumoAuditStore  *self,
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
     return NULL;
 
-  if (!(db = lumo_audit_store_acquire_reader (self, error)))
+  if (!(db = _lumo_audit_store_acquire_reader (self, error)))
     return NULL;
 
   if (cancellable != NULL)
@@ -53,7 +53,7 @@ release (LumoAuditStore *self,
          sqlite3        *db)
 {
   sqlite3_progress_handler (db, 0, NULL, NULL);
-  lumo_audit_store_release_reader (self, db);
+  _lumo_audit_store_release_reader (self, db);
 }
 
 static void
@@ -78,7 +78,7 @@ prepare_bound (sqlite3      *db,
   g_autoptr(sqlite3_stmt) stmt = NULL;
 
   if (!(stmt = lumo_db_prepare (db, sql, error)) ||
-      !lumo_audit_query_bind (stmt, binds, error))
+      !_lumo_audit_query_bind (stmt, binds, error))
     return NULL;
 
   return g_steal_pointer (&stmt);
@@ -106,7 +106,7 @@ lumo_audit_store_get_row (LumoAuditStore  *self,
       sqlite3_bind_int64 (stmt, 1, id);
       rc = sqlite3_step (stmt);
       if (rc == SQLITE_ROW)
-        row = lumo_audit_row_new_from_stmt (stmt);
+        row = _lumo_audit_row_new_from_stmt (stmt);
       else if (rc == SQLITE_DONE)
         g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
                      "There is no audit row %" G_GINT64_FORMAT, id);
@@ -134,12 +134,12 @@ fetch_page (LumoAuditStore  *self,
   g_autofree char *sql = NULL;
   int rc;
 
-  sql = lumo_audit_query_build_page_sql (query, LUMO_AUDIT_ROW_COLUMNS, before_id, limit, binds);
+  sql = _lumo_audit_query_build_page_sql (query, LUMO_AUDIT_ROW_COLUMNS, before_id, limit, binds);
   if (!(stmt = prepare_bound (db, sql, binds, error)))
     return NULL;
 
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    g_ptr_array_add (rows, lumo_audit_row_new_from_stmt (stmt));
+    g_ptr_array_add (rows, _lumo_audit_row_new_from_stmt (stmt));
 
   if (rc != SQLITE_DONE)
     {
@@ -214,7 +214,7 @@ lumo_audit_store_count (LumoAuditStore  *self,
   if (!(db = acquire (self, cancellable, error)))
     return -1;
 
-  sql = lumo_audit_query_build_count_sql (query, binds);
+  sql = _lumo_audit_query_build_count_sql (query, binds);
   if ((stmt = prepare_bound (db, sql, binds, error)))
     {
       rc = sqlite3_step (stmt);
@@ -390,8 +390,8 @@ lumo_audit_store_verify (LumoAuditStore         *self,
   if (!(db = acquire (self, cancellable, error)))
     return FALSE;
 
-  ok = lumo_audit_chain_verify (db, self->secret, self->head_path, progress, user_data,
-                                cancellable, report, error);
+  ok = _lumo_audit_chain_verify (db, self->secret, self->head_path, progress, user_data,
+                                 cancellable, report, error);
   release (self, db);
 
   return ok;

@@ -70,7 +70,7 @@ lumo_audit_store_dispose (GObject *object)
       g_mutex_unlock (&self->lock);
       /* Nobody can queue a write any more, so a quick_check still running
        * (seconds on a big log) has nothing left to protect. */
-      lumo_audit_store_cancel_check (self);
+      _lumo_audit_store_cancel_check (self);
       g_clear_pointer (&self->writer, g_thread_join);
     }
 
@@ -208,11 +208,11 @@ log_is_empty (sqlite3 *db)
 }
 
 LumoAuditStore *
-lumo_audit_store_new_full (const char  *path,
-                           const char  *key_path,
-                           const char  *head_path,
-                           const char  *vfs_name,
-                           GError     **error)
+_lumo_audit_store_new_full (const char  *path,
+                            const char  *key_path,
+                            const char  *head_path,
+                            const char  *vfs_name,
+                            GError     **error)
 {
   g_autoptr(LumoAuditStore) self = NULL;
   g_autofree char *dir = NULL;
@@ -269,7 +269,7 @@ lumo_audit_store_new_full (const char  *path,
 
   /* Our own WAL checkpoints, after the waiters are woken (see
    * writer_process()); a bigger page cache for bulk imports. */
-  sqlite3_wal_hook (self->writer_db, lumo_audit_writer_wal_hook, self);
+  sqlite3_wal_hook (self->writer_db, _lumo_audit_writer_wal_hook, self);
   if (!lumo_db_exec (self->writer_db, "PRAGMA cache_size = " LUMO_AUDIT_WRITER_CACHE_SIZE, error))
     return NULL;
 
@@ -281,7 +281,7 @@ lumo_audit_store_new_full (const char  *path,
         return NULL;
     }
 
-  self->writer = g_thread_new ("lumo-audit-writer", lumo_audit_writer_thread, self);
+  self->writer = g_thread_new ("lumo-audit-writer", _lumo_audit_writer_thread, self);
 
   return g_steal_pointer (&self);
 }
@@ -290,7 +290,7 @@ LumoAuditStore *
 lumo_audit_store_new (const char  *path,
                       GError     **error)
 {
-  return lumo_audit_store_new_full (path, NULL, NULL, NULL, error);
+  return _lumo_audit_store_new_full (path, NULL, NULL, NULL, error);
 }
 
 const char *
@@ -314,28 +314,16 @@ lumo_audit_store_get_integrity_message (LumoAuditStore *self)
   return self->integrity_message;
 }
 
-GBytes *
-lumo_audit_store_get_secret (LumoAuditStore *self)
-{
-  return self->secret;
-}
-
 void
-lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
-                                       gboolean        enabled)
+_lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
+                                        gboolean        enabled)
 {
   g_atomic_int_set (&self->no_head_checkpoints, !enabled);
 }
 
-const char *
-lumo_audit_store_get_head_path (LumoAuditStore *self)
-{
-  return self->head_path;
-}
-
 sqlite3 *
-lumo_audit_store_acquire_reader (LumoAuditStore  *self,
-                                 GError         **error)
+_lumo_audit_store_acquire_reader (LumoAuditStore  *self,
+                                  GError         **error)
 {
   sqlite3 *db = NULL;
 
@@ -347,27 +335,27 @@ lumo_audit_store_acquire_reader (LumoAuditStore  *self,
   if (db != NULL)
     return db;
 
-  return lumo_audit_store_open_reader (self, error);
+  return _lumo_audit_store_open_reader (self, error);
 }
 
 sqlite3 *
-lumo_audit_store_open_reader (LumoAuditStore  *self,
-                              GError         **error)
+_lumo_audit_store_open_reader (LumoAuditStore  *self,
+                               GError         **error)
 {
   sqlite3 *db;
 
   db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
                               lumo_audit_migrations, lumo_audit_n_migrations, error);
   if (db != NULL && (!lumo_db_exec (db, "PRAGMA query_only = ON", error) ||
-                     !lumo_audit_query_register_functions (db, error)))
+                     !_lumo_audit_query_register_functions (db, error)))
     g_clear_pointer (&db, lumo_db_close);
 
   return db;
 }
 
 void
-lumo_audit_store_release_reader (LumoAuditStore *self,
-                                 sqlite3        *db)
+_lumo_audit_store_release_reader (LumoAuditStore *self,
+                                  sqlite3        *db)
 {
   g_mutex_lock (&self->lock);
   if (self->idle_readers->len < MAX_IDLE_READERS)
@@ -392,7 +380,7 @@ append_op_new (LumoAuditStore         *self,
   op->kind = LUMO_AUDIT_OP_APPEND;
   op->rows = g_new0 (LumoAuditQueuedRow, 1);
   op->n_rows = 1;
-  if (!lumo_audit_validate_record (self->secret, record, NULL, &op->rows[0], error))
+  if (!_lumo_audit_validate_record (self->secret, record, NULL, &op->rows[0], error))
     return NULL;
 
   return g_steal_pointer (&op);
@@ -409,7 +397,7 @@ lumo_audit_store_append (LumoAuditStore         *self,
   g_return_val_if_fail (record != NULL, 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
-  if (!(op = append_op_new (self, record, error)) || !lumo_audit_writer_run_sync (self, op, error))
+  if (!(op = append_op_new (self, record, error)) || !_lumo_audit_writer_run_sync (self, op, error))
     return 0;
 
   return op->id;
@@ -442,7 +430,7 @@ lumo_audit_store_append_async (LumoAuditStore         *self,
     }
 
   op->task = g_steal_pointer (&task);
-  lumo_audit_writer_enqueue (self, op);
+  _lumo_audit_writer_enqueue (self, op);
 }
 
 gint64
@@ -473,7 +461,7 @@ result_op_new (gint64       id,
                    "There is no audit row %" G_GINT64_FORMAT " (ids start at 1)", id);
       return NULL;
     }
-  if (!lumo_audit_validate_result (ok, error_text, error))
+  if (!_lumo_audit_validate_result (ok, error_text, error))
     return NULL;
 
   op = g_new0 (LumoAuditOp, 1);
@@ -481,7 +469,7 @@ result_op_new (gint64       id,
   op->id = id;
   op->result = ok ? "ok" : "error";
   op->result_text = error_text != NULL
-                      ? lumo_audit_truncate_text (error_text, LUMO_AUDIT_RESULT_TEXT_MAX)
+                      ? _lumo_audit_truncate_text (error_text, LUMO_AUDIT_RESULT_TEXT_MAX)
                       : NULL;
   op->time_us = g_get_real_time ();
 
@@ -503,7 +491,7 @@ lumo_audit_store_set_result (LumoAuditStore  *self,
   if (!(op = result_op_new (id, ok, error_text, error)))
     return FALSE;
 
-  return lumo_audit_writer_run_sync (self, op, error);
+  return _lumo_audit_writer_run_sync (self, op, error);
 }
 
 void
@@ -532,7 +520,7 @@ lumo_audit_store_set_result_async (LumoAuditStore      *self,
     }
 
   op->task = g_steal_pointer (&task);
-  lumo_audit_writer_enqueue (self, op);
+  _lumo_audit_writer_enqueue (self, op);
 }
 
 gboolean
@@ -573,8 +561,8 @@ lumo_audit_store_import (LumoAuditStore               *self,
       g_autoptr(GError) local_error = NULL;
 
       op->n_rows = i + 1;
-      if (!lumo_audit_validate_record (self->secret, &r->record, r->params_hmac, row, &local_error) ||
-          !lumo_audit_validate_result (r->result != LUMO_AUDIT_RESULT_ERROR, r->result_text, &local_error))
+      if (!_lumo_audit_validate_record (self->secret, &r->record, r->params_hmac, row, &local_error) ||
+          !_lumo_audit_validate_result (r->result != LUMO_AUDIT_RESULT_ERROR, r->result_text, &local_error))
         {
           g_set_error (error, LUMO_ERROR, local_error->code, "Record %" G_GSIZE_FORMAT ": %s",
                        i + 1, local_error->message);
@@ -598,12 +586,12 @@ lumo_audit_store_import (LumoAuditStore               *self,
               return FALSE;
             }
           if (r->result_text != NULL)
-            row->result_text = lumo_audit_truncate_text (r->result_text, LUMO_AUDIT_RESULT_TEXT_MAX);
+            row->result_text = _lumo_audit_truncate_text (r->result_text, LUMO_AUDIT_RESULT_TEXT_MAX);
           row->result_time_us = r->result_time_us != 0 ? r->result_time_us : row->time_us;
         }
     }
 
-  return lumo_audit_writer_run_sync (self, op, error);
+  return _lumo_audit_writer_run_sync (self, op, error);
 }
 
 gint64
@@ -627,7 +615,7 @@ lumo_audit_store_apply_retention (LumoAuditStore  *self,
   op->kind = LUMO_AUDIT_OP_RETENTION;
   op->time_us = g_get_real_time () - (gint64) days * 86400 * G_USEC_PER_SEC;
 
-  if (!lumo_audit_writer_run_sync (self, op, error))
+  if (!_lumo_audit_writer_run_sync (self, op, error))
     return -1;
 
   return op->count;

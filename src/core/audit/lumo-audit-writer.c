@@ -37,7 +37,7 @@ queued_row_clear (LumoAuditQueuedRow *row)
 }
 
 void
-lumo_audit_op_free (LumoAuditOp *op)
+_lumo_audit_op_free (LumoAuditOp *op)
 {
   for (gsize i = 0; i < op->n_rows; i++)
     queued_row_clear (&op->rows[i]);
@@ -49,8 +49,8 @@ lumo_audit_op_free (LumoAuditOp *op)
 }
 
 void
-lumo_audit_writer_enqueue (LumoAuditStore *self,
-                           LumoAuditOp    *op)
+_lumo_audit_writer_enqueue (LumoAuditStore *self,
+                            LumoAuditOp    *op)
 {
   g_mutex_lock (&self->lock);
   g_queue_push_tail (&self->queue, op);
@@ -60,9 +60,9 @@ lumo_audit_writer_enqueue (LumoAuditStore *self,
 
 /* Runs @op on the writer thread and waits; the caller keeps ownership. */
 gboolean
-lumo_audit_writer_run_sync (LumoAuditStore  *self,
-                            LumoAuditOp     *op,
-                            GError         **error)
+_lumo_audit_writer_run_sync (LumoAuditStore  *self,
+                             LumoAuditOp     *op,
+                             GError         **error)
 {
   GCond done;
 
@@ -70,7 +70,7 @@ lumo_audit_writer_run_sync (LumoAuditStore  *self,
    * batch it committed, not every thread that waits on the store. */
   g_cond_init (&done);
   op->done_cond = &done;
-  lumo_audit_writer_enqueue (self, op);
+  _lumo_audit_writer_enqueue (self, op);
 
   g_mutex_lock (&self->lock);
   while (!op->done)
@@ -102,17 +102,17 @@ complete_async_cb (gpointer data)
   else
     g_task_return_boolean (task, TRUE);
 
-  lumo_audit_op_free (op);
+  _lumo_audit_op_free (op);
   return G_SOURCE_REMOVE;
 }
 
 /* ---- the writer thread ------------------------------------------------------ */
 
 int
-lumo_audit_writer_wal_hook (gpointer    user_data,
-                            sqlite3    *db,
-                            const char *db_name,
-                            int         n_frames)
+_lumo_audit_writer_wal_hook (gpointer    user_data,
+                             sqlite3    *db,
+                             const char *db_name,
+                             int         n_frames)
 {
   LumoAuditStore *self = user_data;
 
@@ -677,8 +677,8 @@ writer_process (LumoAuditStore *self,
 
   if (ok)
     {
-      lumo_audit_store_rows_added (self, added);
-      lumo_audit_store_results_set (self, results);
+      _lumo_audit_store_rows_added (self, added);
+      _lumo_audit_store_results_set (self, results);
     }
 
   /* Checkpointing the WAL after the waiters are awake keeps its fsyncs out
@@ -691,13 +691,13 @@ writer_process (LumoAuditStore *self,
 }
 
 gpointer
-lumo_audit_writer_thread (gpointer data)
+_lumo_audit_writer_thread (gpointer data)
 {
   LumoAuditStore *self = data;
   guint last_batch = 0;
   gint64 last_commit_us = 0;
 
-  lumo_audit_store_check_integrity (self);
+  _lumo_audit_store_check_integrity (self);
 
   for (;;)
     {

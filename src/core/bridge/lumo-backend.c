@@ -84,7 +84,7 @@ forward_event (LumoBackend           *self,
       g_autoptr(LumoBridgeSession) session = g_list_model_get_item (G_LIST_MODEL (self->sessions), i);
 
       if (g_str_equal (lumo_bridge_session_get_provider_id (session), provider_id))
-        lumo_bridge_session_policy_event (session, event, caller_id);
+        _lumo_bridge_session_policy_event (session, event, caller_id);
     }
 }
 
@@ -514,7 +514,7 @@ lumo_backend_attach_async (LumoBackend         *self,
     }
 
   attach = g_new0 (Attach, 1);
-  attach->session = lumo_bridge_session_new (self, provider_id, input, output);
+  attach->session = _lumo_bridge_session_new (self, provider_id, input, output);
   g_task_set_task_data (task, attach, (GDestroyNotify) attach_free);
 
   g_signal_connect (attach->session, "closed", G_CALLBACK (on_session_closed_cb), g_object_ref (task));
@@ -532,7 +532,7 @@ lumo_backend_attach_async (LumoBackend         *self,
                                                     attach->session, NULL);
     }
 
-  lumo_bridge_session_start (attach->session);
+  _lumo_bridge_session_start (attach->session);
 }
 
 char *
@@ -580,7 +580,7 @@ lumo_backend_probe_target_async (LumoBackend         *self,
       return;
     }
 
-  lumo_bridge_session_probe_target (session, target_id, task);
+  _lumo_bridge_session_probe_target (session, target_id, task);
 }
 
 LumoProbeOutcome *
@@ -597,22 +597,22 @@ lumo_backend_probe_target_finish (LumoBackend   *self,
 /* ---- detached sessions (tests, fuzzer) ------------------------------------ */
 
 LumoBridgeSession *
-lumo_backend_add_detached_session (LumoBackend *self,
-                                   const char  *provider_id)
+_lumo_backend_add_detached_session (LumoBackend *self,
+                                    const char  *provider_id)
 {
   LumoBridgeSession *session;
 
   g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
   g_return_val_if_fail (lumo_is_extension_id (provider_id), NULL);
 
-  session = lumo_bridge_session_new (self, provider_id, NULL, NULL);
+  session = _lumo_bridge_session_new (self, provider_id, NULL, NULL);
   g_list_store_append (self->sessions, session);
   return session;
 }
 
 void
-lumo_backend_remove_detached_session (LumoBackend       *self,
-                                      LumoBridgeSession *session)
+_lumo_backend_remove_detached_session (LumoBackend       *self,
+                                       LumoBridgeSession *session)
 {
   guint position;
 

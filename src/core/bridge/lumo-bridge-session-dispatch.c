@@ -23,6 +23,9 @@
 /* Stored (never sent) for a write whose review ended with its session. */
 #define AUDIT_REASON_REVIEW_CANCELLED "review_cancelled"
 
+static void expect_result (LumoBridgeSession *self,
+                           gint64             audit_id);
+
 static LumoBridgeRequest *
 request_new (LumoBridgeSession *self,
              LumoBridgeMessage *message)
@@ -38,14 +41,15 @@ request_new (LumoBridgeSession *self,
   return request;
 }
 
-void
-lumo_bridge_request_finish (LumoBridgeRequest *request,
-                            JsonObject        *answer)
+/* Answers and frees @request; @answer is consumed. */
+static void
+request_finish (LumoBridgeRequest *request,
+                JsonObject        *answer)
 {
   g_autoptr(LumoBridgeSession) self = request->session;
 
   g_hash_table_remove (self->in_flight, request->message->id_key);
-  lumo_bridge_session_send (self, answer);
+  _lumo_bridge_session_send (self, answer);
   lumo_bridge_message_free (request->message);
   g_object_unref (request->policy);
   g_object_unref (request->audit_store);
@@ -62,7 +66,7 @@ request_fail (LumoBridgeRequest   *request,
 {
   g_autoptr(LumoBridgeFault) fault = lumo_bridge_fault_new (code, request->message->id, field, "%s", message);
 
-  lumo_bridge_request_finish (request, lumo_bridge_build_error (fault));
+  request_finish (request, lumo_bridge_build_error (fault));
 }
 
 static void
@@ -181,7 +185,7 @@ handle_hello (LumoBridgeRequest *request)
   self->service_name = g_strdup (m->service_name);
   self->service_version = g_strdup (m->service_version);
   self->hello_done = TRUE;
-  lumo_bridge_session_remember_policy (self, info->enabled, info->writes, info->review);
+  _lumo_bridge_session_remember_policy (self, info->enabled, info->writes, info->review);
 
   answer = lumo_bridge_build_hello_result (m->id, lumo_backend_get_app_version (self->backend),
                                            info->enabled, info->writes, info->review,
@@ -189,7 +193,7 @@ handle_hello (LumoBridgeRequest *request)
   g_object_notify (G_OBJECT (self), "namespace");
   g_object_notify (G_OBJECT (self), "service-name");
   g_object_notify (G_OBJECT (self), "hello-done");
-  lumo_bridge_request_finish (request, answer);
+  request_finish (request, answer);
 }
 
 static void
@@ -209,10 +213,10 @@ handle_tools (LumoBridgeRequest *request)
   apply_catalogue (self, request->message->tools, catalogue, &accepted);
   lumo_backend_set_recommended_servers (self->backend, self->provider_id,
                                         request->message->recommended_servers);
-  lumo_bridge_request_finish (request,
-                              lumo_bridge_build_tools_result (request->message->id,
-                                                              (const char * const *) accepted,
-                                                              self->catalogue->refusals));
+  request_finish (request,
+                  lumo_bridge_build_tools_result (request->message->id,
+                                                  (const char * const *) accepted,
+                                                  self->catalogue->refusals));
 }
 
 /* ---- probe and port -------------------------------------------------------- */
@@ -234,10 +238,10 @@ handle_probe (LumoBridgeRequest *request)
 
   /* Readiness is the policy's and ours: a provider with no usable tool
    * has nothing for a caller to connect to. */
-  lumo_bridge_request_finish (request,
-                              lumo_bridge_build_probe_result (m->id, status.enabled, status.authorized,
-                                                              status.ready && self->catalogue->tools->len > 0,
-                                                              status.pending_approval));
+  request_finish (request,
+                  lumo_bridge_build_probe_result (m->id, status.enabled, status.authorized,
+                                                  status.ready && self->catalogue->tools->len > 0,
+                                                  status.pending_approval));
 }
 
 static void
@@ -260,8 +264,8 @@ handle_port (LumoBridgeRequest *request)
       return;
     }
 
-  lumo_bridge_session_port (self, m->caller_id, m->port, m->open);
-  lumo_bridge_request_finish (request, lumo_bridge_build_empty_result ("port.result", m->id));
+  _lumo_bridge_session_port (self, m->caller_id, m->port, m->open);
+  request_finish (request, lumo_bridge_build_empty_result ("port.result", m->id));
 }
 
 /* ---- authorize ------------------------------------------------------------ */
@@ -270,12 +274,12 @@ static void
 answer_decision (LumoBridgeRequest *request,
                  gint64             audit_id)
 {
-  lumo_bridge_request_finish (request,
-                              lumo_bridge_build_authorize_result (request->message->id,
-                                                                  request->reason == NULL,
-                                                                  request->reason,
-                                                                  request->retry_after_ms,
-                                                                  audit_id, NULL));
+  request_finish (request,
+                  lumo_bridge_build_authorize_result (request->message->id,
+                                                      request->reason == NULL,
+                                                      request->reason,
+                                                      request->retry_after_ms,
+                                                      audit_id, NULL));
 }
 
 static void
@@ -301,7 +305,7 @@ on_audit_appended_cb (GObject      *object,
     }
 
   if (request->reason == NULL)
-    lumo_bridge_session_expect_result (request->session, id);
+    expect_result (request->session, id);
   answer_decision (request, id);
 }
 
@@ -458,9 +462,10 @@ handle_authorize (LumoBridgeRequest *request)
 
 /* ---- result --------------------------------------------------------------- */
 
-void
-lumo_bridge_session_expect_result (LumoBridgeSession *self,
-                                   gint64             audit_id)
+/* The set of allowed writes that still wait for their result. */
+static void
+expect_result (LumoBridgeSession *self,
+               gint64             audit_id)
 {
   gint64 *key;
 
@@ -476,9 +481,10 @@ lumo_bridge_session_expect_result (LumoBridgeSession *self,
   g_queue_push_tail (&self->allowed_order, key);
 }
 
-gboolean
-lumo_bridge_session_take_result (LumoBridgeSession *self,
-                                 gint64             audit_id)
+/* TRUE (and forgets it) if @audit_id was waiting for its result. */
+static gboolean
+take_result (LumoBridgeSession *self,
+             gint64             audit_id)
 {
   gpointer key = NULL;
 
@@ -501,12 +507,12 @@ on_result_recorded_cb (GObject      *object,
   if (!lumo_audit_store_set_result_finish (LUMO_AUDIT_STORE (object), result, &error))
     {
       /* The provider may try again. */
-      lumo_bridge_session_expect_result (request->session, request->message->audit_id);
+      expect_result (request->session, request->message->audit_id);
       request_internal (request, "Cannot record the result", error);
       return;
     }
 
-  lumo_bridge_request_finish (request, lumo_bridge_build_empty_result ("result.result", request->message->id));
+  request_finish (request, lumo_bridge_build_empty_result ("result.result", request->message->id));
 }
 
 static void
@@ -517,7 +523,7 @@ handle_result (LumoBridgeRequest *request)
 
   /* Taken out now, so a second result for the same row is refused even
    * while the first is being written. */
-  if (!lumo_bridge_session_take_result (self, m->audit_id))
+  if (!take_result (self, m->audit_id))
     {
       request_fail (request, LUMO_BRIDGE_ERROR_UNKNOWN_AUDIT_ID, "auditId",
                     "The auditId is not an allowed write of this session that still waits for its result");
@@ -531,8 +537,8 @@ handle_result (LumoBridgeRequest *request)
 /* ---- dispatch ------------------------------------------------------------- */
 
 void
-lumo_bridge_session_dispatch (LumoBridgeSession *self,
-                              JsonObject        *object)
+_lumo_bridge_session_dispatch (LumoBridgeSession *self,
+                               JsonObject        *object)
 {
   g_autoptr(LumoBridgeFault) fault = NULL;
   g_autoptr(LumoBridgeMessage) message = NULL;
@@ -564,20 +570,20 @@ lumo_bridge_session_dispatch (LumoBridgeSession *self,
                                        LUMO_BRIDGE_MAX_IN_FLIGHT);
       if (fault != NULL)
         {
-          lumo_bridge_session_send_fault (self, g_steal_pointer (&fault));
+          _lumo_bridge_session_send_fault (self, g_steal_pointer (&fault));
           return;
         }
     }
 
   if (!(message = lumo_bridge_message_parse (object, &fault)))
     {
-      lumo_bridge_session_send_fault (self, g_steal_pointer (&fault));
+      _lumo_bridge_session_send_fault (self, g_steal_pointer (&fault));
       return;
     }
 
   if (!lumo_bridge_message_is_request (message))
     {
-      lumo_bridge_session_handle_answer (self, message);
+      _lumo_bridge_session_handle_answer (self, message);
       return;
     }
 

@@ -29,8 +29,8 @@ on_writer_congested_cb (LumoFrameWriter   *writer,
                         GParamSpec        *pspec,
                         LumoBridgeSession *self)
 {
-  lumo_bridge_session_notify_stalled (self);
-  lumo_bridge_session_watch_input (self);
+  _lumo_bridge_session_notify_stalled (self);
+  _lumo_bridge_session_watch_input (self);
 }
 
 static void
@@ -45,13 +45,13 @@ on_writer_closed_cb (LumoFrameWriter   *writer,
     return;
 
   reason = g_strdup_printf ("error: cannot write to the provider: %s", error->message);
-  lumo_bridge_session_close_with_reason (self, reason);
+  _lumo_bridge_session_close_with_reason (self, reason);
 }
 
 void
-lumo_bridge_session_open_streams (LumoBridgeSession *self,
-                                  GInputStream      *input,
-                                  GOutputStream     *output)
+_lumo_bridge_session_open_streams (LumoBridgeSession *self,
+                                   GInputStream      *input,
+                                   GOutputStream     *output)
 {
   g_assert (self->reader == NULL && self->writer == NULL);
 
@@ -62,8 +62,8 @@ lumo_bridge_session_open_streams (LumoBridgeSession *self,
 }
 
 void
-lumo_bridge_session_send (LumoBridgeSession *self,
-                          JsonObject        *object)
+_lumo_bridge_session_send (LumoBridgeSession *self,
+                           JsonObject        *object)
 {
   g_autoptr(JsonObject) owned = object;
   g_autoptr(GError) error = NULL;
@@ -89,7 +89,7 @@ lumo_bridge_session_send (LumoBridgeSession *self,
        * it is gone in all but name. */
       if (lumo_frame_writer_get_queued_bytes (self->writer) >= LUMO_FRAME_WRITER_HIGH_WATER)
         {
-          lumo_bridge_session_close_with_reason (self, "error: the provider does not read its answers");
+          _lumo_bridge_session_close_with_reason (self, "error: the provider does not read its answers");
           return;
         }
 
@@ -102,14 +102,14 @@ lumo_bridge_session_send (LumoBridgeSession *self,
             lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_INTERNAL, json_object_get_member (object, "re"), NULL,
                                    "The answer is too long to send: %s", error->message);
 
-          lumo_bridge_session_send (self, lumo_bridge_build_error (fault));
+          _lumo_bridge_session_send (self, lumo_bridge_build_error (fault));
         }
     }
 }
 
 void
-lumo_bridge_session_send_fault (LumoBridgeSession *self,
-                                LumoBridgeFault   *fault)
+_lumo_bridge_session_send_fault (LumoBridgeSession *self,
+                                 LumoBridgeFault   *fault)
 {
   g_autoptr(LumoBridgeFault) owned = fault;
 
@@ -121,11 +121,11 @@ lumo_bridge_session_send_fault (LumoBridgeSession *self,
 
   g_debug ("Refused a message of %s: %s (%s)", self->provider_id,
            lumo_bridge_error_code_to_string (fault->code), fault->message);
-  lumo_bridge_session_send (self, lumo_bridge_build_error (fault));
+  _lumo_bridge_session_send (self, lumo_bridge_build_error (fault));
 }
 
 JsonObject *
-lumo_bridge_session_pop_outgoing (LumoBridgeSession *self)
+_lumo_bridge_session_pop_outgoing (LumoBridgeSession *self)
 {
   g_return_val_if_fail (LUMO_IS_BRIDGE_SESSION (self), NULL);
 
@@ -139,7 +139,7 @@ close_later_cb (gpointer user_data)
 {
   GTask *task = user_data;
 
-  lumo_bridge_session_close_with_reason (g_task_get_source_object (task), g_task_get_task_data (task));
+  _lumo_bridge_session_close_with_reason (g_task_get_source_object (task), g_task_get_task_data (task));
   return G_SOURCE_REMOVE;
 }
 
@@ -176,12 +176,12 @@ close_after_flush (LumoBridgeSession *self,
 
   if (self->writer == NULL)
     {
-      lumo_bridge_session_close_with_reason (self, reason);
+      _lumo_bridge_session_close_with_reason (self, reason);
       return;
     }
 
   self->closing = TRUE;
-  lumo_bridge_session_watch_input (self);
+  _lumo_bridge_session_watch_input (self);
   timeout = g_cancellable_new ();
   task = g_task_new (self, NULL, NULL, NULL);
   g_task_set_task_data (task, g_strdup (reason), g_free);
@@ -191,9 +191,9 @@ close_after_flush (LumoBridgeSession *self,
 }
 
 void
-lumo_bridge_session_frame_error (LumoBridgeSession *self,
-                                 const GError      *error,
-                                 gboolean           in_sync)
+_lumo_bridge_session_frame_error (LumoBridgeSession *self,
+                                  const GError      *error,
+                                  gboolean           in_sync)
 {
   g_autofree char *reason = NULL;
 
@@ -202,19 +202,19 @@ lumo_bridge_session_frame_error (LumoBridgeSession *self,
 
   if (in_sync)
     {
-      lumo_bridge_session_send_fault (self, lumo_bridge_fault_new_for_frame_error (error));
+      _lumo_bridge_session_send_fault (self, lumo_bridge_fault_new_for_frame_error (error));
       return;
     }
 
   reason = g_strdup_printf ("error: %s", error->message);
   if (g_error_matches (error, LUMO_ERROR, LUMO_ERROR_FRAME_TOO_LARGE))
     {
-      lumo_bridge_session_send_fault (self, lumo_bridge_fault_new_for_frame_error (error));
+      _lumo_bridge_session_send_fault (self, lumo_bridge_fault_new_for_frame_error (error));
       close_after_flush (self, reason);
       return;
     }
 
-  lumo_bridge_session_close_with_reason (self, reason);
+  _lumo_bridge_session_close_with_reason (self, reason);
 }
 
 /* Takes every frame the reader has buffered, filling the buffer with one
@@ -245,15 +245,15 @@ read_frames (LumoBridgeSession *self)
       switch (lumo_frame_reader_take (self->reader, &frame, &in_sync, &error))
         {
         case LUMO_FRAME_READ_OBJECT:
-          lumo_bridge_session_dispatch (self, frame);
+          _lumo_bridge_session_dispatch (self, frame);
           continue;
 
         case LUMO_FRAME_READ_ERROR:
-          lumo_bridge_session_frame_error (self, error, in_sync);
+          _lumo_bridge_session_frame_error (self, error, in_sync);
           continue;
 
         case LUMO_FRAME_READ_END:
-          lumo_bridge_session_close_with_reason (self, "closed");
+          _lumo_bridge_session_close_with_reason (self, "closed");
           continue;
 
         case LUMO_FRAME_READ_NEED_MORE:
@@ -269,13 +269,13 @@ read_frames (LumoBridgeSession *self)
       if (!lumo_frame_reader_fill_nonblocking (self->reader, &error))
         {
           if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-            lumo_bridge_session_frame_error (self, error, FALSE);
+            _lumo_bridge_session_frame_error (self, error, FALSE);
           break;
         }
     }
 
   self->in_read = FALSE;
-  lumo_bridge_session_watch_input (self);
+  _lumo_bridge_session_watch_input (self);
   g_object_unref (self);
 }
 
@@ -303,7 +303,7 @@ on_input_ready_cb (GObject  *stream,
  * context's wake-up descriptor — two syscalls and a spurious wake-up per
  * request. */
 void
-lumo_bridge_session_watch_input (LumoBridgeSession *self)
+_lumo_bridge_session_watch_input (LumoBridgeSession *self)
 {
   gboolean wanted = self->reader != NULL && !self->closed && !self->closing &&
                     !lumo_frame_writer_get_congested (self->writer);

@@ -8,7 +8,7 @@
  * lumo-bridge-session-push.c the policy push and the app's probeTarget
  * requests. A session made without streams is
  * "detached": nothing is read, and what it would write is queued for
- * lumo_bridge_session_pop_outgoing() — the fuzzer and the scenario tests
+ * _lumo_bridge_session_pop_outgoing() — the fuzzer and the scenario tests
  * drive dispatch that way without pipes.
  */
 #pragma once
@@ -98,82 +98,73 @@ typedef struct
   gint64             retry_after_ms;   /* -1 when none */
 } LumoBridgeRequest;
 
-LumoBridgeSession *lumo_bridge_session_new            (LumoBackend       *backend,
-                                                       const char        *provider_id,
-                                                       GInputStream      *input,
-                                                       GOutputStream     *output);
+LumoBridgeSession *_lumo_bridge_session_new            (LumoBackend       *backend,
+                                                        const char        *provider_id,
+                                                        GInputStream      *input,
+                                                        GOutputStream     *output);
 /* Starts reading (no-op when detached). */
-void               lumo_bridge_session_start          (LumoBridgeSession *self);
+void               _lumo_bridge_session_start          (LumoBridgeSession *self);
 /* Handles one decoded frame exactly as if it had been read. */
-void               lumo_bridge_session_dispatch       (LumoBridgeSession *self,
-                                                       JsonObject        *object);
+void               _lumo_bridge_session_dispatch       (LumoBridgeSession *self,
+                                                        JsonObject        *object);
 /* Handles a framing error of lumo_frame_decode()/the reader: an answer if
  * the stream is in sync, else the answer (too_large) and the end. */
-void               lumo_bridge_session_frame_error    (LumoBridgeSession *self,
-                                                       const GError      *error,
-                                                       gboolean           in_sync);
+void               _lumo_bridge_session_frame_error    (LumoBridgeSession *self,
+                                                        const GError      *error,
+                                                        gboolean           in_sync);
 /* Detached sessions: the next message the session sent, or NULL. */
-JsonObject        *lumo_bridge_session_pop_outgoing   (LumoBridgeSession *self);
-void               lumo_bridge_session_policy_event   (LumoBridgeSession     *self,
-                                                       LumoBridgePolicyEvent  event,
-                                                       const char            *caller_id);
+JsonObject        *_lumo_bridge_session_pop_outgoing   (LumoBridgeSession *self);
+void               _lumo_bridge_session_policy_event   (LumoBridgeSession     *self,
+                                                        LumoBridgePolicyEvent  event,
+                                                        const char            *caller_id);
 /* Sends probeTarget and completes @task with a LumoProbeOutcome or an
  * error (see lumo_backend_probe_target_async()). */
-void               lumo_bridge_session_probe_target   (LumoBridgeSession *self,
-                                                       const char        *target_id,
-                                                       GTask             *task);
+void               _lumo_bridge_session_probe_target   (LumoBridgeSession *self,
+                                                        const char        *target_id,
+                                                        GTask             *task);
 /* Ends the session with @reason ("closed" or "error: …"). */
-void               lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
-                                                          const char        *reason);
+void               _lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
+                                                           const char        *reason);
 
 /* A detached session of @provider_id in the backend's list (no streams, no
  * Attach task): for the fuzzer and the scenario tests. Remove it with
- * lumo_backend_remove_detached_session(), which closes it. */
-LumoBridgeSession *lumo_backend_add_detached_session    (LumoBackend       *self,
-                                                         const char        *provider_id);
-void               lumo_backend_remove_detached_session (LumoBackend       *self,
-                                                         LumoBridgeSession *session);
+ * _lumo_backend_remove_detached_session(), which closes it. */
+LumoBridgeSession *_lumo_backend_add_detached_session    (LumoBackend       *self,
+                                                          const char        *provider_id);
+void               _lumo_backend_remove_detached_session (LumoBackend       *self,
+                                                          LumoBridgeSession *session);
 
 /* ---- shared between the session's files ---------------------------------- */
 
 /* lumo-bridge-session-io.c: makes the reader and the writer of @input and
  * @output; watches the input while reading is wanted (not closed, not
  * closing, the writer not congested), and stops watching otherwise. */
-void               lumo_bridge_session_open_streams   (LumoBridgeSession *self,
-                                                       GInputStream      *input,
-                                                       GOutputStream     *output);
-void               lumo_bridge_session_watch_input    (LumoBridgeSession *self);
-void               lumo_bridge_session_notify_stalled (LumoBridgeSession *self);
+void               _lumo_bridge_session_open_streams   (LumoBridgeSession *self,
+                                                        GInputStream      *input,
+                                                        GOutputStream     *output);
+void               _lumo_bridge_session_watch_input    (LumoBridgeSession *self);
+void               _lumo_bridge_session_notify_stalled (LumoBridgeSession *self);
 
-void               lumo_bridge_session_send           (LumoBridgeSession *self,
-                                                       JsonObject        *object);
-void               lumo_bridge_session_send_fault     (LumoBridgeSession *self,
-                                                       LumoBridgeFault   *fault);
-void               lumo_bridge_session_handle_answer  (LumoBridgeSession *self,
-                                                       LumoBridgeMessage *message);
+void               _lumo_bridge_session_send           (LumoBridgeSession *self,
+                                                        JsonObject        *object);
+void               _lumo_bridge_session_send_fault     (LumoBridgeSession *self,
+                                                        LumoBridgeFault   *fault);
+void               _lumo_bridge_session_handle_answer  (LumoBridgeSession *self,
+                                                        LumoBridgeMessage *message);
 /* Completes the app's probeTarget request @id (takes @outcome or @error);
  * nothing if it is not in flight. */
-void               lumo_bridge_session_probe_target_complete (LumoBridgeSession *self,
-                                                              const char        *id,
-                                                              LumoProbeOutcome  *outcome,
-                                                              GError            *error);
+void               _lumo_bridge_session_probe_target_complete (LumoBridgeSession *self,
+                                                               const char        *id,
+                                                               LumoProbeOutcome  *outcome,
+                                                               GError            *error);
 /* Takes the policy's view after hello: what the provider now knows. */
-void               lumo_bridge_session_remember_policy (LumoBridgeSession *self,
-                                                        gboolean           enabled,
-                                                        gboolean           writes,
-                                                        gboolean           review);
-void               lumo_bridge_session_port           (LumoBridgeSession *self,
-                                                       const char        *caller_id,
-                                                       const char        *port_id,
-                                                       gboolean           open);
-/* The set of allowed writes that still wait for their result. */
-void               lumo_bridge_session_expect_result  (LumoBridgeSession *self,
-                                                       gint64             audit_id);
-/* TRUE (and forgets it) if @audit_id was waiting for its result. */
-gboolean           lumo_bridge_session_take_result    (LumoBridgeSession *self,
-                                                       gint64             audit_id);
-/* Answers and frees @request; @answer is consumed. */
-void               lumo_bridge_request_finish         (LumoBridgeRequest *request,
-                                                       JsonObject        *answer);
+void               _lumo_bridge_session_remember_policy (LumoBridgeSession *self,
+                                                         gboolean           enabled,
+                                                         gboolean           writes,
+                                                         gboolean           review);
+void               _lumo_bridge_session_port           (LumoBridgeSession *self,
+                                                        const char        *caller_id,
+                                                        const char        *port_id,
+                                                        gboolean           open);
 
 G_END_DECLS

@@ -30,10 +30,10 @@ current_caller_state (LumoBridgeSession *self,
 }
 
 void
-lumo_bridge_session_remember_policy (LumoBridgeSession *self,
-                                     gboolean           enabled,
-                                     gboolean           writes,
-                                     gboolean           review)
+_lumo_bridge_session_remember_policy (LumoBridgeSession *self,
+                                      gboolean           enabled,
+                                      gboolean           writes,
+                                      gboolean           review)
 {
   g_autoptr(GPtrArray) callers = NULL;
 
@@ -76,8 +76,8 @@ push_policy_cb (gpointer user_data)
     return G_SOURCE_REMOVE;
 
   g_ptr_array_add (self->revoked, NULL);
-  lumo_bridge_session_send (self, lumo_bridge_build_policy (enabled, writes, review,
-                                                            (const char * const *) self->revoked->pdata));
+  _lumo_bridge_session_send (self, lumo_bridge_build_policy (enabled, writes, review,
+                                                             (const char * const *) self->revoked->pdata));
   g_ptr_array_set_size (self->revoked, 0);
   self->callers_dirty = FALSE;
   self->told_enabled = enabled;
@@ -91,9 +91,9 @@ push_policy_cb (gpointer user_data)
  * caller change and a revocation): they are pushed as one message, from an
  * idle of high priority — before the session reads its next frame. */
 void
-lumo_bridge_session_policy_event (LumoBridgeSession     *self,
-                                  LumoBridgePolicyEvent  event,
-                                  const char            *caller_id)
+_lumo_bridge_session_policy_event (LumoBridgeSession     *self,
+                                   LumoBridgePolicyEvent  event,
+                                   const char            *caller_id)
 {
   g_return_if_fail (LUMO_IS_BRIDGE_SESSION (self));
 
@@ -156,10 +156,10 @@ probe_target_data_free (ProbeTargetData *data)
 }
 
 void
-lumo_bridge_session_probe_target_complete (LumoBridgeSession *self,
-                                           const char        *id,
-                                           LumoProbeOutcome  *outcome,
-                                           GError            *error)
+_lumo_bridge_session_probe_target_complete (LumoBridgeSession *self,
+                                            const char        *id,
+                                            LumoProbeOutcome  *outcome,
+                                            GError            *error)
 {
   gpointer key = NULL;
   gpointer value = NULL;
@@ -186,17 +186,17 @@ on_probe_target_timeout_cb (gpointer user_data)
   ProbeTargetData *data = user_data;
 
   g_clear_pointer (&data->timeout, g_source_unref);
-  lumo_bridge_session_probe_target_complete (data->session, data->id, NULL,
-                                             g_error_new (LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
-                                                          "The provider did not answer the probe request within %d ms",
-                                                          LUMO_BRIDGE_PROBE_TARGET_TIMEOUT_MS));
+  _lumo_bridge_session_probe_target_complete (data->session, data->id, NULL,
+                                              g_error_new (LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                                                           "The provider did not answer the probe request within %d ms",
+                                                           LUMO_BRIDGE_PROBE_TARGET_TIMEOUT_MS));
   return G_SOURCE_REMOVE;
 }
 
 void
-lumo_bridge_session_probe_target (LumoBridgeSession *self,
-                                  const char        *target_id,
-                                  GTask             *task)
+_lumo_bridge_session_probe_target (LumoBridgeSession *self,
+                                   const char        *target_id,
+                                   GTask             *task)
 {
   ProbeTargetData *data;
 
@@ -220,12 +220,12 @@ lumo_bridge_session_probe_target (LumoBridgeSession *self,
   g_task_set_task_data (task, data, (GDestroyNotify) probe_target_data_free);
   g_hash_table_insert (self->probe_targets, g_strdup (data->id), g_object_ref (task));
 
-  lumo_bridge_session_send (self, lumo_bridge_build_probe_target (data->id, target_id));
+  _lumo_bridge_session_send (self, lumo_bridge_build_probe_target (data->id, target_id));
 }
 
 void
-lumo_bridge_session_handle_answer (LumoBridgeSession *self,
-                                   LumoBridgeMessage *message)
+_lumo_bridge_session_handle_answer (LumoBridgeSession *self,
+                                    LumoBridgeMessage *message)
 {
   g_autofree char *id = NULL;
 
@@ -239,11 +239,11 @@ lumo_bridge_session_handle_answer (LumoBridgeSession *self,
 
   id = g_strdup (json_node_get_string (message->re));
   if (message->type == LUMO_BRIDGE_MESSAGE_ERROR)
-    lumo_bridge_session_probe_target_complete (self, id, NULL,
-                                               g_error_new (LUMO_ERROR, LUMO_ERROR_PROTOCOL,
-                                                            "The provider refused the probe request: %s: %s",
-                                                            message->error_code,
-                                                            message->error_message ? message->error_message : ""));
+    _lumo_bridge_session_probe_target_complete (self, id, NULL,
+                                                g_error_new (LUMO_ERROR, LUMO_ERROR_PROTOCOL,
+                                                             "The provider refused the probe request: %s: %s",
+                                                             message->error_code,
+                                                             message->error_message ? message->error_message : ""));
   else
-    lumo_bridge_session_probe_target_complete (self, id, lumo_probe_outcome_copy (message->outcome), NULL);
+    _lumo_bridge_session_probe_target_complete (self, id, lumo_probe_outcome_copy (message->outcome), NULL);
 }

@@ -76,7 +76,7 @@ lumo_bridge_session_dispose (GObject *object)
 {
   LumoBridgeSession *self = LUMO_BRIDGE_SESSION (object);
 
-  lumo_bridge_session_close_with_reason (self, "closed");
+  _lumo_bridge_session_close_with_reason (self, "closed");
 
   G_OBJECT_CLASS (lumo_bridge_session_parent_class)->dispose (object);
 }
@@ -201,7 +201,7 @@ lumo_bridge_session_init (LumoBridgeSession *self)
 }
 
 void
-lumo_bridge_session_notify_stalled (LumoBridgeSession *self)
+_lumo_bridge_session_notify_stalled (LumoBridgeSession *self)
 {
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_STALLED]);
 }
@@ -209,10 +209,10 @@ lumo_bridge_session_notify_stalled (LumoBridgeSession *self)
 /* ---- lifecycle ------------------------------------------------------------ */
 
 LumoBridgeSession *
-lumo_bridge_session_new (LumoBackend   *backend,
-                         const char    *provider_id,
-                         GInputStream  *input,
-                         GOutputStream *output)
+_lumo_bridge_session_new (LumoBackend   *backend,
+                          const char    *provider_id,
+                          GInputStream  *input,
+                          GOutputStream *output)
 {
   LumoBridgeSession *self;
 
@@ -229,22 +229,22 @@ lumo_bridge_session_new (LumoBackend   *backend,
   self->provider_id = g_strdup (provider_id);
 
   if (input != NULL)
-    lumo_bridge_session_open_streams (self, input, output);
+    _lumo_bridge_session_open_streams (self, input, output);
 
   return self;
 }
 
 void
-lumo_bridge_session_start (LumoBridgeSession *self)
+_lumo_bridge_session_start (LumoBridgeSession *self)
 {
   g_return_if_fail (LUMO_IS_BRIDGE_SESSION (self));
 
-  lumo_bridge_session_watch_input (self);
+  _lumo_bridge_session_watch_input (self);
 }
 
 void
-lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
-                                       const char        *reason)
+_lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
+                                        const char        *reason)
 {
   g_autoptr(GPtrArray) ports = NULL;
   g_autoptr(GList) ids = NULL;
@@ -259,7 +259,7 @@ lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
   self->closing = FALSE;
 
   /* Stops reading and completes this session's reviews as cancelled. */
-  lumo_bridge_session_watch_input (self);
+  _lumo_bridge_session_watch_input (self);
   g_cancellable_cancel (self->cancellable);
   g_clear_handle_id (&self->push_source, g_source_remove);
 
@@ -268,9 +268,9 @@ lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
     {
       g_autofree char *id = g_strdup (l->data);
 
-      lumo_bridge_session_probe_target_complete (self, id, NULL,
-                                                 g_error_new (LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
-                                                              "The provider's session ended before it answered"));
+      _lumo_bridge_session_probe_target_complete (self, id, NULL,
+                                                  g_error_new (LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                                                               "The provider's session ended before it answered"));
     }
 
   ports = g_steal_pointer (&self->ports);
@@ -290,7 +290,7 @@ lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
 void
 lumo_bridge_session_close (LumoBridgeSession *self)
 {
-  lumo_bridge_session_close_with_reason (self, "closed");
+  _lumo_bridge_session_close_with_reason (self, "closed");
 }
 
 /* ---- getters -------------------------------------------------------------- */
@@ -393,10 +393,10 @@ lumo_bridge_session_is_closed (LumoBridgeSession *self)
 /* ---- ports ---------------------------------------------------------------- */
 
 void
-lumo_bridge_session_port (LumoBridgeSession *self,
-                          const char        *caller_id,
-                          const char        *port_id,
-                          gboolean           open)
+_lumo_bridge_session_port (LumoBridgeSession *self,
+                           const char        *caller_id,
+                           const char        *port_id,
+                           gboolean           open)
 {
   for (guint i = 0; i < self->ports->len; i++)
     {

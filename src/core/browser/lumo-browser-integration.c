@@ -239,7 +239,7 @@ lumo_browser_integration_get_config_dir (LumoBrowserIntegration *self)
 }
 
 const char *
-lumo_browser_integration_get_data_dir (LumoBrowserIntegration *self)
+_lumo_browser_integration_get_data_dir (LumoBrowserIntegration *self)
 {
   g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), NULL);
   return self->data_dir;
@@ -335,7 +335,7 @@ lumo_browser_integration_set_extension_ids (LumoBrowserIntegration *self,
       g_ptr_array_add (sorted, g_strdup (ids[i]));
     }
 
-  g_ptr_array_sort (sorted, (GCompareFunc) lumo_browser_compare_strings);
+  g_ptr_array_sort (sorted, (GCompareFunc) _lumo_browser_compare_strings);
 
   for (guint i = 0; i < sorted->len; i++)
     {
@@ -366,7 +366,7 @@ lumo_browser_integration_get_extension_ids (LumoBrowserIntegration *self)
 }
 
 const char * const *
-lumo_browser_integration_get_origins (LumoBrowserIntegration *self)
+_lumo_browser_integration_get_origins (LumoBrowserIntegration *self)
 {
   g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), NULL);
   return (const char * const *) self->origins;
@@ -382,10 +382,10 @@ lumo_browser_integration_scan (LumoBrowserIntegration *self,
 
   g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), NULL);
 
-  targets = lumo_browser_targets (scope, &n_targets);
+  targets = _lumo_browser_targets (scope, &n_targets);
   browsers = g_ptr_array_new_full (n_targets, g_object_unref);
   for (guint i = 0; i < n_targets; i++)
-    g_ptr_array_add (browsers, lumo_browser_new_for_target (self, &targets[i], scope));
+    g_ptr_array_add (browsers, _lumo_browser_new_for_target (self, &targets[i], scope));
 
   return browsers;
 }
@@ -404,11 +404,11 @@ lumo_browser_integration_lookup (LumoBrowserIntegration *self,
   g_return_val_if_fail (browser_id != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  targets = lumo_browser_targets (scope, &n_targets);
+  targets = _lumo_browser_targets (scope, &n_targets);
   for (guint i = 0; i < n_targets; i++)
     {
       if (g_str_equal (targets[i].id, browser_id))
-        return lumo_browser_new_for_target (self, &targets[i], scope);
+        return _lumo_browser_new_for_target (self, &targets[i], scope);
       g_string_append_printf (known, "%s%s", i > 0 ? ", " : "", targets[i].id);
     }
 
@@ -447,30 +447,30 @@ lumo_browser_integration_install (LumoBrowserIntegration *self,
   /* Users' browsers create their folders 0700; a system folder must be
    * readable by every user's browser. */
   dir_mode = browser->scope == LUMO_BROWSER_SCOPE_SYSTEM ? 0755 : 0700;
-  if (!lumo_browser_ensure_directory (browser->directory, dir_mode, error))
+  if (!_lumo_browser_ensure_directory (browser->directory, dir_mode, error))
     return FALSE;
 
   /* The wrapper first, so that the manifest never names a missing file. */
   if (browser->wrapper_path != NULL)
     {
-      g_autofree char *contents = lumo_browser_dup_wrapper_contents (browser, self);
+      g_autofree char *contents = _lumo_browser_dup_wrapper_contents (browser, self);
       g_autofree char *wrapper_dir = g_path_get_dirname (browser->wrapper_path);
 
-      if (!lumo_browser_ensure_directory (wrapper_dir, 0700, error)
-          || !lumo_browser_write_atomic (browser->wrapper_path, contents, 0755, error))
+      if (!_lumo_browser_ensure_directory (wrapper_dir, 0700, error)
+          || !_lumo_browser_write_atomic (browser->wrapper_path, contents, 0755, error))
         return FALSE;
     }
 
-  manifest = lumo_browser_manifest_build (browser->manifest_path,
-                                          lumo_browser_integration_get_host_name (),
-                                          browser->wrapper_path != NULL
-                                          ? browser->wrapper_path : self->host_path,
-                                          (const char * const *) self->origins);
-  if (!lumo_browser_write_atomic (browser->manifest_path, manifest, 0644, error))
+  manifest = _lumo_browser_manifest_build (browser->manifest_path,
+                                           lumo_browser_integration_get_host_name (),
+                                           browser->wrapper_path != NULL
+                                           ? browser->wrapper_path : self->host_path,
+                                           (const char * const *) self->origins);
+  if (!_lumo_browser_write_atomic (browser->manifest_path, manifest, 0644, error))
     return FALSE;
 
   g_debug ("Wrote %s", browser->manifest_path);
-  lumo_browser_update (browser, self);
+  _lumo_browser_update (browser, self);
   return TRUE;
 }
 
@@ -483,14 +483,14 @@ remove_target (LumoBrowserIntegration *self,
   /* The manifest first: a manifest without its wrapper would make the
    * browser report a broken host instead of a missing one. The shared
    * wrapper stays: other browsers' manifests may name it. */
-  if (!lumo_browser_remove_file (browser->manifest_path, out_removed, error))
+  if (!_lumo_browser_remove_file (browser->manifest_path, out_removed, error))
     return FALSE;
 
   if (browser->wrapper_path != NULL && !browser->wrapper_shared
-      && !lumo_browser_remove_file (browser->wrapper_path, NULL, error))
+      && !_lumo_browser_remove_file (browser->wrapper_path, NULL, error))
     return FALSE;
 
-  lumo_browser_update (browser, self);
+  _lumo_browser_update (browser, self);
   return TRUE;
 }
 
@@ -562,7 +562,7 @@ sweep (LumoBrowserIntegration *self,
       g_autofree char *wrapper = lumo_browser_integration_dup_wrapper_path (self);
       g_autoptr(GError) local_error = NULL;
 
-      if (wrapper != NULL && !lumo_browser_remove_file (wrapper, NULL, &local_error))
+      if (wrapper != NULL && !_lumo_browser_remove_file (wrapper, NULL, &local_error))
         g_string_append_printf (failures, "%s%s", failures->len > 0 ? "\n" : "",
                                 local_error->message);
     }
@@ -614,10 +614,10 @@ lumo_browser_integration_dup_manifest_json (LumoBrowserIntegration *self,
   g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), NULL);
   g_return_val_if_fail (LUMO_IS_BROWSER (browser), NULL);
 
-  return lumo_browser_manifest_build (browser->manifest_path,
-                                      lumo_browser_integration_get_host_name (),
-                                      browser->wrapper_path != NULL
-                                      ? browser->wrapper_path : self->host_path,
-                                      (const char * const *) self->origins);
+  return _lumo_browser_manifest_build (browser->manifest_path,
+                                       lumo_browser_integration_get_host_name (),
+                                       browser->wrapper_path != NULL
+                                       ? browser->wrapper_path : self->host_path,
+                                       (const char * const *) self->origins);
 }
 

@@ -26,8 +26,8 @@ static const char * const our_members[] = {
 };
 
 int
-lumo_browser_compare_strings (gconstpointer a,
-                              gconstpointer b)
+_lumo_browser_compare_strings (gconstpointer a,
+                               gconstpointer b)
 {
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
@@ -94,7 +94,7 @@ origins_equal (JsonNode           *node,
       g_ptr_array_add (found, (gpointer) json_node_get_string (element));
     }
 
-  g_ptr_array_sort (found, lumo_browser_compare_strings);
+  g_ptr_array_sort (found, _lumo_browser_compare_strings);
   for (guint i = 0; i < found->len; i++)
     {
       if (i > 0 && g_str_equal (found->pdata[i], found->pdata[i - 1]))
@@ -108,12 +108,12 @@ origins_equal (JsonNode           *node,
 }
 
 LumoBrowserStaleFlags
-lumo_browser_manifest_check (const char         *manifest_path,
-                             const char         *host_name,
-                             const char         *expected_path,
-                             const char * const *origins,
-                             gboolean           *out_exists,
-                             char              **out_found_path)
+_lumo_browser_manifest_check (const char         *manifest_path,
+                              const char         *host_name,
+                              const char         *expected_path,
+                              const char * const *origins,
+                              gboolean           *out_exists,
+                              char              **out_found_path)
 {
   g_autoptr(JsonNode) root = NULL;
   LumoBrowserStaleFlags flags = LUMO_BROWSER_STALE_NONE;
@@ -150,10 +150,10 @@ lumo_browser_manifest_check (const char         *manifest_path,
 }
 
 char *
-lumo_browser_manifest_build (const char         *existing_path,
-                             const char         *host_name,
-                             const char         *path,
-                             const char * const *origins)
+_lumo_browser_manifest_build (const char         *existing_path,
+                              const char         *host_name,
+                              const char         *path,
+                              const char * const *origins)
 {
   g_autoptr(JsonNode) old_root = NULL;
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
@@ -200,7 +200,7 @@ lumo_browser_manifest_build (const char         *existing_path,
 }
 
 char *
-lumo_browser_wrapper_build (const char * const *argv)
+_lumo_browser_wrapper_build (const char * const *argv)
 {
   GString *script = g_string_new ("#!/bin/sh\n"
                                   "# Written by Lumo Access: the browser starts this as its\n"
@@ -226,8 +226,8 @@ lumo_browser_wrapper_build (const char * const *argv)
 }
 
 gboolean
-lumo_browser_wrapper_check (const char *path,
-                            const char *contents)
+_lumo_browser_wrapper_check (const char *path,
+                             const char *contents)
 {
   g_autofree char *found = NULL;
 
@@ -250,10 +250,10 @@ set_io_error (GError    **error,
 }
 
 gboolean
-lumo_browser_write_atomic (const char  *path,
-                           const char  *contents,
-                           int          mode,
-                           GError     **error)
+_lumo_browser_write_atomic (const char  *path,
+                            const char  *contents,
+                            int          mode,
+                            GError     **error)
 {
   g_autofree char *tmp_path = g_strconcat (path, ".XXXXXX", NULL);
   gsize len = strlen (contents);
@@ -304,9 +304,9 @@ fail:
 }
 
 gboolean
-lumo_browser_remove_file (const char  *path,
-                          gboolean    *out_removed,
-                          GError     **error)
+_lumo_browser_remove_file (const char  *path,
+                           gboolean    *out_removed,
+                           GError     **error)
 {
   if (out_removed != NULL)
     *out_removed = FALSE;
@@ -326,9 +326,9 @@ lumo_browser_remove_file (const char  *path,
 /* Like g_mkdir_with_parents(), but every folder it creates gets @mode
  * whatever the umask, for the same reason as in write_atomic(). */
 gboolean
-lumo_browser_ensure_directory (const char  *path,
-                               int          mode,
-                               GError     **error)
+_lumo_browser_ensure_directory (const char  *path,
+                                int          mode,
+                                GError     **error)
 {
   g_autofree char *parent = NULL;
 
@@ -336,7 +336,7 @@ lumo_browser_ensure_directory (const char  *path,
     return TRUE;
 
   parent = g_path_get_dirname (path);
-  if (!g_str_equal (parent, path) && !lumo_browser_ensure_directory (parent, mode, error))
+  if (!g_str_equal (parent, path) && !_lumo_browser_ensure_directory (parent, mode, error))
     return FALSE;
 
   if (g_mkdir (path, mode) != 0)
@@ -372,10 +372,10 @@ apply_policy (const char *key_file_path,
 }
 
 gboolean
-lumo_browser_flatpak_can_talk (const char *user_data_dir,
-                               const char *system_root,
-                               const char *app_id,
-                               const char *bus_name)
+_lumo_browser_flatpak_can_talk (const char *user_data_dir,
+                                const char *system_root,
+                                const char *app_id,
+                                const char *bus_name)
 {
   g_autofree char *user_dir = g_build_filename (user_data_dir, "flatpak", NULL);
   g_autofree char *system_dir = g_build_filename (system_root, "var", "lib", "flatpak", NULL);

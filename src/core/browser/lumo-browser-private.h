@@ -41,21 +41,21 @@ struct _LumoBrowser
   char                  *fix_command;
 };
 
-const TargetInfo   *lumo_browser_targets               (LumoBrowserScope        scope,
-                                                        guint                  *n_targets);
-LumoBrowser        *lumo_browser_new_for_target        (LumoBrowserIntegration *integration,
-                                                        const TargetInfo       *info,
-                                                        LumoBrowserScope        scope);
+const TargetInfo   *_lumo_browser_targets               (LumoBrowserScope        scope,
+                                                         guint                  *n_targets);
+LumoBrowser        *_lumo_browser_new_for_target        (LumoBrowserIntegration *integration,
+                                                         const TargetInfo       *info,
+                                                         LumoBrowserScope        scope);
 /* Re-reads the files and recomputes status, stale flags and advice. */
-void                lumo_browser_update                (LumoBrowser            *self,
-                                                        LumoBrowserIntegration *integration);
+void                _lumo_browser_update                (LumoBrowser            *self,
+                                                         LumoBrowserIntegration *integration);
 /* The wrapper script this target needs, or NULL if its manifest names the
  * helper itself. */
-char               *lumo_browser_dup_wrapper_contents  (LumoBrowser            *self,
-                                                        LumoBrowserIntegration *integration);
+char               *_lumo_browser_dup_wrapper_contents  (LumoBrowser            *self,
+                                                         LumoBrowserIntegration *integration);
 
 /* Integration state that is not public API. */
-const char * const *lumo_browser_integration_get_origins  (LumoBrowserIntegration *self);
-const char         *lumo_browser_integration_get_data_dir (LumoBrowserIntegration *self);
+const char * const *_lumo_browser_integration_get_origins  (LumoBrowserIntegration *self);
+const char         *_lumo_browser_integration_get_data_dir (LumoBrowserIntegration *self);
 
 G_END_DECLS

@@ -248,8 +248,8 @@ lumo_browser_get_fix_command (LumoBrowser *self)
 /* ---- snapshots ---------------------------------------------------------- */
 
 const TargetInfo *
-lumo_browser_targets (LumoBrowserScope  scope,
-                      guint            *n_targets)
+_lumo_browser_targets (LumoBrowserScope  scope,
+                       guint            *n_targets)
 {
   if (scope == LUMO_BROWSER_SCOPE_SYSTEM)
     {
@@ -296,8 +296,8 @@ target_installed (LumoBrowser            *self,
  * --host; a host browser reaches a Flatpak'd helper through flatpak run,
  * which gives the helper the app's sandbox and so its bus name. */
 char *
-lumo_browser_dup_wrapper_contents (LumoBrowser            *self,
-                                   LumoBrowserIntegration *integration)
+_lumo_browser_dup_wrapper_contents (LumoBrowser            *self,
+                                    LumoBrowserIntegration *integration)
 {
   const char *app_id = lumo_browser_integration_get_flatpak_app_id (integration);
   g_autoptr(GStrvBuilder) argv = NULL;
@@ -324,7 +324,7 @@ lumo_browser_dup_wrapper_contents (LumoBrowser            *self,
     g_strv_builder_add (argv, lumo_browser_integration_get_host_path (integration));
 
   strv = g_strv_builder_end (argv);
-  return lumo_browser_wrapper_build ((const char * const *) strv);
+  return _lumo_browser_wrapper_build ((const char * const *) strv);
 }
 
 static void
@@ -399,10 +399,10 @@ append_advice (LumoBrowser            *self,
     }
   else if (flatpak_id != NULL && self->status != LUMO_BROWSER_STATUS_NOT_INSTALLED)
     {
-      const char *data_dir = lumo_browser_integration_get_data_dir (integration);
+      const char *data_dir = _lumo_browser_integration_get_data_dir (integration);
       const char *root = lumo_browser_integration_get_system_root (integration);
 
-      if (lumo_browser_flatpak_can_talk (data_dir, root, flatpak_id, "org.freedesktop.Flatpak"))
+      if (_lumo_browser_flatpak_can_talk (data_dir, root, flatpak_id, "org.freedesktop.Flatpak"))
         g_string_append_printf (advice,
                                 _("%s runs as a Flatpak. It may run commands outside its "
                                   "sandbox, so it starts the helper through “flatpak-spawn "
@@ -439,8 +439,8 @@ append_advice (LumoBrowser            *self,
 }
 
 void
-lumo_browser_update (LumoBrowser            *self,
-                     LumoBrowserIntegration *integration)
+_lumo_browser_update (LumoBrowser            *self,
+                      LumoBrowserIntegration *integration)
 {
   g_autoptr(GString) advice = g_string_new (NULL);
   g_autofree char *old_advice = g_steal_pointer (&self->advice);
@@ -456,17 +456,17 @@ lumo_browser_update (LumoBrowser            *self,
                   ? self->wrapper_path
                   : lumo_browser_integration_get_host_path (integration);
   self->stale_flags =
-    lumo_browser_manifest_check (self->manifest_path,
-                                 lumo_browser_integration_get_host_name (),
-                                 expected_path,
-                                 lumo_browser_integration_get_origins (integration),
-                                 &exists, &found_path);
+    _lumo_browser_manifest_check (self->manifest_path,
+                                  lumo_browser_integration_get_host_name (),
+                                  expected_path,
+                                  _lumo_browser_integration_get_origins (integration),
+                                  &exists, &found_path);
 
   if (exists && self->wrapper_path != NULL)
     {
-      g_autofree char *contents = lumo_browser_dup_wrapper_contents (self, integration);
+      g_autofree char *contents = _lumo_browser_dup_wrapper_contents (self, integration);
 
-      if (!lumo_browser_wrapper_check (self->wrapper_path, contents))
+      if (!_lumo_browser_wrapper_check (self->wrapper_path, contents))
         self->stale_flags |= LUMO_BROWSER_STALE_WRAPPER;
     }
 
@@ -498,9 +498,9 @@ lumo_browser_update (LumoBrowser            *self,
 }
 
 LumoBrowser *
-lumo_browser_new_for_target (LumoBrowserIntegration *integration,
-                             const TargetInfo       *info,
-                             LumoBrowserScope        scope)
+_lumo_browser_new_for_target (LumoBrowserIntegration *integration,
+                              const TargetInfo       *info,
+                              LumoBrowserScope        scope)
 {
   LumoBrowser *self = g_object_new (LUMO_TYPE_BROWSER, NULL);
   const char *host_name = lumo_browser_integration_get_host_name ();
@@ -537,7 +537,7 @@ lumo_browser_new_for_target (LumoBrowserIntegration *integration,
       self->wrapper_shared = TRUE;
     }
 
-  lumo_browser_update (self, integration);
+  _lumo_browser_update (self, integration);
 
   return self;
 }

@@ -9,7 +9,7 @@
  * added up here per caller and written in one transaction by a one-shot
  * timeout that exists only while something waits — an idle app has no
  * timer. Every change of the policy writes what waits in its own
- * transaction first (lumo_policy_begin()), so a removal's undo snapshot
+ * transaction first (_lumo_policy_begin()), so a removal's undo snapshot
  * holds the latest counts.
  *
  * The counts are increments, not values, so another process's writes to
@@ -80,10 +80,10 @@ arm_timer (LumoPolicy *self)
 }
 
 void
-lumo_policy_bookkeeping_note (LumoPolicy *self,
-                              const char *key,
-                              gboolean    probe,
-                              const char *display_name)
+_lumo_policy_bookkeeping_note (LumoPolicy *self,
+                               const char *key,
+                               gboolean    probe,
+                               const char *display_name)
 {
   LumoPolicyBookkeeping *counts;
   const LumoCallerInfo *known;
@@ -109,7 +109,7 @@ lumo_policy_bookkeeping_note (LumoPolicy *self,
           : known != NULL ? known->display_name : NULL;
   if (display_name != NULL && g_strcmp0 (display_name, current) != 0)
     {
-      g_autofree char *name = lumo_policy_store_clean_text (display_name);
+      g_autofree char *name = _lumo_policy_store_clean_text (display_name);
 
       if (name != NULL && g_strcmp0 (name, current) != 0)
         {
@@ -157,7 +157,7 @@ bookkeeping_write (LumoPolicy  *self,
       sqlite3_bind_text (stmt, 4, counts->display_name, -1, SQLITE_STATIC);
       sqlite3_bind_text (stmt, 5, k, 32, SQLITE_STATIC);
       sqlite3_bind_text (stmt, 6, k + 33, 32, SQLITE_STATIC);
-      if (!lumo_policy_store_step_done (self->db, stmt, "Cannot write the probe and write counts", error))
+      if (!_lumo_policy_store_step_done (self->db, stmt, "Cannot write the probe and write counts", error))
         return FALSE;
     }
 
@@ -173,8 +173,8 @@ bookkeeping_clear (LumoPolicy *self)
 }
 
 void
-lumo_policy_bookkeeping_overlay (LumoPolicy     *self,
-                                 LumoCallerInfo *info)
+_lumo_policy_bookkeeping_overlay (LumoPolicy     *self,
+                                  LumoCallerInfo *info)
 {
   char key[LUMO_POLICY_KEY_SIZE];
   const LumoPolicyBookkeeping *counts;
@@ -182,7 +182,7 @@ lumo_policy_bookkeeping_overlay (LumoPolicy     *self,
   if (g_hash_table_size (self->bookkeeping) == 0)
     return;
 
-  lumo_policy_caller_key (key, info->provider_id, info->id);
+  _lumo_policy_caller_key (key, info->provider_id, info->id);
   if (!(counts = g_hash_table_lookup (self->bookkeeping, key)))
     return;
 
@@ -199,8 +199,8 @@ lumo_policy_bookkeeping_overlay (LumoPolicy     *self,
 /* ---- transactions ---------------------------------------------------------- */
 
 gboolean
-lumo_policy_begin (LumoPolicy  *self,
-                   GError     **error)
+_lumo_policy_begin (LumoPolicy  *self,
+                    GError     **error)
 {
   if (!lumo_db_begin (self->db, error))
     return FALSE;
@@ -215,8 +215,8 @@ lumo_policy_begin (LumoPolicy  *self,
 }
 
 gboolean
-lumo_policy_commit (LumoPolicy  *self,
-                    GError     **error)
+_lumo_policy_commit (LumoPolicy  *self,
+                     GError     **error)
 {
   if (!lumo_db_commit (self->db, error))
     return FALSE;
@@ -230,8 +230,8 @@ static gboolean
 write_now (LumoPolicy  *self,
            GError     **error)
 {
-  return lumo_policy_begin (self, error) &&
-         lumo_policy_commit (self, error);
+  return _lumo_policy_begin (self, error) &&
+         _lumo_policy_commit (self, error);
 }
 
 gboolean
@@ -249,7 +249,7 @@ lumo_policy_flush (LumoPolicy  *self,
       return FALSE;
     }
 
-  lumo_policy_announce (self);
+  _lumo_policy_announce (self);
 
   return TRUE;
 }
@@ -263,7 +263,7 @@ lumo_policy_has_unwritten_bookkeeping (LumoPolicy *self)
 }
 
 void
-lumo_policy_bookkeeping_dispose (LumoPolicy *self)
+_lumo_policy_bookkeeping_dispose (LumoPolicy *self)
 {
   g_autoptr(GError) error = NULL;
 
@@ -279,7 +279,7 @@ lumo_policy_bookkeeping_dispose (LumoPolicy *self)
 }
 
 GHashTable *
-lumo_policy_bookkeeping_new_table (void)
+_lumo_policy_bookkeeping_new_table (void)
 {
   return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, bookkeeping_free);
 }

@@ -5,7 +5,7 @@
  *
  * Each change validates its IDs first, then runs as one IMMEDIATE
  * transaction that holds both the change and its history row (and the
- * bookkeeping that was waiting, lumo_policy_begin()); on any error the
+ * bookkeeping that was waiting, _lumo_policy_begin()); on any error the
  * transaction is rolled back, so a failed change changes nothing. A
  * change to the value a thing already has succeeds and records nothing.
  *
@@ -38,10 +38,10 @@ finish (LumoPolicy  *self,
       return FALSE;
     }
 
-  if (!lumo_policy_commit (self, error))
+  if (!_lumo_policy_commit (self, error))
     return FALSE;
 
-  lumo_policy_announce (self);
+  _lumo_policy_announce (self);
 
   return TRUE;
 }
@@ -76,14 +76,14 @@ lumo_policy_register_provider (LumoPolicy  *self,
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
 
-  clean_ns = lumo_policy_store_clean_text (namespace_);
-  clean_name = lumo_policy_store_clean_text (display_name);
-  clean_version = lumo_policy_store_clean_text (version);
+  clean_ns = _lumo_policy_store_clean_text (namespace_);
+  clean_name = _lumo_policy_store_clean_text (display_name);
+  clean_version = _lumo_policy_store_clean_text (version);
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  provider = lumo_policy_store_get_provider (self->db, provider_id, &local_error);
+  provider = _lumo_policy_store_get_provider (self->db, provider_id, &local_error);
   if (provider == NULL && !g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
@@ -91,9 +91,9 @@ lumo_policy_register_provider (LumoPolicy  *self,
     }
 
   if (provider == NULL)
-    ok = lumo_policy_store_insert_provider (self->db, provider_id, FALSE, error) &&
-         lumo_policy_store_add_history (self->db, LUMO_POLICY_ORIGIN_BRIDGE, provider_id, NULL,
-                                        "provider", NULL, "registered", NULL, 0, error);
+    ok = _lumo_policy_store_insert_provider (self->db, provider_id, FALSE, error) &&
+         _lumo_policy_store_add_history (self->db, LUMO_POLICY_ORIGIN_BRIDGE, provider_id, NULL,
+                                         "provider", NULL, "registered", NULL, 0, error);
 
   /* The hello describes the provider; the switches stay the person's. */
   ok = ok &&
@@ -109,7 +109,7 @@ lumo_policy_register_provider (LumoPolicy  *self,
       sqlite3_bind_text (stmt, 3, clean_version, -1, SQLITE_TRANSIENT);
       sqlite3_bind_int64 (stmt, 4, g_get_real_time ());
       sqlite3_bind_text (stmt, 5, provider_id, -1, SQLITE_TRANSIENT);
-      ok = lumo_policy_store_step_done (self->db, stmt, "Cannot record the provider’s hello", error);
+      ok = _lumo_policy_store_step_done (self->db, stmt, "Cannot record the provider’s hello", error);
     }
 
   return finish (self, ok, error);
@@ -130,10 +130,10 @@ lumo_policy_add_provider (LumoPolicy        *self,
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  if ((provider = lumo_policy_store_get_provider (self->db, provider_id, &local_error)))
+  if ((provider = _lumo_policy_store_get_provider (self->db, provider_id, &local_error)))
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE,
                    "The provider “%s” is already in the list", provider_id);
@@ -146,9 +146,9 @@ lumo_policy_add_provider (LumoPolicy        *self,
     }
 
   return finish (self,
-                 lumo_policy_store_insert_provider (self->db, provider_id, TRUE, error) &&
-                 lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
-                                                "provider", NULL, "watched", NULL, 0, error),
+                 _lumo_policy_store_insert_provider (self->db, provider_id, TRUE, error) &&
+                 _lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
+                                                 "provider", NULL, "watched", NULL, 0, error),
                  error);
 }
 
@@ -167,17 +167,17 @@ lumo_policy_remove_provider (LumoPolicy        *self,
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, error)) ||
-      !(snapshot = lumo_policy_store_remove_provider (self->db, provider_id, error)))
+  if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)) ||
+      !(snapshot = _lumo_policy_store_remove_provider (self->db, provider_id, error)))
     return finish (self, FALSE, error);
 
   return finish (self,
-                 lumo_policy_store_add_history (self->db, origin, provider_id, NULL, "provider",
-                                                provider->first_seen != 0 ? "registered" : "watched",
-                                                NULL, snapshot, 0, error),
+                 _lumo_policy_store_add_history (self->db, origin, provider_id, NULL, "provider",
+                                                 provider->first_seen != 0 ? "registered" : "watched",
+                                                 NULL, snapshot, 0, error),
                  error);
 }
 
@@ -201,10 +201,10 @@ lumo_policy_set_switch (LumoPolicy        *self,
 
   on = !!on;
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, error)))
+  if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)))
     return finish (self, FALSE, error);
 
   current = sw == LUMO_POLICY_SWITCH_ENABLED ? provider->enabled
@@ -214,11 +214,11 @@ lumo_policy_set_switch (LumoPolicy        *self,
     return nothing_to_do (self);
 
   return finish (self,
-                 lumo_policy_store_set_switch (self->db, provider_id, sw, on, error) &&
-                 lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
-                                                lumo_policy_switch_to_string (sw),
-                                                current ? "on" : "off", on ? "on" : "off",
-                                                NULL, 0, error),
+                 _lumo_policy_store_set_switch (self->db, provider_id, sw, on, error) &&
+                 _lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
+                                                 lumo_policy_switch_to_string (sw),
+                                                 current ? "on" : "off", on ? "on" : "off",
+                                                 NULL, 0, error),
                  error);
 }
 
@@ -232,7 +232,7 @@ lumo_policy_get_provider (LumoPolicy  *self,
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return NULL;
 
-  return lumo_policy_store_get_provider (self->db, provider_id, error);
+  return _lumo_policy_store_get_provider (self->db, provider_id, error);
 }
 
 GPtrArray *
@@ -241,7 +241,7 @@ lumo_policy_list_providers (LumoPolicy  *self,
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
 
-  return lumo_policy_store_list_providers (self->db, error);
+  return _lumo_policy_store_list_providers (self->db, error);
 }
 
 /* ---- callers --------------------------------------------------------------- */
@@ -266,15 +266,15 @@ change_caller (LumoPolicy        *self,
       !lumo_validate_extension_id (caller_id, "caller ID", error))
     return FALSE;
 
-  name = lumo_policy_store_clean_text (display_name);
+  name = _lumo_policy_store_clean_text (display_name);
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, error)))
+  if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)))
     return finish (self, FALSE, error);
 
-  if ((caller = lumo_policy_store_get_caller (self->db, provider_id, caller_id, &local_error)))
+  if ((caller = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, &local_error)))
     old_state = lumo_caller_state_to_string (caller->state);
   else if (!g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
     {
@@ -295,10 +295,10 @@ change_caller (LumoPolicy        *self,
     }
 
   return finish (self,
-                 lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) &&
-                 lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
-                                                old_state, lumo_caller_state_to_string (state),
-                                                NULL, 0, error),
+                 _lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) &&
+                 _lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
+                                                 old_state, lumo_caller_state_to_string (state),
+                                                 NULL, 0, error),
                  error);
 }
 
@@ -371,17 +371,17 @@ lumo_policy_forget_caller (LumoPolicy        *self,
       !lumo_validate_extension_id (caller_id, "caller ID", error))
     return FALSE;
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  if (!(caller = lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)) ||
-      !(snapshot = lumo_policy_store_remove_caller (self->db, provider_id, caller_id, error)))
+  if (!(caller = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)) ||
+      !(snapshot = _lumo_policy_store_remove_caller (self->db, provider_id, caller_id, error)))
     return finish (self, FALSE, error);
 
   return finish (self,
-                 lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
-                                                lumo_caller_state_to_string (caller->state), NULL,
-                                                snapshot, 0, error),
+                 _lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
+                                                 lumo_caller_state_to_string (caller->state), NULL,
+                                                 snapshot, 0, error),
                  error);
 }
 
@@ -399,9 +399,9 @@ lumo_policy_get_caller (LumoPolicy  *self,
       !lumo_validate_extension_id (caller_id, "caller ID", error))
     return NULL;
 
-  if (!(info = lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)))
+  if (!(info = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)))
     return NULL;
-  lumo_policy_bookkeeping_overlay (self, info);
+  _lumo_policy_bookkeeping_overlay (self, info);
 
   return info;
 }
@@ -420,10 +420,10 @@ lumo_policy_list_callers (LumoPolicy       *self,
   if (provider_id != NULL && !lumo_validate_extension_id (provider_id, "provider ID", error))
     return NULL;
 
-  if (!(callers = lumo_policy_store_list_callers (self->db, provider_id, state, error)))
+  if (!(callers = _lumo_policy_store_list_callers (self->db, provider_id, state, error)))
     return NULL;
   for (guint i = 0; i < callers->len; i++)
-    lumo_policy_bookkeeping_overlay (self, g_ptr_array_index (callers, i));
+    _lumo_policy_bookkeeping_overlay (self, g_ptr_array_index (callers, i));
 
   return callers;
 }
@@ -437,7 +437,7 @@ lumo_policy_list_history (LumoPolicy  *self,
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
 
-  return lumo_policy_store_list_history (self->db, limit, error);
+  return _lumo_policy_store_list_history (self->db, limit, error);
 }
 
 gboolean
@@ -452,10 +452,10 @@ lumo_policy_undo_last (LumoPolicy         *self,
   g_return_val_if_fail (valid_origin (origin), FALSE);
   g_return_val_if_fail (undone == NULL || *undone == NULL, FALSE);
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  entry = lumo_policy_store_undo_last (self->db, origin, error);
+  entry = _lumo_policy_store_undo_last (self->db, origin, error);
   if (!finish (self, entry != NULL, error))
     return FALSE;
 

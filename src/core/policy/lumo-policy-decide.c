@@ -3,7 +3,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Both answer from the policy's snapshot once lumo_policy_ensure_current()
+ * Both answer from the policy's snapshot once _lumo_policy_ensure_current()
  * has shown it is the file's state (one PRAGMA data_version; a reload when
  * another process committed), so a switch flipped by another process
  * counts at the very next call. What they count is left in memory
@@ -45,10 +45,10 @@ probe_new_caller (LumoPolicy        *self,
   g_autoptr(GError) local_error = NULL;
   LumoCallerState state;
 
-  if (!lumo_policy_begin (self, error))
+  if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  if (!(provider = lumo_policy_store_get_provider (self->db, provider_id, &local_error)))
+  if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, &local_error)))
     {
       lumo_db_rollback (self->db);
       /* Nothing to record: a caller exists only under a known provider. */
@@ -58,16 +58,16 @@ probe_new_caller (LumoPolicy        *self,
       return FALSE;
     }
 
-  if ((caller = lumo_policy_store_get_caller (self->db, provider_id, caller_id, &local_error)))
+  if ((caller = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, &local_error)))
     {
       state = caller->state;
     }
   else if (g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
     {
       state = LUMO_CALLER_STATE_PENDING;
-      if (!lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) ||
-          !lumo_policy_store_add_history (self->db, LUMO_POLICY_ORIGIN_BRIDGE, provider_id, caller_id,
-                                          "caller", NULL, "pending", NULL, 0, error))
+      if (!_lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) ||
+          !_lumo_policy_store_add_history (self->db, LUMO_POLICY_ORIGIN_BRIDGE, provider_id, caller_id,
+                                           "caller", NULL, "pending", NULL, 0, error))
         goto fail;
     }
   else
@@ -93,12 +93,12 @@ probe_new_caller (LumoPolicy        *self,
     }
   g_clear_pointer (&stmt, sqlite3_finalize);
 
-  if (!lumo_policy_commit (self, error))
+  if (!_lumo_policy_commit (self, error))
     return FALSE;
 
   set_status (status, provider->enabled, state);
 
-  lumo_policy_announce (self);
+  _lumo_policy_announce (self);
 
   return TRUE;
 
@@ -129,23 +129,23 @@ lumo_policy_probe (LumoPolicy        *self,
     return FALSE;
 
   /* May emit signals: look nothing up before it. */
-  if (!lumo_policy_ensure_current (self, error))
+  if (!_lumo_policy_ensure_current (self, error))
     return FALSE;
 
   /* Nothing to record: a caller exists only under a known provider. */
   if (!(provider = g_hash_table_lookup (self->providers, provider_id)))
     return TRUE;
 
-  lumo_policy_caller_key (key, provider_id, caller_id);
+  _lumo_policy_caller_key (key, provider_id, caller_id);
   if (!(caller = g_hash_table_lookup (self->callers, key)))
     {
-      g_autofree char *name = lumo_policy_store_clean_text (display_name);
+      g_autofree char *name = _lumo_policy_store_clean_text (display_name);
 
       return probe_new_caller (self, provider_id, caller_id, name, status, error);
     }
 
   set_status (status, provider->enabled, caller->state);
-  lumo_policy_bookkeeping_note (self, key, TRUE, display_name);
+  _lumo_policy_bookkeeping_note (self, key, TRUE, display_name);
 
   return TRUE;
 }
@@ -195,14 +195,14 @@ lumo_policy_authorize (LumoPolicy          *self,
     }
 
   /* May emit signals: look nothing up before it. */
-  if (!lumo_policy_ensure_current (self, error))
+  if (!_lumo_policy_ensure_current (self, error))
     return FALSE;
 
   provider = g_hash_table_lookup (self->providers, provider_id);
   if (provider == NULL || !provider->enabled)
     return TRUE;
 
-  lumo_policy_caller_key (key, provider_id, caller_id);
+  _lumo_policy_caller_key (key, provider_id, caller_id);
   caller = g_hash_table_lookup (self->callers, key);
   state = caller != NULL ? caller->state : LUMO_CALLER_STATE_ANY;
 
@@ -221,7 +221,7 @@ lumo_policy_authorize (LumoPolicy          *self,
     {
       decide (decision, provider->review ? LUMO_DENY_REASON_REVIEW_REQUIRED : LUMO_DENY_REASON_NONE, 0);
       /* Bookkeeping for the UI; the decision does not depend on it. */
-      lumo_policy_bookkeeping_note (self, key, FALSE, NULL);
+      _lumo_policy_bookkeeping_note (self, key, FALSE, NULL);
     }
 
   return TRUE;

@@ -56,46 +56,46 @@ struct _LumoPolicy
 
 /* "provider/caller" of two valid IDs, without an allocation. */
 #define LUMO_POLICY_KEY_SIZE (32 + 1 + 32 + 1)
-void lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
-                             const char *provider_id,
-                             const char *caller_id);
+void _lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
+                              const char *provider_id,
+                              const char *caller_id);
 
 /* After our own commit: emits the signals for what changed. The change is
  * made already, so a failure here is only logged; the next change or
  * refresh announces it. */
-void lumo_policy_announce (LumoPolicy *self);
+void _lumo_policy_announce (LumoPolicy *self);
 /* Makes the snapshot the file's state: reloads (and announces) if another
  * connection committed since it was read. */
-gboolean lumo_policy_ensure_current (LumoPolicy  *self,
-                                     GError     **error);
+gboolean _lumo_policy_ensure_current (LumoPolicy  *self,
+                                      GError     **error);
 
 /* A change's transaction: BEGIN IMMEDIATE, then the waiting bookkeeping,
  * so that what the change snapshots (a removal's undo data) is complete
  * and one commit writes both. */
-gboolean lumo_policy_begin          (LumoPolicy  *self,
-                                     GError     **error);
-/* COMMIT; the bookkeeping written by lumo_policy_begin() is no longer
+gboolean _lumo_policy_begin          (LumoPolicy  *self,
+                                      GError     **error);
+/* COMMIT; the bookkeeping written by _lumo_policy_begin() is no longer
  * waiting. On failure the transaction is rolled back and it still is. */
-gboolean lumo_policy_commit         (LumoPolicy  *self,
-                                     GError     **error);
+gboolean _lumo_policy_commit         (LumoPolicy  *self,
+                                      GError     **error);
 
 /* ---- lumo-policy-bookkeeping.c ---- */
 
 /* "provider/caller" → the unwritten bookkeeping of that caller. */
-GHashTable *lumo_policy_bookkeeping_new_table (void);
+GHashTable *_lumo_policy_bookkeeping_new_table (void);
 
 /* Counts one probe (@probe) or one admitted write of a known caller now,
  * and arms the flush timeout. @display_name: as the caller gave it (it is
  * cleaned here), or NULL. */
-void        lumo_policy_bookkeeping_note      (LumoPolicy      *self,
-                                               const char      *key,
-                                               gboolean         probe,
-                                               const char      *display_name);
+void        _lumo_policy_bookkeeping_note      (LumoPolicy      *self,
+                                                const char      *key,
+                                                gboolean         probe,
+                                                const char      *display_name);
 /* What this instance's reads add to a row of the file. */
-void        lumo_policy_bookkeeping_overlay   (LumoPolicy      *self,
-                                               LumoCallerInfo  *info);
+void        _lumo_policy_bookkeeping_overlay   (LumoPolicy      *self,
+                                                LumoCallerInfo  *info);
 /* Dispose: writes what waits without announcing it, and stops the timer. */
-void        lumo_policy_bookkeeping_dispose   (LumoPolicy      *self);
+void        _lumo_policy_bookkeeping_dispose   (LumoPolicy      *self);
 
 extern const LumoMigration lumo_policy_migrations[];
 extern const guint lumo_policy_n_migrations;
@@ -104,80 +104,80 @@ extern const guint lumo_policy_n_migrations;
  * are shown in the UI and never trusted. */
 #define LUMO_POLICY_MAX_DISPLAY_LEN 128
 
-char             *lumo_policy_store_clean_text      (const char        *text);
+char             *_lumo_policy_store_clean_text      (const char        *text);
 /* Steps a statement that returns no rows; @what starts the error message. */
-gboolean          lumo_policy_store_step_done       (sqlite3           *db,
-                                                     sqlite3_stmt      *stmt,
-                                                     const char        *what,
-                                                     GError           **error);
+gboolean          _lumo_policy_store_step_done       (sqlite3           *db,
+                                                      sqlite3_stmt      *stmt,
+                                                      const char        *what,
+                                                      GError           **error);
 
-LumoProviderInfo *lumo_policy_store_get_provider    (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     GError           **error);
-GPtrArray        *lumo_policy_store_list_providers  (sqlite3           *db,
-                                                     GError           **error);
-LumoCallerInfo   *lumo_policy_store_get_caller      (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     const char        *caller_id,
-                                                     GError           **error);
-GPtrArray        *lumo_policy_store_list_callers    (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     LumoCallerState    state,
-                                                     GError           **error);
-GPtrArray        *lumo_policy_store_list_history    (sqlite3           *db,
-                                                     guint              limit,
-                                                     GError           **error);
-gint64            lumo_policy_store_last_history_id (sqlite3           *db,
-                                                     GError           **error);
+LumoProviderInfo *_lumo_policy_store_get_provider    (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      GError           **error);
+GPtrArray        *_lumo_policy_store_list_providers  (sqlite3           *db,
+                                                      GError           **error);
+LumoCallerInfo   *_lumo_policy_store_get_caller      (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      GError           **error);
+GPtrArray        *_lumo_policy_store_list_callers    (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      LumoCallerState    state,
+                                                      GError           **error);
+GPtrArray        *_lumo_policy_store_list_history    (sqlite3           *db,
+                                                      guint              limit,
+                                                      GError           **error);
+gint64            _lumo_policy_store_last_history_id (sqlite3           *db,
+                                                      GError           **error);
 
-gboolean          lumo_policy_store_add_history     (sqlite3           *db,
-                                                     LumoPolicyOrigin   origin,
-                                                     const char        *provider_id,
-                                                     const char        *caller_id,
-                                                     const char        *field,
-                                                     const char        *old_value,
-                                                     const char        *new_value,
-                                                     const char        *snapshot,
-                                                     gint64             undoes,
-                                                     GError           **error);
+gboolean          _lumo_policy_store_add_history     (sqlite3           *db,
+                                                      LumoPolicyOrigin   origin,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      const char        *field,
+                                                      const char        *old_value,
+                                                      const char        *new_value,
+                                                      const char        *snapshot,
+                                                      gint64             undoes,
+                                                      GError           **error);
 
-gboolean          lumo_policy_store_insert_provider (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     gboolean           watched,
-                                                     GError           **error);
-gboolean          lumo_policy_store_set_switch      (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     LumoPolicySwitch   sw,
-                                                     gboolean           on,
-                                                     GError           **error);
+gboolean          _lumo_policy_store_insert_provider (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      gboolean           watched,
+                                                      GError           **error);
+gboolean          _lumo_policy_store_set_switch      (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      LumoPolicySwitch   sw,
+                                                      gboolean           on,
+                                                      GError           **error);
 /* Inserts the caller in @state, or changes the state of an existing one. */
-gboolean          lumo_policy_store_put_caller      (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     const char        *caller_id,
-                                                     LumoCallerState    state,
-                                                     const char        *display_name,
-                                                     GError           **error);
+gboolean          _lumo_policy_store_put_caller      (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      LumoCallerState    state,
+                                                      const char        *display_name,
+                                                      GError           **error);
 
 /* Deletes and returns a JSON snapshot from which restore() rebuilds the
  * rows exactly (free with g_free). */
-char             *lumo_policy_store_remove_provider (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     GError           **error);
-char             *lumo_policy_store_remove_caller   (sqlite3           *db,
-                                                     const char        *provider_id,
-                                                     const char        *caller_id,
-                                                     GError           **error);
-gboolean          lumo_policy_store_restore_provider (sqlite3          *db,
-                                                      const char       *snapshot,
-                                                      GError          **error);
-gboolean          lumo_policy_store_restore_caller  (sqlite3           *db,
-                                                     const char        *snapshot,
-                                                     GError           **error);
+char             *_lumo_policy_store_remove_provider (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      GError           **error);
+char             *_lumo_policy_store_remove_caller   (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      GError           **error);
+gboolean          _lumo_policy_store_restore_provider (sqlite3          *db,
+                                                       const char       *snapshot,
+                                                       GError          **error);
+gboolean          _lumo_policy_store_restore_caller  (sqlite3           *db,
+                                                      const char        *snapshot,
+                                                      GError           **error);
 
 /* Inside a transaction: reverts the newest undoable entry and records the
  * undo. Returns the reverted entry. */
-LumoHistoryEntry *lumo_policy_store_undo_last       (sqlite3           *db,
-                                                     LumoPolicyOrigin   origin,
-                                                     GError           **error);
+LumoHistoryEntry *_lumo_policy_store_undo_last       (sqlite3           *db,
+                                                      LumoPolicyOrigin   origin,
+                                                      GError           **error);
 
 G_END_DECLS

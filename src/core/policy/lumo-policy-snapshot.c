@@ -92,19 +92,19 @@ delete_caller (sqlite3     *db,
   sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
   sqlite3_bind_text (stmt, 2, caller_id, -1, SQLITE_TRANSIENT);
 
-  return lumo_policy_store_step_done (db, stmt, "Cannot remove the caller", error);
+  return _lumo_policy_store_step_done (db, stmt, "Cannot remove the caller", error);
 }
 
 char *
-lumo_policy_store_remove_caller (sqlite3     *db,
-                                 const char  *provider_id,
-                                 const char  *caller_id,
-                                 GError     **error)
+_lumo_policy_store_remove_caller (sqlite3     *db,
+                                  const char  *provider_id,
+                                  const char  *caller_id,
+                                  GError     **error)
 {
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(JsonBuilder) builder = json_builder_new ();
 
-  if (!(caller = lumo_policy_store_get_caller (db, provider_id, caller_id, error)))
+  if (!(caller = _lumo_policy_store_get_caller (db, provider_id, caller_id, error)))
     return NULL;
 
   build_caller (builder, caller);
@@ -115,17 +115,17 @@ lumo_policy_store_remove_caller (sqlite3     *db,
 }
 
 char *
-lumo_policy_store_remove_provider (sqlite3     *db,
-                                   const char  *provider_id,
-                                   GError     **error)
+_lumo_policy_store_remove_provider (sqlite3     *db,
+                                    const char  *provider_id,
+                                    GError     **error)
 {
   g_autoptr(LumoProviderInfo) provider = NULL;
   g_autoptr(GPtrArray) callers = NULL;
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(sqlite3_stmt) stmt = NULL;
 
-  if (!(provider = lumo_policy_store_get_provider (db, provider_id, error)) ||
-      !(callers = lumo_policy_store_list_callers (db, provider_id, LUMO_CALLER_STATE_ANY, error)))
+  if (!(provider = _lumo_policy_store_get_provider (db, provider_id, error)) ||
+      !(callers = _lumo_policy_store_list_callers (db, provider_id, LUMO_CALLER_STATE_ANY, error)))
     return NULL;
 
   json_builder_begin_object (builder);
@@ -158,7 +158,7 @@ lumo_policy_store_remove_provider (sqlite3     *db,
   if (!(stmt = lumo_db_prepare (db, "DELETE FROM providers WHERE id = ?", error)))
     return NULL;
   sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
-  if (!lumo_policy_store_step_done (db, stmt, "Cannot remove the provider", error))
+  if (!_lumo_policy_store_step_done (db, stmt, "Cannot remove the provider", error))
     return NULL;
 
   return builder_to_string (builder);
@@ -214,13 +214,13 @@ restore_caller_object (sqlite3     *db,
   sqlite3_bind_int64 (stmt, 7, json_object_get_int_member_with_default (o, "probe_count", 0));
   sqlite3_bind_int64 (stmt, 8, json_object_get_int_member_with_default (o, "write_count", 0));
 
-  return lumo_policy_store_step_done (db, stmt, "Cannot restore the caller", error);
+  return _lumo_policy_store_step_done (db, stmt, "Cannot restore the caller", error);
 }
 
 gboolean
-lumo_policy_store_restore_caller (sqlite3     *db,
-                                  const char  *snapshot,
-                                  GError     **error)
+_lumo_policy_store_restore_caller (sqlite3     *db,
+                                   const char  *snapshot,
+                                   GError     **error)
 {
   g_autoptr(JsonObject) o = NULL;
 
@@ -231,9 +231,9 @@ lumo_policy_store_restore_caller (sqlite3     *db,
 }
 
 gboolean
-lumo_policy_store_restore_provider (sqlite3     *db,
-                                    const char  *snapshot,
-                                    GError     **error)
+_lumo_policy_store_restore_provider (sqlite3     *db,
+                                     const char  *snapshot,
+                                     GError     **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(JsonObject) o = NULL;
@@ -271,7 +271,7 @@ lumo_policy_store_restore_provider (sqlite3     *db,
   sqlite3_bind_int64 (stmt, 9, json_object_get_int_member_with_default (o, "created", g_get_real_time ()));
   bind_time (stmt, 10, json_object_get_int_member_with_default (o, "first_seen", 0));
   bind_time (stmt, 11, json_object_get_int_member_with_default (o, "last_seen", 0));
-  if (!lumo_policy_store_step_done (db, stmt, "Cannot restore the provider", error))
+  if (!_lumo_policy_store_step_done (db, stmt, "Cannot restore the provider", error))
     return FALSE;
 
   callers_node = json_object_get_member (o, "callers");

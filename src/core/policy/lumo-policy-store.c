@@ -73,7 +73,7 @@ const guint lumo_policy_n_migrations = G_N_ELEMENTS (lumo_policy_migrations);
   "coalesce ((SELECT u.id FROM history u WHERE u.undoes = h.id), 0)"
 
 char *
-lumo_policy_store_clean_text (const char *text)
+_lumo_policy_store_clean_text (const char *text)
 {
   g_autofree char *valid = NULL;
   GString *out;
@@ -115,10 +115,10 @@ column_strdup (sqlite3_stmt *stmt,
 }
 
 gboolean
-lumo_policy_store_step_done (sqlite3       *db,
-                             sqlite3_stmt  *stmt,
-                             const char    *what,
-                             GError       **error)
+_lumo_policy_store_step_done (sqlite3       *db,
+                              sqlite3_stmt  *stmt,
+                              const char    *what,
+                              GError       **error)
 {
   int rc = sqlite3_step (stmt);
 
@@ -199,9 +199,9 @@ history_from_row (sqlite3_stmt *stmt)
 }
 
 LumoProviderInfo *
-lumo_policy_store_get_provider (sqlite3     *db,
-                                const char  *provider_id,
-                                GError     **error)
+_lumo_policy_store_get_provider (sqlite3     *db,
+                                 const char  *provider_id,
+                                 GError     **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   int rc;
@@ -223,8 +223,8 @@ lumo_policy_store_get_provider (sqlite3     *db,
 }
 
 GPtrArray *
-lumo_policy_store_list_providers (sqlite3  *db,
-                                  GError  **error)
+_lumo_policy_store_list_providers (sqlite3  *db,
+                                   GError  **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(GPtrArray) list = NULL;
@@ -249,10 +249,10 @@ lumo_policy_store_list_providers (sqlite3  *db,
 }
 
 LumoCallerInfo *
-lumo_policy_store_get_caller (sqlite3     *db,
-                              const char  *provider_id,
-                              const char  *caller_id,
-                              GError     **error)
+_lumo_policy_store_get_caller (sqlite3     *db,
+                               const char  *provider_id,
+                               const char  *caller_id,
+                               GError     **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   int rc;
@@ -279,10 +279,10 @@ lumo_policy_store_get_caller (sqlite3     *db,
 }
 
 GPtrArray *
-lumo_policy_store_list_callers (sqlite3          *db,
-                                const char       *provider_id,
-                                LumoCallerState   state,
-                                GError          **error)
+_lumo_policy_store_list_callers (sqlite3          *db,
+                                 const char       *provider_id,
+                                 LumoCallerState   state,
+                                 GError          **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(GPtrArray) list = NULL;
@@ -312,9 +312,9 @@ lumo_policy_store_list_callers (sqlite3          *db,
 }
 
 GPtrArray *
-lumo_policy_store_list_history (sqlite3  *db,
-                                guint     limit,
-                                GError  **error)
+_lumo_policy_store_list_history (sqlite3  *db,
+                                 guint     limit,
+                                 GError  **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(GPtrArray) list = NULL;
@@ -340,8 +340,8 @@ lumo_policy_store_list_history (sqlite3  *db,
 }
 
 gint64
-lumo_policy_store_last_history_id (sqlite3  *db,
-                                   GError  **error)
+_lumo_policy_store_last_history_id (sqlite3  *db,
+                                    GError  **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   int rc;
@@ -360,16 +360,16 @@ lumo_policy_store_last_history_id (sqlite3  *db,
 }
 
 gboolean
-lumo_policy_store_add_history (sqlite3           *db,
-                               LumoPolicyOrigin   origin,
-                               const char        *provider_id,
-                               const char        *caller_id,
-                               const char        *field,
-                               const char        *old_value,
-                               const char        *new_value,
-                               const char        *snapshot,
-                               gint64             undoes,
-                               GError           **error)
+_lumo_policy_store_add_history (sqlite3           *db,
+                                LumoPolicyOrigin   origin,
+                                const char        *provider_id,
+                                const char        *caller_id,
+                                const char        *field,
+                                const char        *old_value,
+                                const char        *new_value,
+                                const char        *snapshot,
+                                gint64             undoes,
+                                GError           **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
 
@@ -391,14 +391,14 @@ lumo_policy_store_add_history (sqlite3           *db,
   if (undoes > 0)
     sqlite3_bind_int64 (stmt, 9, undoes);
 
-  return lumo_policy_store_step_done (db, stmt, "Cannot record the change in the policy history", error);
+  return _lumo_policy_store_step_done (db, stmt, "Cannot record the change in the policy history", error);
 }
 
 gboolean
-lumo_policy_store_insert_provider (sqlite3     *db,
-                                   const char  *provider_id,
-                                   gboolean     watched,
-                                   GError     **error)
+_lumo_policy_store_insert_provider (sqlite3     *db,
+                                    const char  *provider_id,
+                                    gboolean     watched,
+                                    GError     **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
 
@@ -411,15 +411,15 @@ lumo_policy_store_insert_provider (sqlite3     *db,
   sqlite3_bind_int (stmt, 2, watched ? 1 : 0);
   sqlite3_bind_int64 (stmt, 3, g_get_real_time ());
 
-  return lumo_policy_store_step_done (db, stmt, "Cannot add the provider", error);
+  return _lumo_policy_store_step_done (db, stmt, "Cannot add the provider", error);
 }
 
 gboolean
-lumo_policy_store_set_switch (sqlite3           *db,
-                              const char        *provider_id,
-                              LumoPolicySwitch   sw,
-                              gboolean           on,
-                              GError           **error)
+_lumo_policy_store_set_switch (sqlite3           *db,
+                               const char        *provider_id,
+                               LumoPolicySwitch   sw,
+                               gboolean           on,
+                               GError           **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autofree char *sql = NULL;
@@ -432,16 +432,16 @@ lumo_policy_store_set_switch (sqlite3           *db,
   sqlite3_bind_int (stmt, 1, on ? 1 : 0);
   sqlite3_bind_text (stmt, 2, provider_id, -1, SQLITE_TRANSIENT);
 
-  return lumo_policy_store_step_done (db, stmt, "Cannot change the switch", error);
+  return _lumo_policy_store_step_done (db, stmt, "Cannot change the switch", error);
 }
 
 gboolean
-lumo_policy_store_put_caller (sqlite3          *db,
-                              const char       *provider_id,
-                              const char       *caller_id,
-                              LumoCallerState   state,
-                              const char       *display_name,
-                              GError          **error)
+_lumo_policy_store_put_caller (sqlite3          *db,
+                               const char       *provider_id,
+                               const char       *caller_id,
+                               LumoCallerState   state,
+                               const char       *display_name,
+                               GError          **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   gint64 now = g_get_real_time ();
@@ -461,5 +461,5 @@ lumo_policy_store_put_caller (sqlite3          *db,
   sqlite3_bind_text (stmt, 4, display_name, -1, SQLITE_TRANSIENT);
   sqlite3_bind_int64 (stmt, 5, now);
 
-  return lumo_policy_store_step_done (db, stmt, "Cannot change the caller", error);
+  return _lumo_policy_store_step_done (db, stmt, "Cannot change the caller", error);
 }

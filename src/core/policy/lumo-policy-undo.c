@@ -88,7 +88,7 @@ require_provider (sqlite3                 *db,
 {
   g_autoptr(GError) local_error = NULL;
 
-  *provider = lumo_policy_store_get_provider (db, entry->provider_id, &local_error);
+  *provider = _lumo_policy_store_get_provider (db, entry->provider_id, &local_error);
   if (*provider != NULL)
     return TRUE;
 
@@ -122,10 +122,10 @@ undo_switch (sqlite3                 *db,
           : sw == LUMO_POLICY_SWITCH_WRITES ? provider->writes
           : provider->review;
 
-  return lumo_policy_store_set_switch (db, entry->provider_id, sw, restored, error) &&
-         lumo_policy_store_add_history (db, origin, entry->provider_id, NULL, entry->field,
-                                        on_off (current), on_off (restored), NULL,
-                                        entry->id, error);
+  return _lumo_policy_store_set_switch (db, entry->provider_id, sw, restored, error) &&
+         _lumo_policy_store_add_history (db, origin, entry->provider_id, NULL, entry->field,
+                                         on_off (current), on_off (restored), NULL,
+                                         entry->id, error);
 }
 
 static gboolean
@@ -144,20 +144,20 @@ undo_caller (sqlite3                 *db,
   if (!require_provider (db, entry, &provider, error))
     return FALSE;
 
-  current = lumo_policy_store_get_caller (db, entry->provider_id, entry->caller_id, NULL);
+  current = _lumo_policy_store_get_caller (db, entry->provider_id, entry->caller_id, NULL);
   current_state = current != NULL ? lumo_caller_state_to_string (current->state) : NULL;
 
   if (entry->old_value == NULL)
     {
       /* The change created the caller: reverting removes it again. */
       if (current != NULL &&
-          !(removed = lumo_policy_store_remove_caller (db, entry->provider_id,
-                                                       entry->caller_id, error)))
+          !(removed = _lumo_policy_store_remove_caller (db, entry->provider_id,
+                                                        entry->caller_id, error)))
         return FALSE;
     }
   else if (entry->new_value == NULL && snapshot != NULL)
     {
-      if (!lumo_policy_store_restore_caller (db, snapshot, error))
+      if (!_lumo_policy_store_restore_caller (db, snapshot, error))
         return FALSE;
     }
   else
@@ -169,14 +169,14 @@ undo_caller (sqlite3                 *db,
                        entry->id, entry->old_value);
           return FALSE;
         }
-      if (!lumo_policy_store_put_caller (db, entry->provider_id, entry->caller_id,
-                                         state, NULL, error))
+      if (!_lumo_policy_store_put_caller (db, entry->provider_id, entry->caller_id,
+                                          state, NULL, error))
         return FALSE;
     }
 
-  return lumo_policy_store_add_history (db, origin, entry->provider_id, entry->caller_id,
-                                        "caller", current_state, entry->old_value, removed,
-                                        entry->id, error);
+  return _lumo_policy_store_add_history (db, origin, entry->provider_id, entry->caller_id,
+                                         "caller", current_state, entry->old_value, removed,
+                                         entry->id, error);
 }
 
 static gboolean
@@ -190,29 +190,29 @@ undo_provider (sqlite3                 *db,
   g_autofree char *removed = NULL;
   const char *current_presence;
 
-  current = lumo_policy_store_get_provider (db, entry->provider_id, NULL);
+  current = _lumo_policy_store_get_provider (db, entry->provider_id, NULL);
   current_presence = current != NULL ? provider_presence (current) : NULL;
 
   if (entry->old_value == NULL)
     {
       if (current != NULL &&
-          !(removed = lumo_policy_store_remove_provider (db, entry->provider_id, error)))
+          !(removed = _lumo_policy_store_remove_provider (db, entry->provider_id, error)))
         return FALSE;
     }
-  else if (!lumo_policy_store_restore_provider (db, snapshot, error))
+  else if (!_lumo_policy_store_restore_provider (db, snapshot, error))
     {
       return FALSE;
     }
 
-  return lumo_policy_store_add_history (db, origin, entry->provider_id, NULL, "provider",
-                                        current_presence, entry->old_value, removed,
-                                        entry->id, error);
+  return _lumo_policy_store_add_history (db, origin, entry->provider_id, NULL, "provider",
+                                         current_presence, entry->old_value, removed,
+                                         entry->id, error);
 }
 
 LumoHistoryEntry *
-lumo_policy_store_undo_last (sqlite3           *db,
-                             LumoPolicyOrigin   origin,
-                             GError           **error)
+_lumo_policy_store_undo_last (sqlite3           *db,
+                              LumoPolicyOrigin   origin,
+                              GError           **error)
 {
   g_autoptr(LumoHistoryEntry) entry = NULL;
   g_autofree char *snapshot = NULL;

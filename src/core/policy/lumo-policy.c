@@ -186,9 +186,9 @@ caller_key (const char *provider_id,
 }
 
 void
-lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
-                        const char *provider_id,
-                        const char *caller_id)
+_lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
+                         const char *provider_id,
+                         const char *caller_id)
 {
   g_assert (strlen (provider_id) == 32 && strlen (caller_id) == 32);
 
@@ -239,10 +239,10 @@ load_state (LumoPolicy  *self,
 
   if (!lumo_db_exec (self->db, "BEGIN", error))
     return FALSE;
-  provider_list = lumo_policy_store_list_providers (self->db, error);
+  provider_list = _lumo_policy_store_list_providers (self->db, error);
   if (provider_list != NULL)
-    caller_list = lumo_policy_store_list_callers (self->db, NULL, LUMO_CALLER_STATE_ANY, error);
-  *last_history_id = caller_list ? lumo_policy_store_last_history_id (self->db, error) : -1;
+    caller_list = _lumo_policy_store_list_callers (self->db, NULL, LUMO_CALLER_STATE_ANY, error);
+  *last_history_id = caller_list ? _lumo_policy_store_last_history_id (self->db, error) : -1;
   if (*last_history_id < 0 || !lumo_db_commit (self->db, error))
     {
       lumo_db_rollback (self->db);
@@ -323,7 +323,7 @@ sync_state (LumoPolicy  *self,
 }
 
 void
-lumo_policy_announce (LumoPolicy *self)
+_lumo_policy_announce (LumoPolicy *self)
 {
   g_autoptr(GError) error = NULL;
 
@@ -332,8 +332,8 @@ lumo_policy_announce (LumoPolicy *self)
 }
 
 gboolean
-lumo_policy_ensure_current (LumoPolicy  *self,
-                            GError     **error)
+_lumo_policy_ensure_current (LumoPolicy  *self,
+                             GError     **error)
 {
   gint64 version;
 
@@ -354,7 +354,7 @@ lumo_policy_refresh (LumoPolicy  *self,
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
 
   return lumo_policy_flush (self, error) &&
-         lumo_policy_ensure_current (self, error);
+         _lumo_policy_ensure_current (self, error);
 }
 
 static void
@@ -369,7 +369,7 @@ on_file_monitor_changed_cb (GFileMonitor      *monitor,
 
   /* Not lumo_policy_refresh(): our own bookkeeping write changes the WAL
    * too, and flushing on its echo would defeat the coalescing. */
-  if (!lumo_policy_ensure_current (self, &error))
+  if (!_lumo_policy_ensure_current (self, &error))
     g_warning ("Cannot apply a policy change made by another process: %s", error->message);
 }
 
@@ -454,7 +454,7 @@ lumo_policy_dispose (GObject *object)
 {
   LumoPolicy *self = LUMO_POLICY (object);
 
-  lumo_policy_bookkeeping_dispose (self);
+  _lumo_policy_bookkeeping_dispose (self);
   stop_monitor (self, &self->wal_monitor);
   stop_monitor (self, &self->db_monitor);
   g_clear_object (&self->limiter);
@@ -560,7 +560,7 @@ lumo_policy_init (LumoPolicy *self)
   self->providers = g_hash_table_new (g_str_hash, g_str_equal);
   self->callers = g_hash_table_new (g_str_hash, g_str_equal);
   self->data_version = -1;
-  self->bookkeeping = lumo_policy_bookkeeping_new_table ();
+  self->bookkeeping = _lumo_policy_bookkeeping_new_table ();
   self->context = g_main_context_ref_thread_default ();
 }
 

@@ -480,10 +480,10 @@ lumo_review_queue_submit_async (LumoReviewQueue     *self,
   g_task_set_check_cancellable (task, FALSE);
 
   now = lumo_review_queue_now (self);
-  request = lumo_review_request_new (provider_id, caller_id, caller_name, tool, target,
-                                     preview_json, now,
-                                     now + (gint64) self->timeout_s * G_USEC_PER_SEC,
-                                     &error);
+  request = _lumo_review_request_new (provider_id, caller_id, caller_name, tool, target,
+                                      preview_json, now,
+                                      now + (gint64) self->timeout_s * G_USEC_PER_SEC,
+                                      &error);
   if (request == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));

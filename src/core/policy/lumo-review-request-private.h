@@ -36,14 +36,14 @@ struct _LumoReviewRequest
 /* Validates the fields (LUMO_ERROR_INVALID_ARGUMENT, or
  * LUMO_ERROR_LIMIT_EXCEEDED for an oversized preview) and returns a request
  * with a fresh id and the preview re-serialised in canonical form. */
-LumoReviewRequest *lumo_review_request_new (const char  *provider_id,
-                                            const char  *caller_id,
-                                            const char  *caller_name,
-                                            const char  *tool,
-                                            const char  *target,
-                                            const char  *preview_json,
-                                            gint64       submitted,
-                                            gint64       deadline,
-                                            GError     **error);
+LumoReviewRequest *_lumo_review_request_new (const char  *provider_id,
+                                             const char  *caller_id,
+                                             const char  *caller_name,
+                                             const char  *tool,
+                                             const char  *target,
+                                             const char  *preview_json,
+                                             gint64       submitted,
+                                             gint64       deadline,
+                                             GError     **error);
 
 G_END_DECLS

@@ -214,15 +214,15 @@ normalize_preview (const char  *preview_json,
 }
 
 LumoReviewRequest *
-lumo_review_request_new (const char  *provider_id,
-                         const char  *caller_id,
-                         const char  *caller_name,
-                         const char  *tool,
-                         const char  *target,
-                         const char  *preview_json,
-                         gint64       submitted,
-                         gint64       deadline,
-                         GError     **error)
+_lumo_review_request_new (const char  *provider_id,
+                          const char  *caller_id,
+                          const char  *caller_name,
+                          const char  *tool,
+                          const char  *target,
+                          const char  *preview_json,
+                          gint64       submitted,
+                          gint64       deadline,
+                          GError     **error)
 {
   g_autofree char *preview = NULL;
   LumoReviewRequest *self;
