@@ -2,72 +2,20 @@
 // The provider and the connector together, with a fake app behind the
 // native port and fake Chrome ports between them: the whole L0/L1 flow a
 // user relies on, without a browser.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Provider } from '../src/provider/provider.ts';
-import { ScriptStore } from '../src/provider/scripts.ts';
 import { ProviderSession, SessionError } from '../src/host/session.ts';
 import { paramsHash, sha256Hex } from '../src/shared/sha256.ts';
 import { canonicalize } from '../src/shared/canonical-json.ts';
 import { PROBE_CHANNEL } from '../src/shared/protocol.ts';
-import { FakeApp, memoryArea } from './fake-app.ts';
-import { portPair, until, type FakePort } from './fakes.ts';
+import { portPair, until } from './fakes.ts';
+import { CALLER, PROVIDER, ready, setup } from './harness.ts';
 
-const PROVIDER = 'hnoefmihgppanoiihkcpnjdpijlimfgh';
-const CALLER = 'jedonckdloihdbdhofoldalhdemkmefm';
 const OTHER = 'a'.repeat(32);
 const CANARY = 'console.log("canary-7f3e2b9a-source-must-not-leak");\nlet x = 1;\n';
 
 type Text = { type: string; text: string };
 const text = (r: { content: unknown }) => ((r.content as Text[])[0]?.text ?? '');
-
-function setup (t: TestContext) {
-  const app = new FakeApp();
-  const area = memoryArea();
-  let uuidN = 0;
-  const providerPorts: FakePort[] = [];
-  const provider = new Provider({
-    connectNative: app.connect,
-    lastError: app.lastError,
-    store: new ScriptStore(area),
-    newUuid: () => `0f8fad5b-d9cb-469f-a165-${String(++uuidN).padStart(12, '0')}`,
-    selfId: PROVIDER,
-    backoffMs: [5, 5, 5],
-    probeWaitMs: 300,
-    sendMessage: async (id, message) => {
-      if (id === CALLER)
-        return { ok: true, service: { namespace: 'caller', name: 'C', version: '1' },
-          status: { enabled: true, authorized: true, ready: true, pendingApproval: false }, echo: message };
-      throw new Error('Could not establish connection. Receiving end does not exist.');
-    },
-  });
-  const sendMessage = async (id: string, message: unknown) => {
-    if (id !== PROVIDER)
-      throw new Error('Could not establish connection. Receiving end does not exist.');
-    return provider.probe(JSON.parse(JSON.stringify(message)), { id: CALLER });
-  };
-  const connectPort = (id: string, name: string) => {
-    const [host, prov] = portPair(name, CALLER);
-    if (id === PROVIDER) {
-      providerPorts.push(prov);
-      provider.connect(prov);
-    } else {
-      setTimeout(() => host.onDisconnect.emit(host), 0);
-    }
-    return host;
-  };
-  const session = new ProviderSession({
-    providerId: PROVIDER, client: { id: CALLER, name: 'Test host', version: '1.0' },
-    sendMessage, connectPort, lastError: () => undefined, callTimeoutMs: 5000,
-  });
-  provider.start();
-  t.after(() => provider.bridge.stop());
-  return { app, area, provider, session, providerPorts, sendMessage };
-}
-
-async function ready (s: ReturnType<typeof setup>) {
-  await until(() => s.provider.bridge.state === 'ready', 'bridge ready');
-}
 
 test('hello carries the service and the catalogue with read/write flags', async (t) => {
   const s = setup(t);

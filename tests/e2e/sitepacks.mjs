@@ -169,7 +169,8 @@ export async function siteSteps ({ step, check, poll, browser, worker, caller, c
     check(bg === 'rgb(1, 2, 3)', `background: ${bg}`);
     const row = await auditRow('opentiny_generate-color');
     check(row.target === tinyId && row.write === true, JSON.stringify(row));
-    check(tiny.logs.some((x) => /opentiny\.test: registered 4 tools/.test(x)), JSON.stringify(tiny.logs));
+    // Console events come over their own CDP session: wait for the line.
+    await poll(() => tiny.logs, (l) => l.some((x) => /opentiny\.test: registered 4 tools/.test(x)), 'the relay\'s log line');
     return `app state ${JSON.stringify(state)}; audit row ${row.id} → ${row.target}`;
   });
 

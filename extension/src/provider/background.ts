@@ -12,7 +12,7 @@ import { chromeLastError, chromeNativeConnect } from './bridge.ts';
 import { Provider } from './provider.ts';
 import { ScriptStore } from './scripts.ts';
 import { TOOLS } from './tools.ts';
-import { syncUserScripts } from './userscripts-runtime.ts';
+import { UserScriptSync } from './userscripts-runtime.ts';
 import { runBench } from './bench.ts';
 import { statusReport } from './status.ts';
 import { bundledRecords, chromeSiteBrowser, installedRecord } from '../sitepacks/browser.ts';
@@ -74,16 +74,23 @@ async function updateCatalogue (): Promise<void> {
 }
 
 // Installed packs, user-script registrations and the loader's index, from
-// the store; one reload at a time.
+// the store. One reload runs at a time; calls while one waits to start
+// share it, and a call while one runs gets the next (which reads the store
+// again, so it sees the write that asked for it).
+const userScripts = new UserScriptSync(undefined, log);
 let reloading: Promise<void> = Promise.resolve();
+let queued: Promise<void> | null = null;
 function reload (): Promise<void> {
-  reloading = reloading.then(async () => {
+  if (queued !== null)
+    return queued;
+  const next = reloading.then(async () => {
+    queued = null;
     const scripts = await store.list();
     const installed = scripts.map(installedRecord).filter((p): p is PackRecord => p !== null);
     sites.setPacks(bundled, installed);
     const sources = new Map(scripts.map((s) => [s.uuid, s.source]));
     const regs = packRegistrations(sites.activePacks(), (id) => sources.get(id), worlds);
-    const errors = await syncUserScripts(scripts, log, regs.packs);
+    const errors = await userScripts.sync(scripts, regs.packs);
     for (const [k, v] of regs.errors)
       errors.set(k, v);
     sites.setRuntimeErrors(errors);
@@ -91,7 +98,9 @@ function reload (): Promise<void> {
       .map((p) => ({ id: p.id, name: p.meta.name, type: p.meta.type, version: p.meta.version }));
     await chrome.storage.local.set({ [INDEX_KEY]: index });
   }).catch((e) => log('reload failed:', e instanceof Error ? e.message : e));
-  return reloading;
+  queued = next;
+  reloading = next;
+  return next;
 }
 
 const ready = reload().then(() => sites.restore());
@@ -106,6 +115,9 @@ provider = new Provider({
   tools: initial.tools,
   sitePacks,
   ready,
+  // A script write answers once it is in effect: its user scripts are
+  // registered, so a page opened after the answer runs it.
+  applied: reload,
   log,
 });
 void provider.updateCatalogue(initial.tools, initial.extra);

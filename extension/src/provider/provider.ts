@@ -36,6 +36,8 @@ export interface ProviderDeps {
   // their tabs, after a worker restart); a port waits for it, at most 3 s,
   // before its first tools/list.
   ready?: Promise<unknown>;
+  // Resolves once a script write is in effect (ToolContext.applied).
+  applied?: () => Promise<void>;
   log?: (...args: unknown[]) => void;
 }
 
@@ -228,6 +230,7 @@ export class Provider {
   private toolContext (callerId: string, callerName: () => string | undefined): ToolContext {
     return {
       ...(this.deps.sitePacks !== undefined ? { sitePacks: this.deps.sitePacks } : {}),
+      ...(this.deps.applied !== undefined ? { applied: this.deps.applied } : {}),
       store: this.deps.store,
       newUuid: this.deps.newUuid,
       authorize: (req) => this.authorize(callerId, callerName(), req),

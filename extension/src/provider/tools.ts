@@ -49,6 +49,11 @@ export interface ToolContext {
   authorize: (req: AuthorizeRequest) => Promise<AuthorizeOutcome>;
   complete: (auditId: number, ok: boolean, error?: string) => Promise<void>;
   sitePacks?: SitePackService;
+  // Resolves once a change of the store is in effect (the user scripts of
+  // the scripts and packs registered with the browser). A write tool waits
+  // for it before it answers, so a page opened after the answer runs what
+  // was written.
+  applied?: () => Promise<void>;
 }
 
 interface Plan {
@@ -94,6 +99,13 @@ async function prepareSitePack (ctx: ToolContext, uuid: string, name: string, me
 
 function packPreview (p: PreparedPack): Record<string, unknown> {
   return { name: p.meta.name, type: p.meta.type, version: p.meta.version, isAlwaysEnabled: p.meta.isAlwaysEnabled, tools: p.l1Names };
+}
+
+// A store write, then the wait until it is in effect.
+async function stored<T> (ctx: ToolContext, write: Promise<T>): Promise<T> {
+  const value = await write;
+  await ctx.applied?.();
+  return value;
 }
 
 function json (value: unknown): CallToolResult {
@@ -156,7 +168,7 @@ export const TOOLS: readonly ToolDef[] = [
         return {
           target: uuid,
           preview: await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true),
-          run: async () => summarize(await ctx.store.create(uuid, { ...args, name })),
+          run: async () => summarize(await stored(ctx, ctx.store.create(uuid, { ...args, name }))),
         };
       }
       if (args.matches !== undefined)
@@ -166,10 +178,10 @@ export const TOOLS: readonly ToolDef[] = [
       return {
         target: uuid,
         preview: { ...await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true), sitePack: packPreview(pack) },
-        run: async () => summarize(await ctx.store.create(uuid, {
+        run: async () => summarize(await stored(ctx, ctx.store.create(uuid, {
           name, source: args.source, description: args.description ?? '', enabled: args.enabled ?? true,
           sitePack: { meta: pack.meta, tools: pack.tools },
-        })),
+        }))),
       };
     },
   },
@@ -195,10 +207,10 @@ export const TOOLS: readonly ToolDef[] = [
         return {
           target: args.uuid,
           preview: { ...await scriptPreview('update', old.uuid, name, old.source, source), sitePack: packPreview(pack) },
-          run: async () => summarize(await ctx.store.update(args.uuid, {
+          run: async () => summarize(await stored(ctx, ctx.store.update(args.uuid, {
             name, description: args.description, source: args.source, matches: [],
             sitePack: { meta: pack.meta, tools: pack.tools },
-          })),
+          }))),
         };
       }
       return {
@@ -206,9 +218,9 @@ export const TOOLS: readonly ToolDef[] = [
         preview: old === null
           ? missingPreview('update', args.uuid)
           : await scriptPreview('update', old.uuid, args.name ?? old.name, old.source, args.source ?? old.source),
-        run: async () => summarize(await ctx.store.update(args.uuid, {
+        run: async () => summarize(await stored(ctx, ctx.store.update(args.uuid, {
           name: args.name, description: args.description, matches: args.matches, source: args.source,
-        })),
+        }))),
       };
     },
   },
@@ -226,7 +238,7 @@ export const TOOLS: readonly ToolDef[] = [
         preview: old === null
           ? missingPreview('delete', args.uuid)
           : await scriptPreview('delete', old.uuid, old.name, old.source, ''),
-        run: async () => ({ deleted: (await ctx.store.remove(args.uuid)).uuid }),
+        run: async () => ({ deleted: (await stored(ctx, ctx.store.remove(args.uuid))).uuid }),
       };
     },
   },
@@ -245,7 +257,7 @@ export const TOOLS: readonly ToolDef[] = [
         preview: old === null
           ? missingPreview(action, args.uuid)
           : await scriptPreview(action, old.uuid, old.name, old.source, old.source, args.enabled),
-        run: async () => summarize(await ctx.store.update(args.uuid, { enabled: args.enabled })),
+        run: async () => summarize(await stored(ctx, ctx.store.update(args.uuid, { enabled: args.enabled }))),
       };
     },
   },
