@@ -47,7 +47,7 @@ export function startContentPack (config: ContentPackConfig, register: unknown):
       return;
     for (const e of reg.errors)
       console.error(LOG_PREFIX, `${config.name}: ${e}`);
-    let a: { accepted?: string[]; refused?: Array<{ name: string; reason: string }>; error?: string } | undefined;
+    let a: { accepted?: string[]; refused?: Array<{ name: string; reason: string }>; warnings?: Array<{ name: string; reason: string }>; error?: string } | undefined;
     try {
       a = await chrome.runtime.sendMessage({ type: MSG.register, pack: config.id, tools: toolDefs(reg), errors: reg.errors });
     } catch (e) {
@@ -62,6 +62,8 @@ export function startContentPack (config: ContentPackConfig, register: unknown):
     console.info(LOG_PREFIX, `${config.name}: registered ${acc.length} tool${acc.length === 1 ? '' : 's'}${acc.length > 0 ? ': ' + acc.join(', ') : ''}.`);
     for (const r of a?.refused ?? [])
       console.warn(LOG_PREFIX, `${config.name}: tool "${r.name}" refused: ${r.reason}`);
+    for (const w of a?.warnings ?? [])
+      console.warn(LOG_PREFIX, `${config.name}: tool "${w.name}": ${w.reason}`);
   };
 
   // A page restored from the back/forward cache is a live document again,

@@ -84,7 +84,7 @@ async function startUserWorld (config: PackConfig, define?: Define): Promise<voi
       console.error(LOG_PREFIX, `${name}: ${e}`);
     try {
       const a = await chrome.runtime.sendMessage({ type: MSG.register, pack: config.id, tools, errors }) as
-        { accepted?: string[]; refused?: Array<{ name: string; reason: string }>; error?: string } | undefined;
+        { accepted?: string[]; refused?: Array<{ name: string; reason: string }>; warnings?: Array<{ name: string; reason: string }>; error?: string } | undefined;
       if (a?.error !== undefined) {
         console.warn(LOG_PREFIX, `${name}: ${a.error}`);
         return;
@@ -93,6 +93,8 @@ async function startUserWorld (config: PackConfig, define?: Define): Promise<voi
       console.info(LOG_PREFIX, `${name}: registered ${acc.length} tool${acc.length === 1 ? '' : 's'}${acc.length > 0 ? ': ' + acc.join(', ') : ''}.`);
       for (const r of a?.refused ?? [])
         console.warn(LOG_PREFIX, `${name}: tool "${r.name}" refused: ${r.reason}`);
+      for (const w of a?.warnings ?? [])
+        console.warn(LOG_PREFIX, `${name}: tool "${w.name}": ${w.reason}`);
     } catch (e) {
       console.warn(LOG_PREFIX, `${name}: the extension did not take the tools (${e instanceof Error ? e.message : String(e)}); reload the page.`);
     }

@@ -17,6 +17,7 @@ import { aggregateMarket } from './meta.ts';
 import { MSG, type PendingCall } from './messages.ts';
 import { checkPackToolName, derivePrefix, l1Name, normalizeHost, packForHost } from './naming.ts';
 import { errorResult, type SiteToolDef } from './runtime.ts';
+import { isWrite } from './tools.ts';
 import type { MarketServer, SitePackMeta, ToolResult } from './types.ts';
 
 export { checkDefs } from './defs.ts';
@@ -130,6 +131,34 @@ export function needsUserScripts (pack: PackRecord): boolean {
 
 export function prefixOf (pack: PackRecord): string {
   return pack.meta.toolPrefix ?? derivePrefix(pack.meta.name);
+}
+
+// What a page may say about a pack's tools: which of the installed,
+// reviewed definitions (the build's, or the install's dry run) run in it.
+// A page narrows, never widens: a name the pack was not installed with is
+// refused, and the definition listed and authorized is always the
+// installed one, so a page cannot make a write a read, nor change what the
+// model is told a tool does.
+export function narrowDefs (pack: PackRecord, live: readonly SiteToolDef[]): {
+  defs: SiteToolDef[];
+  refused: Array<{ name: string; reason: string }>;
+  warnings: Array<{ name: string; reason: string }>;
+} {
+  const byName = new Map(pack.tools.map((d) => [d.name, d]));
+  const names = new Set<string>();
+  const refused: Array<{ name: string; reason: string }> = [];
+  const warnings: Array<{ name: string; reason: string }> = [];
+  for (const d of live) {
+    const own = byName.get(d.name);
+    if (own === undefined) {
+      refused.push({ name: d.name, reason: `the site pack ${pack.meta.name} was not installed with this tool (a page cannot add one); install the pack again with it` });
+      continue;
+    }
+    if (isWrite(own) && !isWrite(d))
+      warnings.push({ name: d.name, reason: 'the page registered it as read-only, but the pack was installed with it as a write: it stays a write' });
+    names.add(d.name);
+  }
+  return { defs: pack.tools.filter((d) => names.has(d.name)), refused, warnings };
 }
 
 interface OpenWaiter {
@@ -270,7 +299,8 @@ export class SiteRegistry {
       if (pack.meta.isAlwaysEnabled)
         for (const d of pack.tools)
           defs.set(d.name, d);
-      // The live page's definition wins: it is what a call will run.
+      // A tab adds nothing of its own: its registration is already narrowed
+      // to the pack's installed definitions (narrowDefs).
       for (const r of regs)
         if (r.packId === pack.id)
           for (const d of r.tools)
@@ -355,7 +385,8 @@ export class SiteRegistry {
     for (const r of saved as TabReg[]) {
       if (!isObj(r) || typeof r.tabId !== 'number' || !this.isActive(r.packId) || this.tabs.has(r.tabId))
         continue;
-      this.tabs.set(r.tabId, { ...r, tools: checkDefs(prefixOf(this.byId.get(r.packId) as PackRecord), r.tools).defs, errors: Array.isArray(r.errors) ? r.errors : [] });
+      const p = this.byId.get(r.packId) as PackRecord;
+      this.tabs.set(r.tabId, { ...r, tools: narrowDefs(p, checkDefs(prefixOf(p), r.tools).defs).defs, errors: Array.isArray(r.errors) ? r.errors : [] });
     }
     this.changed();
     await Promise.all([...this.tabs.values()].map((r) => this.verify(r)));
@@ -435,7 +466,9 @@ export class SiteRegistry {
         return { error: `The site pack ${pack.meta.name} registers from its own user script world.` };
     }
     const prefix = prefixOf(pack);
-    const { defs, refused } = checkDefs(prefix, m.tools);
+    const checked = checkDefs(prefix, m.tools);
+    const { defs, refused: notOwn, warnings } = narrowDefs(pack, checked.defs);
+    const refused = [...checked.refused, ...notOwn];
     const errors = Array.isArray(m.errors) ? m.errors.filter((e): e is string => typeof e === 'string').slice(0, 32).map((e) => e.slice(0, 1024)) : [];
     const reg: TabReg = { tabId, url, packId: pack.id, tools: defs, errors, at: this.now() };
     if (sender.documentId !== undefined)
@@ -452,6 +485,7 @@ export class SiteRegistry {
     return {
       accepted: listed.filter((e) => e.pack.id === pack.id && names.has(e.def.name)).map((e) => e.l1),
       refused: [...refused, ...notListed.filter((e) => e.pack.id === pack.id && names.has(e.tool)).map((e) => ({ name: e.tool, reason: e.reason }))],
+      ...(warnings.length > 0 ? { warnings } : {}),
     };
   }
 
