@@ -123,13 +123,14 @@ export async function siteSteps ({ step, check, poll, browser, worker, caller, c
   });
 
   const { meta, source } = installedFixture(repo);
-  await step('an installed pack with a bad meta is refused with each field named; nothing is stored or audited', async () => {
+  await step('an installed pack with a bad meta is refused before authorize, each field named; a syntax error comes back from the sandbox run after it, with its place; nothing is stored', async () => {
     const r = await call('userscripts.create_script', { meta: { ...meta, type: 'pageServer', version: 'v2', isAlwaysEnable: true }, source });
     check(r.ok && r.isError, JSON.stringify(r));
     check(/meta\.type: must be "pageMcpServer"/.test(r.text) && /meta\.version: must be a semantic version/.test(r.text) &&
       /meta\.isAlwaysEnable: unknown field; did you mean "isAlwaysEnabled"\?/.test(r.text), r.text);
-    // The dry run in the sandbox gives a syntax error with its place.
-    const broken = source.replace("'generate-color',", "'generate-color'");
+    // The dry run in the sandbox (after the allowed write) gives a syntax
+    // error with its place.
+    const broken = source.replace('document.body.style.backgroundColor = color;', 'document.body.style.backgroundColor = = color;');
     const syntax = await call('userscripts.create_script', { meta, source: broken });
     check(syntax.ok && syntax.isError && /source: the code does not parse: line \d+, column \d+: SyntaxError/.test(syntax.text), JSON.stringify(syntax));
     const list = json(await call('userscripts.list_scripts'));

@@ -27,19 +27,26 @@ export type AuthorizeOutcome =
   | { allow: true; auditId?: number }
   | { allow: false; message: string; reason: string; auditId?: number };
 
-// A site pack checked for install: its meta, the tools its dry run
-// registered, and their names on L1.
+// A site pack checked for install before anything of it runs: its meta,
+// the tools its source declares (name, read or write), their names on L1,
+// and the code to run once the install is allowed.
 export interface PreparedPack {
   meta: SitePackMeta;
-  tools: SiteToolDef[];
+  tools: Array<{ name: string; write: boolean }>;
   l1Names: string[];
+  code: string;
 }
 
 // What the management tools need of the site packs (src/sitepacks/).
 export interface SitePackService {
   // Checks meta, source and names for an install or update of script
-  // @uuid; throws a ScriptError that names the field and why.
+  // @uuid without running any of it; throws a ScriptError that names the
+  // field and why.
   prepare (input: { uuid: string; name: string; meta: unknown; source: string }): Promise<PreparedPack>;
+  // Once the write is allowed: runs the registration code in a fresh
+  // sandbox and returns the definitions to store, only tools @pack
+  // declared; throws a ScriptError when the code fails or registers more.
+  confirm (pack: PreparedPack, uuid: string): Promise<SiteToolDef[]>;
   report (): Promise<Record<string, unknown>>;
 }
 
@@ -95,6 +102,12 @@ async function prepareSitePack (ctx: ToolContext, uuid: string, name: string, me
   if (ctx.sitePacks === undefined)
     throw new ScriptError('Site packs are not available in this provider.');
   return ctx.sitePacks.prepare({ uuid, name, meta, source });
+}
+
+async function confirmSitePack (ctx: ToolContext, pack: PreparedPack, uuid: string): Promise<SiteToolDef[]> {
+  if (ctx.sitePacks === undefined)
+    throw new ScriptError('Site packs are not available in this provider.');
+  return ctx.sitePacks.confirm(pack, uuid);
 }
 
 function packPreview (p: PreparedPack): Record<string, unknown> {
@@ -178,10 +191,13 @@ export const TOOLS: readonly ToolDef[] = [
       return {
         target: uuid,
         preview: { ...await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true), sitePack: packPreview(pack) },
-        run: async () => summarize(await stored(ctx, ctx.store.create(uuid, {
-          name, source: args.source, description: args.description ?? '', enabled: args.enabled ?? true,
-          sitePack: { meta: pack.meta, tools: pack.tools },
-        }))),
+        run: async () => {
+          const tools = await confirmSitePack(ctx, pack, uuid);
+          return summarize(await stored(ctx, ctx.store.create(uuid, {
+            name, source: args.source, description: args.description ?? '', enabled: args.enabled ?? true,
+            sitePack: { meta: pack.meta, tools },
+          })));
+        },
       };
     },
   },
@@ -207,10 +223,13 @@ export const TOOLS: readonly ToolDef[] = [
         return {
           target: args.uuid,
           preview: { ...await scriptPreview('update', old.uuid, name, old.source, source), sitePack: packPreview(pack) },
-          run: async () => summarize(await stored(ctx, ctx.store.update(args.uuid, {
-            name, description: args.description, source: args.source, matches: [],
-            sitePack: { meta: pack.meta, tools: pack.tools },
-          }))),
+          run: async () => {
+            const tools = await confirmSitePack(ctx, pack, old.uuid);
+            return summarize(await stored(ctx, ctx.store.update(args.uuid, {
+              name, description: args.description, source: args.source, matches: [],
+              sitePack: { meta: pack.meta, tools },
+            })));
+          },
         };
       }
       return {

@@ -16,6 +16,7 @@ import { checkDefs, needsUserScripts, prefixOf } from './registry.ts';
 import type { SiteToolDef } from './runtime.ts';
 import { SourceError, transformSource } from './source.ts';
 import { isWrite } from './tools.ts';
+import { declaredTools, type DeclaredTool } from './declared.ts';
 
 export interface DryRunResult {
   tools: SiteToolDef[];
@@ -36,6 +37,10 @@ export interface ServiceOptions {
 export class SitePacks implements SitePackService {
   constructor (private readonly opts: ServiceOptions) {}
 
+  // Before authorize, and without running any of the source: the meta, the
+  // source's shape, the tools it declares (declared.ts) with their names on
+  // L1, and conflicts with the packs already there. What it returns is what
+  // the reviewer is shown.
   async prepare (input: { uuid: string; name: string; meta: unknown; source: string }): Promise<PreparedPack> {
     const problems: string[] = [];
     const checked = checkMeta(input.meta, { expectedName: input.name, expectedNameWhat: 'script name' });
@@ -61,36 +66,72 @@ export class SitePacks implements SitePackService {
     if (problems.length > 0)
       throw new ScriptError(`The site pack was not installed: ${problems.join('; ')}.`);
 
-    let run: DryRunResult;
-    try {
-      run = await this.opts.dryRun(code, { id: input.uuid, name: meta.name });
-    } catch (e) {
-      throw new ScriptError(`The site pack was not installed: source: the registration code could not be tried: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    for (const e of run.errors)
-      problems.push(`source: ${e}`);
-    const { defs, refused } = checkDefs(prefix, run.tools);
-    for (const r of refused)
-      problems.push(`source: tool "${r.name}": ${r.reason}`);
-    if (defs.length === 0 && run.errors.length === 0)
-      problems.push('source: the registration function registered no tools (call server.registerTool)');
+    const declared = declaredTools(input.source);
+    for (const p of declared.problems)
+      problems.push(`source: ${p}`);
     const reserved = this.opts.reserved();
-    for (const d of defs) {
+    const tools: DeclaredTool[] = [];
+    for (const d of declared.tools) {
+      const why = checkPackToolName(prefix, d.name);
+      if (why !== null) {
+        problems.push(`source: line ${d.line}: tool "${d.name}": ${why}`);
+        continue;
+      }
       const l1 = l1Name(prefix, d.name);
       if (reserved.has(l1))
-        problems.push(`source: tool "${d.name}" would be "${l1}", the name of a tool of the provider; rename it`);
+        problems.push(`source: line ${d.line}: tool "${d.name}" would be "${l1}", the name of a tool of the provider; rename it`);
+      tools.push(d);
     }
-    for (const p of checkJumpLinkTools(meta, defs.map((d) => d.name)))
+    if (tools.length > MAX_TOOLS)
+      problems.push(`source: a pack may register at most ${MAX_TOOLS} tools, not ${tools.length}`);
+    if (declared.tools.length === 0 && declared.problems.length === 0)
+      problems.push('source: the registration function registers no tools (call server.registerTool)');
+    for (const p of checkJumpLinkTools(meta, tools.map((d) => d.name)))
       problems.push(`meta.${p.field}: ${p.message}`);
     if (meta.isAlwaysEnabled) {
       const always = others.filter((p) => p.meta.isAlwaysEnabled && this.opts.registry.isActive(p.id)).reduce((n, p) => n + p.tools.length, 0);
-      const total = reserved.size + always + defs.length;
+      const total = reserved.size + always + tools.length;
       if (total > MAX_TOOLS)
         problems.push(`meta.isAlwaysEnabled: the always-listed tools would be ${total}, more than the ${MAX_TOOLS} a provider may list; set it to false or register fewer tools`);
     }
     if (problems.length > 0)
       throw new ScriptError(`The site pack was not installed: ${problems.join('; ')}.`);
-    return { meta, tools: defs, l1Names: defs.map((d) => l1Name(prefix, d.name)) };
+    return { meta, tools, l1Names: tools.map((d) => l1Name(prefix, d.name)), code };
+  }
+
+  // After an allowed authorize: the registration code runs once, in a fresh
+  // sandbox, and may register only what the reviewer saw. A tool is a
+  // write when the source or the run says so. Throws a ScriptError, so the
+  // write's audit row records the failure and nothing is stored.
+  async confirm (pack: PreparedPack, uuid: string): Promise<SiteToolDef[]> {
+    const problems: string[] = [];
+    let run: DryRunResult;
+    try {
+      run = await this.opts.dryRun(pack.code, { id: uuid, name: pack.meta.name });
+    } catch (e) {
+      throw new ScriptError(`The site pack was not installed: source: the registration code could not be tried: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    for (const e of run.errors)
+      problems.push(`source: ${e}`);
+    const prefix = pack.meta.toolPrefix ?? derivePrefix(pack.meta.name);
+    const { defs, refused } = checkDefs(prefix, run.tools);
+    for (const r of refused)
+      problems.push(`source: tool "${r.name}": ${r.reason}`);
+    const declared = new Map(pack.tools.map((d) => [d.name, d]));
+    const out: SiteToolDef[] = [];
+    for (const d of defs) {
+      const shown = declared.get(d.name);
+      if (shown === undefined) {
+        problems.push(`source: the code registered the tool "${d.name}", which its text does not declare with a literal name, so it was not shown for review`);
+        continue;
+      }
+      out.push(shown.write && !isWrite(d) ? { ...d, annotations: { ...d.annotations, readOnlyHint: false } } : d);
+    }
+    if (out.length === 0 && problems.length === 0)
+      problems.push('source: the registration function registered no tools (call server.registerTool)');
+    if (problems.length > 0)
+      throw new ScriptError(`The site pack was not installed: ${problems.join('; ')}.`);
+    return out;
   }
 
   private packReport (p: PackRecord, listed: Map<string, Map<string, string>>, notListed: Map<string, Map<string, string>>): Record<string, unknown> {

@@ -24,6 +24,20 @@ interface Found {
   imports: Array<{ at: number; line: number }>;
 }
 
+// One token of the source: a word (identifier, keyword or number), a
+// quoted string, a piece of a template literal, a regular expression
+// literal or one punctuation character. @depth is the brace depth before
+// the token; @value of a string or template piece is its raw text.
+export interface Token {
+  kind: 'word' | 'string' | 'template' | 'regex' | 'punct';
+  value: string;
+  at: number;
+  line: number;
+  depth: number;
+  // template: the piece is a whole template (a backtick on both ends).
+  whole?: boolean;
+}
+
 const REGEX_PRECEDERS = new Set(['(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^']);
 const REGEX_KEYWORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await']);
 
@@ -31,8 +45,8 @@ function isIdent (c: string | undefined): boolean {
   return c !== undefined && /[A-Za-z0-9_$]/.test(c);
 }
 
-function scan (src: string): Found {
-  const found: Found = { exportDefault: [], otherExport: [], imports: [] };
+export function lex (src: string): Token[] {
+  const out: Token[] = [];
   let depth = 0;
   let line = 1;
   // Template literal nesting: each entry is the brace depth at which a
@@ -43,14 +57,21 @@ function scan (src: string): Found {
   let i = 0;
   const n = src.length;
 
-  const skipTemplate = (): void => {
-    // At the character after a backtick or after the `}` closing a `${`.
+  // At the character after a backtick or after the `}` closing a `${`.
+  const template = (from: number, opened: boolean): void => {
+    const tline = line;
+    const begin = i;
     while (i < n) {
       const c = src[i];
       if (c === '\\') { i += 2; continue; }
       if (c === '\n') line++;
-      if (c === '`') { i++; return; }
+      if (c === '`') {
+        out.push({ kind: 'template', value: src.slice(begin, i), at: from, line: tline, depth, whole: opened });
+        i++;
+        return;
+      }
       if (c === '$' && src[i + 1] === '{') {
+        out.push({ kind: 'template', value: src.slice(begin, i), at: from, line: tline, depth });
         i += 2;
         templates.push(depth);
         depth++;
@@ -58,6 +79,7 @@ function scan (src: string): Found {
       }
       i++;
     }
+    out.push({ kind: 'template', value: src.slice(begin), at: from, line: tline, depth });
   };
 
   while (i < n) {
@@ -74,16 +96,18 @@ function scan (src: string): Found {
       i += 2;
       continue;
     }
+    const at = i;
     if (c === '"' || c === '\'') {
       i++;
       while (i < n && src[i] !== c && src[i] !== '\n') i += src[i] === '\\' ? 2 : 1;
+      out.push({ kind: 'string', value: src.slice(at + 1, Math.min(i, n)), at, line, depth });
       i++;
       lastSignificant = 'x'; lastWord = '';
       continue;
     }
     if (c === '`') {
       i++;
-      skipTemplate();
+      template(at, true);
       lastSignificant = 'x'; lastWord = '';
       continue;
     }
@@ -102,50 +126,67 @@ function scan (src: string): Found {
         }
         i++;
         while (isIdent(src[i])) i++;
+        out.push({ kind: 'regex', value: src.slice(at, i), at, line, depth });
         lastSignificant = 'x'; lastWord = '';
         continue;
       }
     }
-    if (c === '{') { depth++; lastSignificant = c; lastWord = ''; i++; continue; }
+    if (c === '{') {
+      out.push({ kind: 'punct', value: c, at, line, depth });
+      depth++; lastSignificant = c; lastWord = ''; i++;
+      continue;
+    }
     if (c === '}') {
       if (templates.length > 0 && templates[templates.length - 1] === depth - 1) {
         templates.pop();
         depth--;
         i++;
-        skipTemplate();
+        template(i, false);
         lastSignificant = 'x'; lastWord = '';
         continue;
       }
       depth = Math.max(0, depth - 1);
+      out.push({ kind: 'punct', value: c, at, line, depth });
       lastSignificant = c; lastWord = '';
       i++;
       continue;
     }
     if (isIdent(c)) {
-      const start = i;
       while (isIdent(src[i])) i++;
-      const word = src.slice(start, i);
-      const before = src[start - 1];
-      if (depth === 0 && before !== '.' && (word === 'export' || word === 'import')) {
-        let j = i;
-        while (j < n && /\s/.test(src[j] as string)) j++;
-        if (word === 'export') {
-          if (src.startsWith('default', j) && !isIdent(src[j + 7]))
-            found.exportDefault.push(start);
-          else
-            found.otherExport.push({ at: start, line });
-        } else if (src[j] !== '(' && src[j] !== '.') {
-          found.imports.push({ at: start, line });
-        }
-      }
+      const word = src.slice(at, i);
+      out.push({ kind: 'word', value: word, at, line, depth });
       lastSignificant = 'x';
       lastWord = word;
       continue;
     }
+    out.push({ kind: 'punct', value: c, at, line, depth });
     lastSignificant = c;
     lastWord = '';
     i++;
   }
+  return out;
+}
+
+function scan (src: string): Found {
+  const found: Found = { exportDefault: [], otherExport: [], imports: [] };
+  const toks = lex(src);
+  toks.forEach((t, k) => {
+    if (t.kind !== 'word' || t.depth !== 0 || (t.value !== 'export' && t.value !== 'import'))
+      return;
+    const prev = toks[k - 1];
+    if (prev !== undefined && prev.kind === 'punct' && prev.value === '.' && prev.at === t.at - 1)
+      return;
+    let j = t.at + t.value.length;
+    while (j < src.length && /\s/.test(src[j] as string)) j++;
+    if (t.value === 'export') {
+      if (src.startsWith('default', j) && !isIdent(src[j + 7]))
+        found.exportDefault.push(t.at);
+      else
+        found.otherExport.push({ at: t.at, line: t.line });
+    } else if (src[j] !== '(' && src[j] !== '.') {
+      found.imports.push({ at: t.at, line: t.line });
+    }
+  });
   return found;
 }
 
