@@ -152,7 +152,7 @@ test('tools/call: a write carries target, params hash and a redacted preview, th
   assert.equal(auth.paramsHash, await sha256Hex(canonicalize(args)));
   assert.deepEqual(auth.preview, {
     action: 'create', uuid: created.uuid, name: 'Greeter', bytes: CANARY.length,
-    sourceSha256: await sha256Hex(CANARY), added: 2, removed: 0, enabled: true,
+    sourceSha256: await sha256Hex(CANARY), added: 2, removed: 0, enabled: true, matches: ['https://example.com/*'],
   });
   assert.deepEqual(s.app.of('result').map((m) => [m.auditId, m.ok]), [[auth.auditId ?? 41, true]]);
   // the source never crosses the bridge
@@ -161,6 +161,7 @@ test('tools/call: a write carries target, params hash and a redacted preview, th
   await s.session.callTool('update_script', { uuid: created.uuid, source: CANARY + 'let y = 2;\n' });
   const up = s.app.of('authorize')[1] as Record<string, any>;
   assert.deepEqual([up.preview.added, up.preview.removed, up.target], [1, 0, created.uuid]);
+  assert.deepEqual(up.preview.matches, { old: ['https://example.com/*'], new: ['https://example.com/*'] }, 'where it runs, before and after');
   const got = JSON.parse(text(await s.session.callTool('get_script', { uuid: created.uuid })));
   assert.equal(got.source, CANARY + 'let y = 2;\n');
 });

@@ -214,7 +214,7 @@ test('provider: a site write is authorized with the pack as target, hashed param
   assert.equal(auth.target, BAIDU);
   assert.equal(auth.paramsHash, await paramsHash(args));
   assert.deepEqual(auth.preview, { action: 'site_tool', uuid: BAIDU, pack: 'www.baidu.test', version: '1.0.0', origin: 'bundled',
-    tool: 'fill-search-box', title: 'fill-search-box', argKeys: ['text'], argsBytes: 23 });
+    type: 'contentScriptMcpServer', tool: 'fill-search-box', title: 'fill-search-box', write: true, argKeys: ['text'], argCount: 1, argsBytes: 23 });
   assert.doesNotMatch(JSON.stringify(s.app.received), /secret words/, 'argument values stay out of the app');
   assert.deepEqual(s.app.of('result').at(-1), { type: 'result', id: (s.app.of('result').at(-1) as any).id, auditId: auth.id && (s.app.of('result').at(-1) as any).auditId, ok: true });
   const read = await s.session.callTool('baidu_get-page-title', {});

@@ -6,6 +6,7 @@
 // running initialize again (the provider has a new server per port). What a
 // person sees comes from the state table over the latest probe.
 
+import { cleanName } from '../shared/text.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
@@ -88,8 +89,11 @@ export class ProviderSession {
     });
     this.lastOutcome = outcome;
     const verdict = mapProbeOutcome(outcome);
-    if (verdict.answer)
-      this.service = verdict.answer.service;
+    if (verdict.answer) {
+      const service = verdict.answer.service;
+      // Another extension's name: display text, cleaned where it comes in.
+      this.service = { ...service, name: cleanName(service.name, 128) ?? service.namespace };
+    }
     if (verdict.state === 'error') {
       this.set(verdict, 'error');
       // A provider that is not usable now must not keep a live port.

@@ -9,7 +9,12 @@
 // gets a "cannot reach Lumo Access" answer and callers fail closed.
 
 import { NATIVE_HOST_NAME, isObject } from '../shared/protocol.ts';
+import { utf8Length } from '../shared/text.ts';
 import { checkAppMessage } from './app-messages.ts';
+
+// The app takes at most 1 MiB per frame and closes the session on a longer
+// one; the provider never sends one.
+export const MAX_FRAME_BYTES = 1024 * 1024;
 
 export interface BridgePolicy {
   enabled: boolean;
@@ -168,7 +173,15 @@ export class Bridge {
         this.onDied(undefined, `Lumo Access refused this provider: ${error.message}`);
       },
     });
-    this.post({ ...this.opts.hello(), type: 'hello', id });
+    const size = this.post({ ...this.opts.hello(), type: 'hello', id });
+    if (size > 0) {
+      this.pending.delete(id);
+      const dead = this.port;
+      this.port = null;
+      dead?.disconnect();
+      this.attempt = Math.max(this.attempt, (this.opts.backoffMs ?? DEFAULT_BACKOFF).length - 1);
+      this.onDied(undefined, Bridge.tooLarge('hello', size));
+    }
   }
 
   private onDied (chromeText: string | undefined, reason?: string): void {
@@ -194,12 +207,24 @@ export class Bridge {
       p.reject(new BridgeError(reason, 'unreachable'));
   }
 
-  private post (message: Record<string, unknown>): void {
+  // Sends @message unless its frame would be over MAX_FRAME_BYTES; returns
+  // the frame's size then, else 0.
+  private post (message: Record<string, unknown>): number {
+    const size = utf8Length(JSON.stringify(message));
+    if (size > MAX_FRAME_BYTES) {
+      this.opts.log?.(`bridge: a ${String(message.type)} of ${size} bytes was not sent (at most ${MAX_FRAME_BYTES})`);
+      return size;
+    }
     try {
       this.port?.postMessage(message);
     } catch (e) {
       this.opts.log?.('bridge post failed:', e);
     }
+    return 0;
+  }
+
+  private static tooLarge (type: string, size: number): string {
+    return `The ${type} message would be ${size} bytes, more than the ${MAX_FRAME_BYTES} Lumo Access takes, so it was not sent.`;
   }
 
   private onMessage (message: unknown): void {
@@ -263,8 +288,13 @@ export class Bridge {
         answer.field = be.field;
     }
     // An answer for a port that has since died would go to the wrong session.
-    if (this.port === port)
-      this.post(answer);
+    if (this.port !== port)
+      return;
+    // Every request gets exactly one answer: one too large to send becomes
+    // an error answer.
+    const size = this.post(answer);
+    if (size > 0)
+      this.post({ type: 'error', re: id, code: 'too_large', message: Bridge.tooLarge(String(answer.type), size) });
   }
 
   // Resolves once the bridge is ready or down, or after waitMs.
@@ -291,7 +321,11 @@ export class Bridge {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.post({ ...fields, type, id });
+      const size = this.post({ ...fields, type, id });
+      if (size > 0) {
+        this.pending.delete(id);
+        reject(new BridgeError(Bridge.tooLarge(type, size), 'too_large'));
+      }
     });
   }
 

@@ -15,6 +15,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import { z } from 'zod';
 import { checkCatalogue } from '../shared/limits.ts';
+import { cleanName, truncateUtf8 } from '../shared/text.ts';
 import type { BridgePolicy } from './bridge.ts';
 import { errorResult, runTool, TOOLS, type ToolContext, type ToolDef } from './tools.ts';
 
@@ -38,23 +39,13 @@ export function catalogue (tools: readonly ToolDef[] = TOOLS, log?: (msg: string
   return accepted;
 }
 
-// Cuts @s to @max UTF-8 bytes on a whole character (the bridge's bounds).
-function cut (s: string, max: number): string {
-  const enc = new TextEncoder();
-  if (enc.encode(s).length <= max)
-    return s;
-  const chars = [...s];
-  let bytes = enc.encode(s).length;
-  while (bytes > max - 3)
-    bytes -= enc.encode(chars.pop() as string).length;
-  return chars.join('') + '…';
-}
-
 // The catalogue as the bridge's hello/tools messages carry it. Site tools
 // bring their own titles and descriptions, so they are cut to the
 // bridge's bounds (128 and 4096 bytes) rather than refused.
 export function bridgeCatalogue (tools: readonly ToolDef[]): Array<Record<string, unknown>> {
-  return tools.map((t) => ({ name: t.name, title: cut(t.title, 128), description: cut(t.description, 4096), write: t.write, annotations: t.annotations }));
+  return tools.map((t) => ({
+    name: t.name, title: cleanName(t.title, 128) ?? t.name, description: truncateUtf8(t.description, 4096, '…'), write: t.write, annotations: t.annotations,
+  }));
 }
 
 const listings = new WeakMap<ToolDef, Tool>();

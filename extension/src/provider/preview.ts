@@ -8,6 +8,10 @@
 import { sha256Hex } from '../shared/sha256.ts';
 import { byteLength } from './scripts.ts';
 
+// Where a script runs: its match patterns; on an update the old and the
+// new ones, so the reviewer sees where it will run from now on.
+export type MatchesPreview = string[] | { old: string[]; new: string[] };
+
 export interface ScriptPreview {
   uuid: string;
   name: string;
@@ -16,8 +20,13 @@ export interface ScriptPreview {
   added: number;
   removed: number;
   enabled?: boolean;
+  matches?: MatchesPreview;
   action: 'create' | 'update' | 'delete' | 'enable' | 'disable';
 }
+
+// The reviewer must see all of what is approved: a preview that would not
+// fit the bridge's bound (docs/bridge-protocol.md) is refused, never cut.
+export const MAX_PREVIEW_BYTES = 16 * 1024;
 
 function lines (source: string): string[] {
   if (source.length === 0)
@@ -48,7 +57,7 @@ export function lineDiff (before: string, after: string): { added: number; remov
 }
 
 export async function scriptPreview (action: ScriptPreview['action'], uuid: string, name: string,
-  before: string, after: string, enabled?: boolean): Promise<ScriptPreview> {
+  before: string, after: string, enabled?: boolean, matches?: MatchesPreview): Promise<ScriptPreview> {
   const p: ScriptPreview = {
     action, uuid, name,
     bytes: byteLength(after),
@@ -57,5 +66,7 @@ export async function scriptPreview (action: ScriptPreview['action'], uuid: stri
   };
   if (enabled !== undefined)
     p.enabled = enabled;
+  if (matches !== undefined)
+    p.matches = matches;
   return p;
 }

@@ -13,6 +13,7 @@ import {
   PROBE_VERSION, isExtensionId, isObject, isProbeChannel,
   type ProbeAnswer, type ProbeStatus, type ServiceInfo,
 } from '../shared/protocol.ts';
+import { cleanName, truncateUtf8 } from '../shared/text.ts';
 
 export interface ProbeSender {
   id?: string;
@@ -24,20 +25,12 @@ const NO_TOOLS_REASON = 'Lumo Access accepted none of this provider\'s tools, so
 const MAX_NAME_BYTES = 128;
 const MAX_VERSION_BYTES = 64;
 
-// Display fields are bounded by the bridge; cut rather than let a long
-// name turn a probe into a bridge error.
+// Texts are bounded by the bridge; cut (on a whole character) rather than
+// let a long text turn a message into a bridge error.
 export function bounded (value: unknown, maxBytes: number): string | undefined {
   if (typeof value !== 'string' || value.length === 0)
     return undefined;
-  const enc = new TextEncoder();
-  if (enc.encode(value).length <= maxBytes)
-    return value;
-  // Cut whole code points until it fits.
-  const chars = [...value];
-  let bytes = enc.encode(value).length;
-  while (bytes > maxBytes)
-    bytes -= enc.encode(chars.pop() as string).length;
-  return chars.join('');
+  return truncateUtf8(value, maxBytes);
 }
 
 function protocolError (id: unknown, error: string): ProbeAnswer {
@@ -80,8 +73,8 @@ export async function handleProbe (message: unknown, sender: ProbeSender, servic
 
   const client = (m.client ?? {}) as Record<string, unknown>;
   const caller: { id: string; name?: string; version?: string } = { id: sender.id };
-  const name = bounded(client.name, MAX_NAME_BYTES);
-  const version = bounded(client.version, MAX_VERSION_BYTES);
+  const name = cleanName(client.name, MAX_NAME_BYTES);
+  const version = cleanName(client.version, MAX_VERSION_BYTES);
   if (name !== undefined)
     caller.name = name;
   if (version !== undefined)

@@ -12,6 +12,7 @@ import { probeExtension, type SendMessage } from '../host/probe.ts';
 import { Bridge, BridgeError, type BridgeOptions, type BridgePolicy, type PolicyPush } from './bridge.ts';
 import { bridgeCatalogue, catalogue, createProviderServer, SERVICE } from './mcp-server.ts';
 import { bounded, handleProbe } from './probe.ts';
+import { cleanName, truncateUtf8, wellFormedJson } from '../shared/text.ts';
 import { ScriptStore } from './scripts.ts';
 import { BufferedPortTransport } from './transport.ts';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -77,6 +78,24 @@ export function denialText (answer: Record<string, unknown>): string {
   if (reason === 'rate_limited' && typeof answer.retryAfterMs === 'number')
     text += ' ' + retryWords(answer.retryAfterMs);
   return text;
+}
+
+// Another extension's probe answer, as the app gets it: raw (the app maps
+// it), but its strings well-formed and its service name cleaned like every
+// name from outside. Its size is bounded by the frame (Bridge.post).
+function foreignAnswer (answer: unknown): unknown {
+  const a = wellFormedJson(answer);
+  if (typeof a === 'object' && a !== null && !Array.isArray(a)) {
+    const service = (a as Record<string, unknown>).service;
+    if (typeof service === 'object' && service !== null && !Array.isArray(service)) {
+      const s = { ...(service as Record<string, unknown>) };
+      for (const [k, max] of [['name', 128], ['version', 64], ['namespace', 64]] as const)
+        if (typeof s[k] === 'string')
+          s[k] = cleanName(s[k], max) ?? '';
+      return { ...a, service: s };
+    }
+  }
+  return a;
 }
 
 export class Provider {
@@ -250,7 +269,7 @@ export class Provider {
 
   private async authorize (callerId: string, name: string | undefined, req: AuthorizeRequest): Promise<AuthorizeOutcome> {
     const caller: Record<string, unknown> = { id: callerId };
-    const shown = bounded(name, 128);
+    const shown = cleanName(name, 128);
     if (shown !== undefined)
       caller.name = shown;
     let answer: Record<string, unknown>;
@@ -307,8 +326,8 @@ export class Provider {
       ...(this.deps.sendMessage ? { sendMessage: this.deps.sendMessage } : {}),
     });
     // The bridge needs "answer" present for kind "answer"; nothing becomes null.
-    if (outcome.kind === 'answer' && !('answer' in outcome))
-      return { type: 'probeTarget.result', outcome: { kind: 'answer', answer: null } };
-    return { type: 'probeTarget.result', outcome };
+    if (outcome.kind === 'answer')
+      return { type: 'probeTarget.result', outcome: { kind: 'answer', answer: foreignAnswer('answer' in outcome ? outcome.answer : null) } };
+    return { type: 'probeTarget.result', outcome: { ...outcome, ...(outcome.error !== undefined ? { error: truncateUtf8(outcome.error, 1024) } : {}) } };
   }
 }

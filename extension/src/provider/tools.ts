@@ -12,7 +12,10 @@ import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/
 import { paramsHash } from '../shared/sha256.ts';
 import type { SiteToolDef } from '../sitepacks/runtime.ts';
 import type { SitePackMeta } from '../sitepacks/types.ts';
-import { scriptPreview, type ScriptPreview } from './preview.ts';
+import { MAX_PREVIEW_BYTES, scriptPreview, type ScriptPreview } from './preview.ts';
+import { cleanName, utf8Length } from '../shared/text.ts';
+import { derivePrefix, l1Name, matchPatterns } from '../sitepacks/naming.ts';
+import { isWrite } from '../sitepacks/tools.ts';
 import { ScriptError, ScriptStore, summarize, type Script } from './scripts.ts';
 
 export interface AuthorizeRequest {
@@ -110,8 +113,31 @@ async function confirmSitePack (ctx: ToolContext, pack: PreparedPack, uuid: stri
   return ctx.sitePacks.confirm(pack, uuid);
 }
 
-function packPreview (p: PreparedPack): Record<string, unknown> {
-  return { name: p.meta.name, type: p.meta.type, version: p.meta.version, isAlwaysEnabled: p.meta.isAlwaysEnabled, tools: p.l1Names };
+// A site pack as the reviewer sees it: where it runs, how, and each tool
+// (its name on L1) with its class.
+function packPreview (meta: SitePackMeta, tools: ReadonlyArray<{ name: string; write: boolean }>): Record<string, unknown> {
+  const prefix = meta.toolPrefix ?? derivePrefix(meta.name);
+  return {
+    domain: meta.name, type: meta.type, version: meta.version, url: meta.url, isAlwaysEnabled: meta.isAlwaysEnabled,
+    tools: tools.map((t) => ({ name: l1Name(prefix, t.name), write: t.write })),
+  };
+}
+
+function storedPackPreview (s: Script): Record<string, unknown> | null {
+  return s.sitePack === undefined ? null : packPreview(s.sitePack.meta, s.sitePack.tools.map((d) => ({ name: d.name, write: isWrite(d) })));
+}
+
+// Where a stored script runs now.
+function matchesOf (s: Script): string[] {
+  return s.sitePack !== undefined ? matchPatterns(s.sitePack.meta.name) : s.matches;
+}
+
+// A script name as given: display text, cleaned at the edge.
+function scriptName (name: string): string {
+  const clean = cleanName(name, 128);
+  if (clean === undefined)
+    throw new ScriptError('The script name is empty (control and direction characters are not kept).');
+  return clean;
 }
 
 // A store write, then the wait until it is in effect.
@@ -131,6 +157,11 @@ function resultText (r: CallToolResult): string {
 
 export function errorResult (message: string): CallToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function withPack (p: ScriptPreview, s: Script): Record<string, unknown> {
+  const pack = storedPackPreview(s);
+  return pack === null ? { ...p } : { ...p, sitePack: pack };
 }
 
 // A preview for a script the call names but that does not exist: the app
@@ -177,10 +208,10 @@ export const TOOLS: readonly ToolDef[] = [
       if (args.meta === undefined) {
         if (args.name === undefined)
           throw new ScriptError('name is required (or meta, for a site pack).');
-        const name = args.name;
+        const name = scriptName(args.name);
         return {
           target: uuid,
-          preview: await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true),
+          preview: await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true, args.matches ?? []),
           run: async () => summarize(await stored(ctx, ctx.store.create(uuid, { ...args, name }))),
         };
       }
@@ -190,7 +221,10 @@ export const TOOLS: readonly ToolDef[] = [
       const pack = await prepareSitePack(ctx, uuid, name, args.meta, args.source);
       return {
         target: uuid,
-        preview: { ...await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true), sitePack: packPreview(pack) },
+        preview: {
+          ...await scriptPreview('create', uuid, name, '', args.source, args.enabled ?? true, matchPatterns(pack.meta.name)),
+          sitePack: packPreview(pack.meta, pack.tools),
+        },
         run: async () => {
           const tools = await confirmSitePack(ctx, pack, uuid);
           return summarize(await stored(ctx, ctx.store.create(uuid, {
@@ -222,7 +256,10 @@ export const TOOLS: readonly ToolDef[] = [
         const pack = await prepareSitePack(ctx, old.uuid, name, meta, source);
         return {
           target: args.uuid,
-          preview: { ...await scriptPreview('update', old.uuid, name, old.source, source), sitePack: packPreview(pack) },
+          preview: {
+            ...await scriptPreview('update', old.uuid, name, old.source, source, undefined, { old: matchesOf(old), new: matchPatterns(pack.meta.name) }),
+            sitePack: { old: storedPackPreview(old), new: packPreview(pack.meta, pack.tools) },
+          },
           run: async () => {
             const tools = await confirmSitePack(ctx, pack, old.uuid);
             return summarize(await stored(ctx, ctx.store.update(args.uuid, {
@@ -232,13 +269,15 @@ export const TOOLS: readonly ToolDef[] = [
           },
         };
       }
+      const name = args.name === undefined ? undefined : scriptName(args.name);
       return {
         target: args.uuid,
         preview: old === null
           ? missingPreview('update', args.uuid)
-          : await scriptPreview('update', old.uuid, args.name ?? old.name, old.source, args.source ?? old.source),
+          : await scriptPreview('update', old.uuid, name ?? old.name, old.source, args.source ?? old.source, undefined,
+            { old: old.matches, new: args.matches ?? old.matches }),
         run: async () => summarize(await stored(ctx, ctx.store.update(args.uuid, {
-          name: args.name, description: args.description, matches: args.matches, source: args.source,
+          name, description: args.description, matches: args.matches, source: args.source,
         }))),
       };
     },
@@ -256,7 +295,7 @@ export const TOOLS: readonly ToolDef[] = [
         target: args.uuid,
         preview: old === null
           ? missingPreview('delete', args.uuid)
-          : await scriptPreview('delete', old.uuid, old.name, old.source, ''),
+          : withPack(await scriptPreview('delete', old.uuid, old.name, old.source, '', undefined, matchesOf(old)), old),
         run: async () => ({ deleted: (await stored(ctx, ctx.store.remove(args.uuid))).uuid }),
       };
     },
@@ -275,7 +314,7 @@ export const TOOLS: readonly ToolDef[] = [
         target: args.uuid,
         preview: old === null
           ? missingPreview(action, args.uuid)
-          : await scriptPreview(action, old.uuid, old.name, old.source, old.source, args.enabled),
+          : withPack(await scriptPreview(action, old.uuid, old.name, old.source, old.source, args.enabled, matchesOf(old)), old),
         run: async () => summarize(await stored(ctx, ctx.store.update(args.uuid, { enabled: args.enabled }))),
       };
     },
@@ -311,6 +350,9 @@ export async function runTool (def: ToolDef, args: Record<string, unknown>, ctx:
     if (def.write) {
       req.paramsHash = await paramsHash(args);
       req.preview = (plan.preview ?? {}) as Record<string, unknown>;
+      const size = utf8Length(JSON.stringify(req.preview));
+      if (size > MAX_PREVIEW_BYTES)
+        throw new ScriptError(`This change cannot be shown to a reviewer in full: its summary would be ${size} bytes, more than ${MAX_PREVIEW_BYTES}. Use fewer or shorter match patterns.`);
     }
   } catch (e) {
     return errorResult(e instanceof Error ? e.message : String(e));

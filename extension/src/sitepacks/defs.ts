@@ -7,6 +7,7 @@
 // again here.
 
 import { MAX_TOOLS } from '../shared/limits.ts';
+import { cleanName } from '../shared/text.ts';
 import { checkPackToolName } from './naming.ts';
 import { errorResult, MAX_DESCRIPTION, MAX_RESULT_BYTES, MAX_TITLE, type SiteToolDef } from './runtime.ts';
 import type { ToolResult } from './types.ts';
@@ -41,8 +42,10 @@ export function checkDefs (prefix: string, raw: unknown): { defs: SiteToolDef[];
     if (!isObj(d.inputSchema) || d.inputSchema.type !== 'object') { bad('inputSchema must be a JSON Schema of type "object"'); continue; }
     if (JSON.stringify(d.inputSchema).length > MAX_SCHEMA_BYTES) { bad(`inputSchema is larger than ${MAX_SCHEMA_BYTES} bytes`); continue; }
     const def: SiteToolDef = { name, inputSchema: d.inputSchema };
-    if (typeof d.title === 'string')
-      def.title = d.title;
+    // A title is a name a person reads: cleaned here, where it comes in.
+    const title = cleanName(d.title, MAX_TITLE);
+    if (title !== undefined)
+      def.title = title;
     if (typeof d.description === 'string')
       def.description = d.description;
     if (d.annotations !== undefined) {

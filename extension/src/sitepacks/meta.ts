@@ -7,6 +7,7 @@
 
 import { PACK_TOOL_NAME_RE, checkDomain, checkPrefix, normalizeHost, servesHost } from './naming.ts';
 import type { MarketServer, SitePackMeta } from './types.ts';
+import { cleanName, truncateUtf8 } from '../shared/text.ts';
 
 export interface MetaProblem {
   field: string;
@@ -43,7 +44,7 @@ function describe (v: unknown): string {
   if (Array.isArray(v))
     return 'an array';
   if (typeof v === 'string')
-    return JSON.stringify(v.length > 60 ? v.slice(0, 57) + '…' : v);
+    return JSON.stringify(truncateUtf8(v, 60, '…'));
   if (typeof v === 'object')
     return 'an object';
   return `${typeof v} ${String(v)}`;
@@ -263,10 +264,14 @@ export function aggregateMarket (metas: readonly SitePackMeta[]): MarketServer[]
         continue;
       ids.add(s.id);
       urls.add(s.url);
-      const copy: MarketServer = { id: s.id, name: s.name, url: s.url };
-      for (const k of ['description', 'icon', 'type', 'enabled', 'addState', 'tools'] as const)
+      // Names and descriptions are shown in the app: cleaned as names are.
+      const copy: MarketServer = { id: s.id, name: cleanName(s.name, 128) ?? s.id, url: s.url };
+      for (const k of ['icon', 'type', 'enabled', 'addState', 'tools'] as const)
         if (s[k] !== undefined)
           (copy as unknown as Record<string, unknown>)[k] = s[k];
+      const description = cleanName(s.description, 1024);
+      if (description !== undefined)
+        copy.description = description;
       out.push(copy);
     }
   return out;

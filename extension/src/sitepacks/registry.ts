@@ -11,6 +11,7 @@
 // tests drive the same code with fake tabs.
 
 import { MAX_TOOLS } from '../shared/limits.ts';
+import { truncateUtf8 } from '../shared/text.ts';
 import type { StorageAreaLike } from '../provider/scripts.ts';
 import { checkDefs, checkResult } from './defs.ts';
 import { aggregateMarket } from './meta.ts';
@@ -469,7 +470,7 @@ export class SiteRegistry {
     const checked = checkDefs(prefix, m.tools);
     const { defs, refused: notOwn, warnings } = narrowDefs(pack, checked.defs);
     const refused = [...checked.refused, ...notOwn];
-    const errors = Array.isArray(m.errors) ? m.errors.filter((e): e is string => typeof e === 'string').slice(0, 32).map((e) => e.slice(0, 1024)) : [];
+    const errors = Array.isArray(m.errors) ? m.errors.filter((e): e is string => typeof e === 'string').slice(0, 32).map((e) => truncateUtf8(e, 1024, '…')) : [];
     const reg: TabReg = { tabId, url, packId: pack.id, tools: defs, errors, at: this.now() };
     if (sender.documentId !== undefined)
       reg.documentId = sender.documentId;

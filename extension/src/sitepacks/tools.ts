@@ -8,6 +8,7 @@
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { byteLength, ScriptError } from '../provider/scripts.ts';
+import { cleanName } from '../shared/text.ts';
 import type { ToolDef } from '../provider/tools.ts';
 import type { SiteToolDef } from './runtime.ts';
 import type { CatalogueEntry, PackRecord, SiteRegistry } from './registry.ts';
@@ -18,10 +19,16 @@ export function isWrite (def: SiteToolDef): boolean {
 
 // What a reviewer sees and the audit keeps: which pack, which tool, which
 // arguments by name and size. Never the pack's source, nor argument values.
+// The argument names come from the agent: at most 32 of them, each
+// cleaned, and how many there were.
+const MAX_ARG_KEYS = 32;
+
 export function sitePreview (pack: PackRecord, def: SiteToolDef, args: Record<string, unknown>): Record<string, unknown> {
+  const keys = Object.keys(args).sort();
   return {
-    action: 'site_tool', uuid: pack.id, pack: pack.meta.name, version: pack.meta.version, origin: pack.origin,
-    tool: def.name, title: def.title ?? def.name, argKeys: Object.keys(args).sort(), argsBytes: byteLength(JSON.stringify(args)),
+    action: 'site_tool', uuid: pack.id, pack: pack.meta.name, version: pack.meta.version, origin: pack.origin, type: pack.meta.type,
+    tool: def.name, title: def.title ?? def.name, write: isWrite(def),
+    argKeys: keys.slice(0, MAX_ARG_KEYS).map((k) => cleanName(k, 64) ?? '?'), argCount: keys.length, argsBytes: byteLength(JSON.stringify(args)),
   };
 }
 
