@@ -98,6 +98,11 @@ function foreignAnswer (answer: unknown): unknown {
   return a;
 }
 
+// Open lumo:mcp ports: per caller (a host needs one, a few while an old
+// one closes), and in all (the app counts at most 256 per session).
+export const MAX_PORTS_PER_CALLER = 8;
+export const MAX_PORTS = 256;
+
 export class Provider {
   readonly bridge: Bridge;
   readonly store: ScriptStore;
@@ -202,6 +207,13 @@ export class Provider {
     const callerId = port.sender?.id;
     if (!isExtensionId(callerId)) {
       transport.closeWithReason('The port did not come from an extension with a valid ID.');
+      return;
+    }
+    const mine = [...this.ports.values()].filter((p) => p.callerId === callerId).length;
+    if (mine >= MAX_PORTS_PER_CALLER || this.ports.size >= MAX_PORTS) {
+      transport.closeWithReason(mine >= MAX_PORTS_PER_CALLER
+        ? `This caller has ${MAX_PORTS_PER_CALLER} lumo:mcp ports open already, the most it may; close one first.`
+        : `The provider has ${MAX_PORTS} lumo:mcp ports open, the most it serves; try again later.`);
       return;
     }
     const id = `p${++this.portCounter}`;

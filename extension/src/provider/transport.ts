@@ -11,6 +11,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { CLOSED_NOTIFICATION, NOT_AUTHORIZED_ERROR, type PortLike } from '../shared/port.ts';
 import { isObject } from '../shared/protocol.ts';
+import { utf8Length } from '../shared/text.ts';
+
+// What a port may send before its caller is authorized: the host's
+// initialize (and, after a reconnect, the call that prompted it). Over
+// either bound the port is refused, so a caller that is not (yet) allowed
+// cannot make the provider hold more.
+export const MAX_HELD_MESSAGES = 16;
+export const MAX_HELD_BYTES = 1024 * 1024;
 
 export class BufferedPortTransport implements Transport {
   onclose?: () => void;
@@ -18,6 +26,7 @@ export class BufferedPortTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private buffer: JSONRPCMessage[] = [];
+  private heldBytes = 0;
   private released = false;
   private started = false;
   private closed = false;
@@ -58,6 +67,14 @@ export class BufferedPortTransport implements Transport {
       this.onerror?.(new Error('the lumo:mcp port carried a message that is not JSON-RPC 2.0'));
       return;
     }
+    if (!this.released) {
+      const size = utf8Length(JSON.stringify(message));
+      if (this.buffer.length + 1 > MAX_HELD_MESSAGES || this.heldBytes + size > MAX_HELD_BYTES) {
+        this.closeWithReason(`The caller sent more than ${MAX_HELD_MESSAGES} messages or ${MAX_HELD_BYTES} bytes before it was authorized; the port is closed.`);
+        return;
+      }
+      this.heldBytes += size;
+    }
     this.buffer.push(message as JSONRPCMessage);
     this.flush();
   }
@@ -70,6 +87,7 @@ export class BufferedPortTransport implements Transport {
       const m = this.buffer.shift() as JSONRPCMessage;
       this.onmessage?.(m);
     }
+    this.heldBytes = 0;
   }
 
   async send (message: JSONRPCMessage): Promise<void> {
