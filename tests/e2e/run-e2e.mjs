@@ -381,7 +381,7 @@ async function main () {
   });
 
   await siteSteps({
-    step, check, poll, browser, repo, dataDir, filesUnder, ctlJson,
+    step, check, poll, browser, repo, dataDir, filesUnder, ctlJson, ctlRun, siteRequests: sites.requests, provider: PROVIDER,
     worker: (expr) => browser.evaluate(ps, expr),
     caller: callerApi(browser, cs),
   });
