@@ -36,8 +36,7 @@ describe_entry (LumoAccessPage         *self,
   if (entry->caller_id != NULL)
     {
       caller = lumo_policy_get_caller (lumo_backend_get_policy (self->backend), entry->provider_id, entry->caller_id, NULL);
-      if (caller != NULL && caller->display_name != NULL && *caller->display_name != '\0')
-        caller_title = caller->display_name;
+      caller_title = lumo_format_caller_title (caller, entry->caller_id);
     }
   if (entry->provider_id != NULL)
     provider = lumo_provider_model_find (self->providers, entry->provider_id, NULL);

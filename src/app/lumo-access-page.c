@@ -235,9 +235,7 @@ caller_action (GtkWidget  *widget,
                         error);
   else if (forget)
     {
-      g_autofree char *text = g_strdup_printf (_("Removed %s"),
-                                               info != NULL && info->display_name && *info->display_name
-                                               ? info->display_name : caller_id);
+      g_autofree char *text = g_strdup_printf (_("Removed %s"), lumo_format_caller_title (info, caller_id));
       AdwToast *toast = lumo_ui_toast_new (text);
 
       adw_toast_set_button_label (toast, _("_Undo"));

@@ -37,11 +37,7 @@ provider_title (LumoActivityPage *self,
   g_autoptr(LumoProviderInfo) info =
     lumo_policy_get_provider (lumo_backend_get_policy (self->backend), provider_id, NULL);
 
-  if (info != NULL && info->display_name != NULL && *info->display_name != '\0')
-    return g_strdup (info->display_name);
-  if (info != NULL && info->namespace_ != NULL && *info->namespace_ != '\0')
-    return g_strdup (info->namespace_);
-  return g_strdup (provider_id);
+  return g_strdup (lumo_format_provider_title (info, provider_id));
 }
 
 static char *
@@ -52,9 +48,7 @@ caller_title (LumoActivityPage *self,
   g_autoptr(LumoCallerInfo) info =
     lumo_policy_get_caller (lumo_backend_get_policy (self->backend), provider_id, caller_id, NULL);
 
-  if (info != NULL && info->display_name != NULL && *info->display_name != '\0')
-    return g_strdup (info->display_name);
-  return g_strdup (caller_id);
+  return g_strdup (lumo_format_caller_title (info, caller_id));
 }
 
 static GtkWidget *

@@ -10,6 +10,7 @@
 
 #include "lumo-audit-page-private.h"
 #include "lumo-backend.h"
+#include "lumo-format.h"
 #include "lumo-policy.h"
 
 /* Searching as you type starts at this many characters (the trigram index
@@ -340,11 +341,9 @@ reload_provider_names (LumoAuditPage *self)
   for (guint i = 0; providers != NULL && i < providers->len; i++)
     {
       const LumoProviderInfo *info = g_ptr_array_index (providers, i);
-      const char *name = info->display_name != NULL && *info->display_name != '\0'
-                         ? info->display_name : info->namespace_;
 
-      if (name != NULL && *name != '\0')
-        g_hash_table_insert (self->provider_names, g_strdup (info->id), g_strdup (name));
+      g_hash_table_insert (self->provider_names, g_strdup (info->id),
+                           g_strdup (lumo_format_provider_title (info, info->id)));
     }
 }
 

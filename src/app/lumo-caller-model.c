@@ -8,6 +8,7 @@
 
 #include "lumo-caller-model.h"
 #include "lumo-error.h"
+#include "lumo-format.h"
 
 /* ---- LumoCallerItem ----------------------------------------------------- */
 
@@ -186,9 +187,7 @@ lumo_caller_item_get_title (LumoCallerItem *self)
 {
   g_return_val_if_fail (LUMO_IS_CALLER_ITEM (self), NULL);
 
-  if (self->info->display_name != NULL && self->info->display_name[0] != '\0')
-    return self->info->display_name;
-  return self->info->id;
+  return lumo_format_caller_title (self->info, self->info->id);
 }
 
 /* ---- LumoCallerModel ---------------------------------------------------- */

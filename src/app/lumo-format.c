@@ -12,6 +12,32 @@
 #include "lumo-audit-store.h"
 #include "lumo-format.h"
 
+static gboolean
+is_set (const char *text)
+{
+  return text != NULL && *text != '\0';
+}
+
+const char *
+lumo_format_provider_title (const LumoProviderInfo *info,
+                            const char             *provider_id)
+{
+  if (info != NULL && is_set (info->display_name))
+    return info->display_name;
+  if (info != NULL && is_set (info->namespace_))
+    return info->namespace_;
+  return provider_id;
+}
+
+const char *
+lumo_format_caller_title (const LumoCallerInfo *info,
+                          const char           *caller_id)
+{
+  if (info != NULL && is_set (info->display_name))
+    return info->display_name;
+  return caller_id;
+}
+
 char *
 lumo_format_time (gint64 time_us)
 {

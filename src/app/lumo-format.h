@@ -4,7 +4,8 @@
  *
  * Pure functions that turn core values into translated text, shared by the
  * pages, the notifications and the tests, so that one thing always reads
- * the same way. All return newly allocated strings.
+ * the same way. All return newly allocated strings, but for the titles,
+ * which are borrowed from their arguments.
  */
 #pragma once
 
@@ -34,6 +35,15 @@ char *lumo_format_outcome       (LumoAuditRow *row);
 /* The first @n_chars of a hex hash followed by "…". */
 char *lumo_format_hash_prefix   (const char   *hash,
                                  guint         n_chars);
+
+/* What a provider is called: its display name, else its namespace, else
+ * @provider_id. @info may be NULL (a provider the policy does not know). */
+const char *lumo_format_provider_title (const LumoProviderInfo *info,
+                                        const char             *provider_id);
+/* What a caller is called: its display name, else @caller_id. @info may be
+ * NULL. */
+const char *lumo_format_caller_title   (const LumoCallerInfo   *info,
+                                        const char             *caller_id);
 
 /* One policy history entry as a sentence, e.g. "Allowed Foo Agent" or
  * "Turned writes off for Lumo Userscripts". The names are for display;

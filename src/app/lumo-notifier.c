@@ -96,11 +96,7 @@ provider_title (LumoNotifier *self,
   g_autoptr(LumoProviderInfo) info =
     lumo_policy_get_provider (lumo_backend_get_policy (self->backend), provider_id, NULL);
 
-  if (info != NULL && info->display_name != NULL && *info->display_name != '\0')
-    return g_strdup (info->display_name);
-  if (info != NULL && info->namespace_ != NULL && *info->namespace_ != '\0')
-    return g_strdup (info->namespace_);
-  return g_strdup (provider_id);
+  return g_strdup (lumo_format_provider_title (info, provider_id));
 }
 
 static void

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "lumo-backend.h"
+#include "lumo-format.h"
 #include "lumo-provider-model.h"
 #include "lumo-tool-registry.h"
 
@@ -186,11 +187,7 @@ lumo_provider_item_get_title (LumoProviderItem *self)
 {
   g_return_val_if_fail (LUMO_IS_PROVIDER_ITEM (self), NULL);
 
-  if (self->info->display_name != NULL && self->info->display_name[0] != '\0')
-    return self->info->display_name;
-  if (self->info->namespace_ != NULL && self->info->namespace_[0] != '\0')
-    return self->info->namespace_;
-  return self->info->id;
+  return lumo_format_provider_title (self->info, self->info->id);
 }
 
 gboolean

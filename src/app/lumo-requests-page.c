@@ -10,6 +10,7 @@
 
 #include "lumo-backend.h"
 #include "lumo-caller-row.h"
+#include "lumo-format.h"
 #include "lumo-policy.h"
 #include "lumo-requests-page.h"
 #include "lumo-review-queue.h"
@@ -174,15 +175,11 @@ create_caller_row_cb (gpointer item,
   LumoCallerItem *caller = item;
   g_autoptr(LumoProviderInfo) provider = NULL;
   g_autofree char *key = NULL;
-  const char *provider_title = NULL;
+  const char *provider_id = lumo_caller_item_get_provider_id (caller);
   GtkWidget *row;
 
-  provider = lumo_policy_get_provider (get_policy (self), lumo_caller_item_get_provider_id (caller), NULL);
-  if (provider != NULL)
-    provider_title = provider->display_name != NULL && *provider->display_name != '\0'
-                     ? provider->display_name : provider->namespace_;
-
-  row = lumo_caller_row_new (caller, provider_title);
+  provider = lumo_policy_get_provider (get_policy (self), provider_id, NULL);
+  row = lumo_caller_row_new (caller, lumo_format_provider_title (provider, provider_id));
   key = caller_key (lumo_caller_item_get_provider_id (caller), lumo_caller_item_get_caller_id (caller));
   lumo_caller_row_set_checked (LUMO_CALLER_ROW (row), g_hash_table_contains (self->checked, key));
   g_signal_connect_object (row, "notify::checked", G_CALLBACK (on_row_checked_cb), self, 0);

@@ -6,6 +6,7 @@
 
 #include "app-test-util.h"
 #include "lumo-error.h"
+#include "lumo-format.h"
 #include "lumo-provider-row.h"
 #include "probe-cases.h"
 
@@ -207,6 +208,32 @@ test_recommended_servers (AppFixture    *f,
   g_assert_false (recommended_shown (provider_row (f, TEST_PROVIDER_ID)));
 }
 
+/* What a provider and a caller are called wherever they are shown (rows,
+ * notifications, the audit log, requests): one rule in lumo-format.c. An
+ * empty name is no name. */
+static void
+test_titles (void)
+{
+  LumoProviderInfo provider = { .id = (char *) TEST_PROVIDER_ID };
+  LumoCallerInfo caller = { .provider_id = (char *) TEST_PROVIDER_ID, .id = (char *) TEST_CALLER_ID };
+
+  g_assert_cmpstr (lumo_format_provider_title (NULL, TEST_PROVIDER_ID), ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (lumo_format_provider_title (&provider, TEST_PROVIDER_ID), ==, TEST_PROVIDER_ID);
+  provider.namespace_ = (char *) "";
+  provider.display_name = (char *) "";
+  g_assert_cmpstr (lumo_format_provider_title (&provider, TEST_PROVIDER_ID), ==, TEST_PROVIDER_ID);
+  provider.namespace_ = (char *) "userscripts";
+  g_assert_cmpstr (lumo_format_provider_title (&provider, TEST_PROVIDER_ID), ==, "userscripts");
+  provider.display_name = (char *) "Lumo Userscripts";
+  g_assert_cmpstr (lumo_format_provider_title (&provider, TEST_PROVIDER_ID), ==, "Lumo Userscripts");
+
+  g_assert_cmpstr (lumo_format_caller_title (NULL, TEST_CALLER_ID), ==, TEST_CALLER_ID);
+  caller.display_name = (char *) "";
+  g_assert_cmpstr (lumo_format_caller_title (&caller, TEST_CALLER_ID), ==, TEST_CALLER_ID);
+  caller.display_name = (char *) "Foo Agent";
+  g_assert_cmpstr (lumo_format_caller_title (&caller, TEST_CALLER_ID), ==, "Foo Agent");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -222,6 +249,7 @@ main (int   argc,
   ADD ("watch", test_watch_by_id);
   ADD ("recommended", test_recommended_servers);
 #undef ADD
+  g_test_add_func ("/providers/titles", test_titles);
 
   return g_test_run ();
 }
