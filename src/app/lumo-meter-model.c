@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lumo-meter-model.h"
+#include "lumo-protocol.h"
 #include "lumo-rate-limiter.h"
 
 /* ---- LumoMeterItem ------------------------------------------------------ */
@@ -138,7 +139,7 @@ lumo_meter_item_new (const char *provider_id,
 
   self->provider_id = g_strdup (provider_id);
   self->caller_id = g_strdup (caller_id);
-  self->key = lumo_rate_limiter_key (provider_id, caller_id);
+  self->key = lumo_caller_key_new (provider_id, caller_id);
   self->title = g_strdup (title != NULL && *title != '\0' ? title : caller_id);
 
   return self;
@@ -385,20 +386,6 @@ add_item (LumoMeterModel *self,
   return item;
 }
 
-static gboolean
-split_key (const char  *key,
-           char       **provider_id,
-           char       **caller_id)
-{
-  const char *slash = strchr (key, '/');
-
-  if (slash == NULL)
-    return FALSE;
-  *provider_id = g_strndup (key, slash - key);
-  *caller_id = g_strdup (slash + 1);
-  return TRUE;
-}
-
 static void
 on_limiter_changed_cb (LumoRateLimiter *limiter,
                        const char      *key,
@@ -409,10 +396,10 @@ on_limiter_changed_cb (LumoRateLimiter *limiter,
 
   if (item == NULL)
     {
-      g_autofree char *provider_id = NULL;
-      g_autofree char *caller_id = NULL;
+      char provider_id[LUMO_EXTENSION_ID_LEN + 1];
+      char caller_id[LUMO_EXTENSION_ID_LEN + 1];
 
-      if (!split_key (key, &provider_id, &caller_id))
+      if (!lumo_caller_key_split (key, provider_id, caller_id))
         return;
       item = add_item (self, provider_id, caller_id);
     }
@@ -429,9 +416,12 @@ on_policy_caller_changed_cb (LumoPolicy     *policy,
                              LumoMeterModel *self)
 {
   g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (policy, provider_id, caller_id, NULL);
-  g_autofree char *key = lumo_rate_limiter_key (provider_id, caller_id);
+  char key[LUMO_CALLER_KEY_SIZE];
   guint position;
-  LumoMeterItem *item = find_by_key (self, key, &position);
+  LumoMeterItem *item;
+
+  lumo_caller_key_fill (key, provider_id, caller_id);
+  item = find_by_key (self, key, &position);
 
   if (info != NULL && info->state == LUMO_CALLER_STATE_ALLOWED)
     {
@@ -546,11 +536,11 @@ lumo_meter_model_new (LumoPolicy *policy)
   active = lumo_rate_limiter_list_active (self->limiter);
   for (guint i = 0; active != NULL && active[i] != NULL; i++)
     {
-      g_autofree char *provider_id = NULL;
-      g_autofree char *caller_id = NULL;
+      char provider_id[LUMO_EXTENSION_ID_LEN + 1];
+      char caller_id[LUMO_EXTENSION_ID_LEN + 1];
 
       if (find_by_key (self, active[i], NULL) == NULL &&
-          split_key (active[i], &provider_id, &caller_id))
+          lumo_caller_key_split (active[i], provider_id, caller_id))
         g_ptr_array_add (self->items, lumo_meter_item_new (provider_id, caller_id, NULL));
     }
 
@@ -585,11 +575,15 @@ lumo_meter_model_find (LumoMeterModel *self,
                        const char     *provider_id,
                        const char     *caller_id)
 {
-  g_autofree char *key = NULL;
+  char key[LUMO_CALLER_KEY_SIZE];
 
   g_return_val_if_fail (LUMO_IS_METER_MODEL (self), NULL);
   g_return_val_if_fail (provider_id != NULL && caller_id != NULL, NULL);
 
-  key = lumo_rate_limiter_key (provider_id, caller_id);
+  /* No caller has a key of anything else. */
+  if (!lumo_is_extension_id (provider_id) || !lumo_is_extension_id (caller_id))
+    return NULL;
+
+  lumo_caller_key_fill (key, provider_id, caller_id);
   return find_by_key (self, key, NULL);
 }

@@ -12,6 +12,7 @@
 #include "lumo-caller-row.h"
 #include "lumo-format.h"
 #include "lumo-policy.h"
+#include "lumo-protocol.h"
 #include "lumo-requests-page.h"
 #include "lumo-review-queue.h"
 #include "lumo-review-row.h"
@@ -45,13 +46,6 @@ enum {
 };
 
 static GParamSpec *properties[N_PROPS];
-
-static char *
-caller_key (const char *provider_id,
-            const char *caller_id)
-{
-  return g_strconcat (provider_id, "/", caller_id, NULL);
-}
 
 static LumoPolicy *
 get_policy (LumoRequestsPage *self)
@@ -128,9 +122,11 @@ on_pending_items_changed_cb (GListModel       *model,
   g_hash_table_iter_init (&iter, self->checked);
   while (g_hash_table_iter_next (&iter, (gpointer *)&key, NULL))
     {
-      g_auto(GStrv) parts = g_strsplit (key, "/", 2);
+      char provider_id[LUMO_EXTENSION_ID_LEN + 1];
+      char caller_id[LUMO_EXTENSION_ID_LEN + 1];
 
-      if (lumo_caller_model_find (self->pending, parts[0], parts[1]) == NULL)
+      if (!lumo_caller_key_split (key, provider_id, caller_id) ||
+          lumo_caller_model_find (self->pending, provider_id, caller_id) == NULL)
         g_hash_table_iter_remove (&iter);
     }
 
@@ -154,7 +150,7 @@ on_row_checked_cb (LumoCallerRow    *row,
                    LumoRequestsPage *self)
 {
   LumoCallerItem *item = lumo_caller_row_get_item (row);
-  char *key = caller_key (lumo_caller_item_get_provider_id (item), lumo_caller_item_get_caller_id (item));
+  char *key = lumo_caller_key_new (lumo_caller_item_get_provider_id (item), lumo_caller_item_get_caller_id (item));
 
   if (lumo_caller_row_get_checked (row))
     g_hash_table_add (self->checked, key);
@@ -180,7 +176,7 @@ create_caller_row_cb (gpointer item,
 
   provider = lumo_policy_get_provider (get_policy (self), provider_id, NULL);
   row = lumo_caller_row_new (caller, lumo_format_provider_title (provider, provider_id));
-  key = caller_key (lumo_caller_item_get_provider_id (caller), lumo_caller_item_get_caller_id (caller));
+  key = lumo_caller_key_new (provider_id, lumo_caller_item_get_caller_id (caller));
   lumo_caller_row_set_checked (LUMO_CALLER_ROW (row), g_hash_table_contains (self->checked, key));
   g_signal_connect_object (row, "notify::checked", G_CALLBACK (on_row_checked_cb), self, 0);
 
@@ -254,9 +250,11 @@ decide_selected_action (GtkWidget  *widget,
 
   for (guint i = 0; i < n_keys; i++)
     {
-      g_auto(GStrv) parts = g_strsplit (keys[i], "/", 2);
+      char provider_id[LUMO_EXTENSION_ID_LEN + 1];
+      char caller_id[LUMO_EXTENSION_ID_LEN + 1];
 
-      if (parts[0] != NULL && parts[1] != NULL && decide_caller (self, parts[0], parts[1], allow))
+      if (lumo_caller_key_split (keys[i], provider_id, caller_id) &&
+          decide_caller (self, provider_id, caller_id, allow))
         n_done++;
       g_free (keys[i]);
     }

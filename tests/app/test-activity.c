@@ -9,6 +9,7 @@
 #include "app-test-util.h"
 #include "lumo-format.h"
 #include "lumo-meter-row.h"
+#include "lumo-protocol.h"
 #include "lumo-rate-limiter.h"
 
 static gint64 fake_now;
@@ -128,7 +129,7 @@ test_meter_for_an_agent_that_is_not_listed (AppFixture    *f,
 {
   LumoMeterModel *meters = lumo_activity_page_get_meters (_lumo_window_get_activity_page (f->window));
   LumoRateLimiter *limiter = lumo_policy_get_rate_limiter (f->policy);
-  g_autofree char *key = lumo_rate_limiter_key (TEST_PROVIDER_ID, TEST_CALLER2_ID);
+  g_autofree char *key = lumo_caller_key_new (TEST_PROVIDER_ID, TEST_CALLER2_ID);
   gint64 retry;
 
   fake_now = g_get_monotonic_time () + (gint64) 5000 * G_USEC_PER_SEC;

@@ -13,6 +13,7 @@
 #include "lumo-error.h"
 #include "lumo-paths.h"
 #include "lumo-policy.h"
+#include "lumo-protocol.h"
 #include "lumo-rate-limiter.h"
 
 #define PROV  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -210,7 +211,7 @@ static guint
 slots_used (Fixture    *f,
             const char *caller)
 {
-  g_autofree char *key = lumo_rate_limiter_key (PROV, caller);
+  g_autofree char *key = lumo_caller_key_new (PROV, caller);
   guint used = 0;
 
   lumo_rate_limiter_usage (lumo_policy_get_rate_limiter (f->policy), key, &used, NULL, NULL);

@@ -135,6 +135,64 @@ test_origin (void)
   g_assert_null (lumo_extension_origin_from_id ("nope"));
 }
 
+/* "provider/caller": the one key the policy, the rate limiter and the UI
+ * use for a caller, built and split in one place. */
+static void
+test_caller_key (void)
+{
+#define OTHER_ID "pppppppppppppppppppppppppppppppp"
+  const char *bad[] = {
+    "",
+    GOOD_ID,
+    GOOD_ID "/",
+    "/" OTHER_ID,
+    GOOD_ID OTHER_ID,                    /* no separator */
+    GOOD_ID ":" OTHER_ID,
+    GOOD_ID "/" OTHER_ID "/",            /* anything after */
+    GOOD_ID "/" OTHER_ID "p",
+    GOOD_ID "//" OTHER_ID,
+    GOOD_ID "/ppppppppppppppppppppppppppppppp",  /* 31 letters */
+    "abcdefghijklmnopabcdefghijklmno/" OTHER_ID "p",  /* right length, '/' one early */
+    GOOD_ID "/pppppppppppppppppppppppppppppppq",  /* not a–p */
+    "Abcdefghijklmnopabcdefghijklmnop/" OTHER_ID,
+  };
+  char key[LUMO_CALLER_KEY_SIZE];
+  char provider_id[LUMO_EXTENSION_ID_LEN + 1];
+  char caller_id[LUMO_EXTENSION_ID_LEN + 1];
+  g_autofree char *owned = NULL;
+
+  lumo_caller_key_fill (key, GOOD_ID, OTHER_ID);
+  g_assert_cmpstr (key, ==, GOOD_ID "/" OTHER_ID);
+  owned = lumo_caller_key_new (GOOD_ID, OTHER_ID);
+  g_assert_cmpstr (owned, ==, key);
+  g_assert_cmpuint (strlen (key), ==, LUMO_CALLER_KEY_SIZE - 1);
+
+  g_assert_true (lumo_caller_key_split (key, provider_id, caller_id));
+  g_assert_cmpstr (provider_id, ==, GOOD_ID);
+  g_assert_cmpstr (caller_id, ==, OTHER_ID);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      memset (provider_id, 'x', sizeof provider_id);
+      memset (caller_id, 'x', sizeof caller_id);
+      g_test_message ("key %s", bad[i]);
+      g_assert_false (lumo_caller_key_split (bad[i], provider_id, caller_id));
+      /* Nothing written on failure. */
+      g_assert_cmpint (provider_id[0], ==, 'x');
+      g_assert_cmpint (caller_id[0], ==, 'x');
+    }
+  g_assert_false (lumo_caller_key_split (NULL, provider_id, caller_id));
+
+  /* Only extension IDs make a key: anything else is a programmer error. */
+  if (g_test_undefined ())
+    {
+      g_test_expect_message ("lumo-protocol", G_LOG_LEVEL_CRITICAL, "*lumo_is_extension_id*");
+      g_assert_null (lumo_caller_key_new ("a/b", OTHER_ID));
+      g_test_assert_expected_messages ();
+    }
+#undef OTHER_ID
+}
+
 static void
 test_namespace (void)
 {
@@ -397,6 +455,7 @@ main (int   argc,
   g_test_add_func ("/protocol/extension-id", test_extension_id);
   g_test_add_func ("/protocol/extension-id/validate", test_validate_extension_id);
   g_test_add_func ("/protocol/extension-id/origin", test_origin);
+  g_test_add_func ("/protocol/caller-key", test_caller_key);
   g_test_add_func ("/protocol/names/namespace", test_namespace);
   g_test_add_func ("/protocol/names/tool", test_tool_name);
   g_test_add_func ("/protocol/catalogue/checks", test_catalogue);

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include "lumo-protocol.h"
 #include "lumo-rate-limiter.h"
 
 #define S(x) ((gint64) (x) * G_USEC_PER_SEC)
@@ -189,8 +190,8 @@ test_keys_independent (Fixture       *f,
   g_assert_cmpstr (active[0], ==, KEY_A);
   g_assert_cmpstr (active[1], ==, KEY_B);
 
-  key = lumo_rate_limiter_key ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-                               "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+  key = lumo_caller_key_new ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
   g_assert_cmpstr (key, ==, KEY_A);
 
   /* After a window nothing is active, and idle keys are forgotten. */

@@ -22,6 +22,7 @@
 
 #include "lumo-error.h"
 #include "lumo-policy-private.h"
+#include "lumo-protocol.h"
 
 typedef struct
 {
@@ -146,17 +147,20 @@ bookkeeping_write (LumoPolicy  *self,
   while (g_hash_table_iter_next (&iter, &key, &value))
     {
       const LumoPolicyBookkeeping *counts = value;
-      const char *k = key;
+      char provider_id[LUMO_EXTENSION_ID_LEN + 1];
+      char caller_id[LUMO_EXTENSION_ID_LEN + 1];
 
-      g_assert (strlen (k) == LUMO_POLICY_KEY_SIZE - 1 && k[32] == '/');
+      /* Only _lumo_policy_bookkeeping_note() adds keys, from valid IDs. */
+      if (!lumo_caller_key_split (key, provider_id, caller_id))
+        g_assert_not_reached ();
 
       sqlite3_reset (stmt);
       sqlite3_bind_int64 (stmt, 1, (gint64) counts->probes);
       sqlite3_bind_int64 (stmt, 2, (gint64) counts->writes);
       sqlite3_bind_int64 (stmt, 3, counts->last_seen);
       sqlite3_bind_text (stmt, 4, counts->display_name, -1, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, 5, k, 32, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, 6, k + 33, 32, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 5, provider_id, LUMO_EXTENSION_ID_LEN, SQLITE_TRANSIENT);
+      sqlite3_bind_text (stmt, 6, caller_id, LUMO_EXTENSION_ID_LEN, SQLITE_TRANSIENT);
       if (!_lumo_policy_store_step_done (self->db, stmt, "Cannot write the probe and write counts", error))
         return FALSE;
     }
@@ -176,13 +180,13 @@ void
 _lumo_policy_bookkeeping_overlay (LumoPolicy     *self,
                                   LumoCallerInfo *info)
 {
-  char key[LUMO_POLICY_KEY_SIZE];
+  char key[LUMO_CALLER_KEY_SIZE];
   const LumoPolicyBookkeeping *counts;
 
   if (g_hash_table_size (self->bookkeeping) == 0)
     return;
 
-  _lumo_policy_caller_key (key, info->provider_id, info->id);
+  lumo_caller_key_fill (key, info->provider_id, info->id);
   if (!(counts = g_hash_table_lookup (self->bookkeeping, key)))
     return;
 

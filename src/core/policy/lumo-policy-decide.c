@@ -117,7 +117,7 @@ lumo_policy_probe (LumoPolicy        *self,
 {
   const LumoProviderInfo *provider;
   const LumoCallerInfo *caller;
-  char key[LUMO_POLICY_KEY_SIZE];
+  char key[LUMO_CALLER_KEY_SIZE];
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
   g_return_val_if_fail (status != NULL, FALSE);
@@ -136,7 +136,7 @@ lumo_policy_probe (LumoPolicy        *self,
   if (!(provider = g_hash_table_lookup (self->providers, provider_id)))
     return TRUE;
 
-  _lumo_policy_caller_key (key, provider_id, caller_id);
+  lumo_caller_key_fill (key, provider_id, caller_id);
   if (!(caller = g_hash_table_lookup (self->callers, key)))
     {
       g_autofree char *name = _lumo_policy_store_clean_text (display_name);
@@ -173,8 +173,7 @@ lumo_policy_authorize (LumoPolicy          *self,
 {
   const LumoProviderInfo *provider;
   const LumoCallerInfo *caller;
-  g_autofree char *limiter_key = NULL;
-  char key[LUMO_POLICY_KEY_SIZE];
+  char key[LUMO_CALLER_KEY_SIZE];
   LumoCallerState state;
   gint64 retry_after = 0;
 
@@ -202,7 +201,7 @@ lumo_policy_authorize (LumoPolicy          *self,
   if (provider == NULL || !provider->enabled)
     return TRUE;
 
-  _lumo_policy_caller_key (key, provider_id, caller_id);
+  lumo_caller_key_fill (key, provider_id, caller_id);
   caller = g_hash_table_lookup (self->callers, key);
   state = caller != NULL ? caller->state : LUMO_CALLER_STATE_ANY;
 
@@ -214,8 +213,7 @@ lumo_policy_authorize (LumoPolicy          *self,
     decide (decision, LUMO_DENY_REASON_NONE, 0);
   else if (!provider->writes)
     decide (decision, LUMO_DENY_REASON_WRITES_OFF, 0);
-  else if (limiter_key = lumo_rate_limiter_key (provider_id, caller_id),
-           !lumo_rate_limiter_try_acquire (self->limiter, limiter_key, &retry_after))
+  else if (!lumo_rate_limiter_try_acquire (self->limiter, key, &retry_after))
     decide (decision, LUMO_DENY_REASON_RATE_LIMITED, retry_after);
   else
     {

@@ -54,12 +54,6 @@ struct _LumoPolicy
   GSource          *flush_source;
 };
 
-/* "provider/caller" of two valid IDs, without an allocation. */
-#define LUMO_POLICY_KEY_SIZE (32 + 1 + 32 + 1)
-void _lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
-                              const char *provider_id,
-                              const char *caller_id);
-
 /* After our own commit: emits the signals for what changed. The change is
  * made already, so a failure here is only logged; the next change or
  * refresh announces it. */

@@ -15,11 +15,11 @@
 #include "config.h"
 
 #include <gio/gio.h>
-#include <string.h>
 
 #include "lumo-error.h"
 #include "lumo-paths.h"
 #include "lumo-policy-private.h"
+#include "lumo-protocol.h"
 
 
 static void lumo_policy_initable_iface_init (GInitableIface *iface);
@@ -178,26 +178,6 @@ diff_state (LumoPolicy *self,
     queue (emissions, signals[HISTORY_CHANGED], NULL, NULL);
 }
 
-static char *
-caller_key (const char *provider_id,
-            const char *caller_id)
-{
-  return g_strconcat (provider_id, "/", caller_id, NULL);
-}
-
-void
-_lumo_policy_caller_key (char        key[LUMO_POLICY_KEY_SIZE],
-                         const char *provider_id,
-                         const char *caller_id)
-{
-  g_assert (strlen (provider_id) == 32 && strlen (caller_id) == 32);
-
-  memcpy (key, provider_id, 32);
-  key[32] = '/';
-  memcpy (key + 33, caller_id, 32);
-  key[LUMO_POLICY_KEY_SIZE - 1] = '\0';
-}
-
 /* A statement kept prepared: this runs before every decision. */
 static gint64
 read_data_version (LumoPolicy  *self,
@@ -265,7 +245,7 @@ load_state (LumoPolicy  *self,
     {
       LumoCallerInfo *info = g_ptr_array_index (caller_list, i);
 
-      g_hash_table_insert (callers, caller_key (info->provider_id, info->id), info);
+      g_hash_table_insert (callers, lumo_caller_key_new (info->provider_id, info->id), info);
     }
   g_ptr_array_set_free_func (caller_list, NULL);
 

@@ -201,17 +201,6 @@ lumo_rate_limiter_now (LumoRateLimiter *self)
   return now;
 }
 
-char *
-lumo_rate_limiter_key (const char *provider_id,
-                       const char *caller_id)
-{
-  g_return_val_if_fail (provider_id != NULL, NULL);
-  g_return_val_if_fail (caller_id != NULL, NULL);
-
-  /* Both are extension IDs (a–p only), so "/" cannot be ambiguous. */
-  return g_strconcat (provider_id, "/", caller_id, NULL);
-}
-
 /* Drops the entries of @log that expired at @now: now - t >= window. */
 static void
 expire (LumoRateLimiter *self,

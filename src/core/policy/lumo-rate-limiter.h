@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * LumoRateLimiter owns one timestamp log per key (a key is a
- * provider/caller pair, see lumo_rate_limiter_key()). It is exact: a write
+ * provider/caller pair, see lumo_caller_key_new()). It is exact: a write
  * admitted at t is counted until t + window, no fixed buckets. The default is
  * the protocol's 30 writes per 60 s. Time comes from an injectable monotonic
  * clock; a clock that steps backwards is clamped to the latest time seen, so
@@ -30,8 +30,6 @@ void             lumo_rate_limiter_set_clock    (LumoRateLimiter  *self,
                                                  LumoClockFunc     clock,
                                                  gpointer          user_data);
 gint64           lumo_rate_limiter_now          (LumoRateLimiter  *self);
-char            *lumo_rate_limiter_key          (const char       *provider_id,
-                                                 const char       *caller_id);
 /* Admits one write for @key if a slot is free and records it. When the
  * window is full, returns FALSE and sets @retry_after_us to the time until
  * the oldest entry expires. Emits ::changed on admission. */

@@ -42,6 +42,57 @@ lumo_is_extension_id (const char *s)
   return lumo_is_extension_id_len (s, strnlen (s, LUMO_EXTENSION_ID_LEN + 1));
 }
 
+void
+lumo_caller_key_fill (char        key[LUMO_CALLER_KEY_SIZE],
+                      const char *provider_id,
+                      const char *caller_id)
+{
+  key[0] = '\0';
+  g_return_if_fail (lumo_is_extension_id (provider_id));
+  g_return_if_fail (lumo_is_extension_id (caller_id));
+
+  memcpy (key, provider_id, LUMO_EXTENSION_ID_LEN);
+  key[LUMO_EXTENSION_ID_LEN] = '/';
+  memcpy (key + LUMO_EXTENSION_ID_LEN + 1, caller_id, LUMO_EXTENSION_ID_LEN);
+  key[LUMO_CALLER_KEY_SIZE - 1] = '\0';
+}
+
+char *
+lumo_caller_key_new (const char *provider_id,
+                     const char *caller_id)
+{
+  char key[LUMO_CALLER_KEY_SIZE];
+
+  g_return_val_if_fail (lumo_is_extension_id (provider_id), NULL);
+  g_return_val_if_fail (lumo_is_extension_id (caller_id), NULL);
+
+  lumo_caller_key_fill (key, provider_id, caller_id);
+  return g_strdup (key);
+}
+
+gboolean
+lumo_caller_key_split (const char *key,
+                       char        provider_id[LUMO_EXTENSION_ID_LEN + 1],
+                       char        caller_id[LUMO_EXTENSION_ID_LEN + 1])
+{
+  const char *caller;
+
+  if (key == NULL || strnlen (key, LUMO_CALLER_KEY_SIZE) != LUMO_CALLER_KEY_SIZE - 1 ||
+      key[LUMO_EXTENSION_ID_LEN] != '/')
+    return FALSE;
+
+  caller = key + LUMO_EXTENSION_ID_LEN + 1;
+  if (!lumo_is_extension_id_len (key, LUMO_EXTENSION_ID_LEN) ||
+      !lumo_is_extension_id_len (caller, LUMO_EXTENSION_ID_LEN))
+    return FALSE;
+
+  memcpy (provider_id, key, LUMO_EXTENSION_ID_LEN);
+  provider_id[LUMO_EXTENSION_ID_LEN] = '\0';
+  memcpy (caller_id, caller, LUMO_EXTENSION_ID_LEN);
+  caller_id[LUMO_EXTENSION_ID_LEN] = '\0';
+  return TRUE;
+}
+
 static char *
 describe_char (const char *p)
 {

@@ -53,6 +53,27 @@ char     *lumo_extension_id_from_origin  (const char  *origin,
 /* ID → "chrome-extension://ID/"; NULL if @id is not an extension ID. */
 char     *lumo_extension_origin_from_id  (const char  *id);
 
+/* ---- caller keys -------------------------------------------------------- */
+
+/* One caller of one provider as one string, "provider/caller": the key of
+ * the policy's tables, the rate limiter and the UI's selections. Both
+ * halves are extension IDs (a–p only), so the '/' is never ambiguous.
+ * LUMO_CALLER_KEY_SIZE counts the NUL. */
+#define LUMO_CALLER_KEY_SIZE          (LUMO_EXTENSION_ID_LEN + 1 + LUMO_EXTENSION_ID_LEN + 1)
+
+/* Writes the key of two extension IDs to @key, without an allocation. */
+void      lumo_caller_key_fill           (char         key[LUMO_CALLER_KEY_SIZE],
+                                          const char  *provider_id,
+                                          const char  *caller_id);
+/* The same key, newly allocated. */
+char     *lumo_caller_key_new            (const char  *provider_id,
+                                          const char  *caller_id);
+/* The two IDs of @key, each NUL-terminated. FALSE, and nothing written,
+ * for anything but two extension IDs joined by one '/'. */
+gboolean  lumo_caller_key_split          (const char  *key,
+                                          char         provider_id[LUMO_EXTENSION_ID_LEN + 1],
+                                          char         caller_id[LUMO_EXTENSION_ID_LEN + 1]);
+
 /* ---- names -------------------------------------------------------------- */
 
 /* NULL-terminated: browser, page, file, network, devtools, webmcp, ext. */
