@@ -14,6 +14,7 @@
 #include <json-glib/json-glib.h>
 
 #include "lumo-backend.h"
+#include "lumo-bridge-message.h"
 #include "lumo-dbus-generated.h"
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
@@ -146,12 +147,8 @@ static void
 send_error_frame (GOutputStream *output,
                   const char    *message)
 {
-  g_autoptr(JsonObject) object = json_object_new ();
+  g_autoptr(JsonObject) object = lumo_bridge_build_unavailable (message);
   g_autoptr(GBytes) frame = NULL;
-
-  json_object_set_string_member (object, "type", "error");
-  json_object_set_string_member (object, "code", "unavailable");
-  json_object_set_string_member (object, "message", message);
 
   if ((frame = lumo_frame_encode (object, LUMO_FRAME_MAX_OUT, NULL)) != NULL)
     g_output_stream_write_all (output,

@@ -20,11 +20,12 @@
 #include <errno.h>
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
-#include <json-glib/json-glib.h>
 #include <locale.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include "lumo-bridge-message.h"
+#include "lumo-frame.h"
 #include "lumo-protocol.h"
 
 #define BRIDGE_INTERFACE "dev.lumo.Access.Bridge"
@@ -54,30 +55,11 @@ write_all (int          fd,
 static void
 write_unavailable_frame (const char *message)
 {
-  g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *body = NULL;
-  gsize body_len = 0;
-  guint32 len;
+  g_autoptr(JsonObject) object = lumo_bridge_build_unavailable (message);
+  g_autoptr(GBytes) frame = lumo_frame_encode (object, LUMO_FRAME_MAX_OUT, NULL);
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "type");
-  json_builder_add_string_value (builder, "error");
-  json_builder_set_member_name (builder, "code");
-  json_builder_add_string_value (builder, "unavailable");
-  json_builder_set_member_name (builder, "message");
-  json_builder_add_string_value (builder, message);
-  json_builder_end_object (builder);
-
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  body = json_generator_to_data (generator, &body_len);
-
-  /* Chrome's framing: a 32-bit length in native byte order. */
-  len = (guint32) body_len;
-  write_all (STDOUT_FILENO, &len, sizeof len);
-  write_all (STDOUT_FILENO, body, body_len);
+  if (frame != NULL)
+    write_all (STDOUT_FILENO, g_bytes_get_data (frame, NULL), g_bytes_get_size (frame));
 }
 
 /* The errors that mean nothing of the app ever ran for this session, so

@@ -16,6 +16,7 @@
 
 #include "lumo-bridge-message.h"
 #include "lumo-error.h"
+#include "lumo-frame.h"
 #include "lumo-protocol.h"
 
 #include "bridge-test-util.h"
@@ -446,6 +447,45 @@ test_builders_edge (void)
   g_assert_true (lumo_bridge_is_deny_reason ("audit_failed"));
 }
 
+/* The frame the helper and the app write when the app cannot serve a
+ * provider at all is the fixture's "unavailable" case, which the provider
+ * accepts, and it is built by the one builder both programs call. */
+static void
+test_unavailable (void)
+{
+  g_autofree char *dir = bridge_fixture_dir ();
+  g_autofree char *path = g_build_filename (dir, "messages-app.json", NULL);
+  g_autoptr(JsonNode) root = bridge_load_json (path);
+  JsonArray *cases = json_object_get_array_member (json_node_get_object (root), "cases");
+  JsonObject *expected = NULL;
+  g_autoptr(JsonObject) built = NULL;
+  g_autoptr(JsonNode) a = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) b = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(GBytes) frame = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *field = NULL;
+
+  for (guint i = 0; i < json_array_get_length (cases); i++)
+    {
+      JsonObject *c = json_array_get_object_element (cases, i);
+
+      if (g_str_equal (json_object_get_string_member (c, "name"), "unavailable"))
+        expected = json_object_get_object_member (c, "message");
+    }
+  g_assert_nonnull (expected);
+
+  built = lumo_bridge_build_unavailable (json_object_get_string_member (expected, "message"));
+  json_node_set_object (a, built);
+  json_node_set_object (b, expected);
+  g_assert_true (json_node_equal (a, b));
+  g_assert_true (lumo_bridge_validate_app_message (built, &field, &error));
+  g_assert_no_error (error);
+
+  frame = lumo_frame_encode (built, LUMO_FRAME_MAX_OUT, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (frame), >, LUMO_FRAME_HEADER_SIZE);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -464,6 +504,7 @@ main (int   argc,
       g_test_add_data_func (test_path, path, test_message_file);
     }
   g_test_add_func ("/bridge-fixtures/builders-edge", test_builders_edge);
+  g_test_add_func ("/bridge-fixtures/unavailable", test_unavailable);
   bridge_add_frame_tests ();
   bridge_add_scenario_tests ();
 

@@ -54,6 +54,19 @@ lumo_bridge_build_error (const LumoBridgeFault *fault)
   return object;
 }
 
+JsonObject *
+lumo_bridge_build_unavailable (const char *message)
+{
+  LumoBridgeFault fault = {
+    .code = LUMO_BRIDGE_ERROR_UNAVAILABLE,
+    .message = (char *) message,
+  };
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  return lumo_bridge_build_error (&fault);
+}
+
 /* A refused name or reason is the provider's own text: shown in full it
  * could make the answer too long to send. */
 #define MAX_REFUSED_NAME_LEN     128

@@ -28,6 +28,7 @@ static const char * const error_codes[] = {
   [LUMO_BRIDGE_ERROR_BUSY] = "busy",
   [LUMO_BRIDGE_ERROR_UNKNOWN_AUDIT_ID] = "unknown_audit_id",
   [LUMO_BRIDGE_ERROR_INTERNAL] = "internal",
+  [LUMO_BRIDGE_ERROR_UNAVAILABLE] = "unavailable",
 };
 
 static const char * const message_types[] = {

@@ -72,6 +72,7 @@ typedef enum
   LUMO_BRIDGE_ERROR_BUSY,
   LUMO_BRIDGE_ERROR_UNKNOWN_AUDIT_ID,
   LUMO_BRIDGE_ERROR_INTERNAL,
+  LUMO_BRIDGE_ERROR_UNAVAILABLE,
 } LumoBridgeErrorCode;
 
 const char *lumo_bridge_error_code_to_string    (LumoBridgeErrorCode    code);
@@ -179,6 +180,10 @@ const char        *lumo_bridge_refusal_reason  (int                  lumo_error_
 /* Every builder returns a new object ready for lumo_frame_writer_send().
  * @re is the request's id node (copied), NULL for JSON null. */
 JsonObject *lumo_bridge_build_error           (const LumoBridgeFault  *fault);
+/* The one frame a provider gets when the app cannot serve it at all (the
+ * helper cannot reach the app, or the app cannot open its stores):
+ * `error` with code `unavailable`, `re` null, and @message for the person. */
+JsonObject *lumo_bridge_build_unavailable     (const char             *message);
 /* @accepted: tool names in catalogue order; @refusals: LumoToolRefusal,
  * emitted sorted by index. */
 JsonObject *lumo_bridge_build_hello_result    (JsonNode               *re,
