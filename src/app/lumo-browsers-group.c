@@ -71,20 +71,18 @@ job_free (Job *job)
 }
 
 /* A manifest must not send the browser to a helper that is not there: the
- * extension would then fail with a message that does not say why. */
+ * extension would then fail with a message that does not say why. The
+ * rule is core's; the sentence is the page's. */
 static gboolean
 check_host_exists (LumoBrowserIntegration  *integration,
                    GError                 **error)
 {
-  const char *host = lumo_browser_integration_get_host_path (integration);
-
-  if (lumo_browser_integration_get_flatpak_app_id (integration) != NULL ||
-      g_file_test (host, G_FILE_TEST_IS_EXECUTABLE))
+  if (lumo_browser_integration_check_host (integration, NULL))
     return TRUE;
 
   g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
                _("the helper %s does not exist, so the browser could not start it. Install Lumo Access, or set LUMO_ACCESS_HOST_PATH to the helper."),
-               host);
+               lumo_browser_integration_get_host_path (integration));
   return FALSE;
 }
 

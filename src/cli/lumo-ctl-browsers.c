@@ -145,9 +145,7 @@ warn_about_setup (LumoBrowserIntegration *integration)
                 _("Warning: no provider is known and this build bundles none, so the manifest "
                   "lets no extension in. Add one with “lumo-access-ctl watch ID”."));
 
-  /* Inside a Flatpak the manifests start a `flatpak run` wrapper instead. */
-  if (lumo_browser_integration_get_flatpak_app_id (integration) == NULL
-      && !g_file_test (host_path, G_FILE_TEST_IS_EXECUTABLE))
+  if (!lumo_browser_integration_check_host (integration, NULL))
     {
       g_printerr ("%s: ", PROGRAM);
       g_printerr (_("Warning: the helper “%s” does not exist, so browsers cannot start it "

@@ -995,6 +995,42 @@ test_environment_config_dir (void)
   g_assert_true (g_path_is_absolute (lumo_browser_integration_get_host_path (from_env)));
 }
 
+/* The one "does the helper exist" rule of the app, the CLI and the
+ * start-up refresh: an executable file at the host path, or a Flatpak,
+ * whose manifests start a wrapper instead. */
+static void
+test_check_host (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *helper = g_build_filename (f->root, "lumo-access-host", NULL);
+  g_autoptr(GError) error = NULL;
+
+  /* The fixture's HOST_PATH does not exist here. */
+  g_assert_false (lumo_browser_integration_check_host (f->integration, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, HOST_PATH));
+  g_clear_error (&error);
+
+  /* A file that cannot be run is no helper. */
+  write_in (f->root, "lumo-access-host", "#!/bin/sh\n");
+  g_assert_cmpint (g_chmod (helper, 0644), ==, 0);
+  lumo_browser_integration_set_host_path (f->integration, helper);
+  g_assert_false (lumo_browser_integration_check_host (f->integration, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  g_assert_cmpint (g_chmod (helper, 0755), ==, 0);
+  g_assert_true (lumo_browser_integration_check_host (f->integration, &error));
+  g_assert_no_error (error);
+
+  /* Sandboxed, the manifests start the wrapper: the path inside does not
+   * matter. */
+  lumo_browser_integration_set_host_path (f->integration, HOST_PATH);
+  lumo_browser_integration_set_flatpak_app_id (f->integration, "dev.lumo.Access");
+  g_assert_true (lumo_browser_integration_check_host (f->integration, &error));
+  g_assert_no_error (error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1016,6 +1052,7 @@ main (int   argc,
   ADD ("/browser-integration/system-scope", test_system_scope);
   ADD ("/browser-integration/sandboxed-app", test_sandboxed_app);
   ADD ("/browser-integration/status-notifies", test_status_notifies);
+  ADD ("/browser-integration/check-host", test_check_host);
   g_test_add_func ("/browser-integration/read-only", test_read_only);
   g_test_add_func ("/browser-integration/requires-providers", test_requires_providers);
   g_test_add_func ("/browser-integration/environment-config-dir", test_environment_config_dir);

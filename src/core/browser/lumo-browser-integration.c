@@ -286,6 +286,22 @@ lumo_browser_integration_get_flatpak_app_id (LumoBrowserIntegration *self)
   return self->flatpak_app_id;
 }
 
+gboolean
+lumo_browser_integration_check_host (LumoBrowserIntegration  *self,
+                                     GError                 **error)
+{
+  g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (self->flatpak_app_id != NULL || g_file_test (self->host_path, G_FILE_TEST_IS_EXECUTABLE))
+    return TRUE;
+
+  g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
+               "The helper %s does not exist (is this a build tree? set LUMO_ACCESS_HOST_PATH)",
+               self->host_path);
+  return FALSE;
+}
+
 void
 lumo_browser_integration_set_flatpak_app_id (LumoBrowserIntegration *self,
                                              const char             *app_id)

@@ -121,6 +121,14 @@ void        lumo_browser_integration_set_host_path     (LumoBrowserIntegration *
 const char *lumo_browser_integration_get_flatpak_app_id (LumoBrowserIntegration *self);
 void        lumo_browser_integration_set_flatpak_app_id (LumoBrowserIntegration *self,
                                                          const char             *app_id);
+/* Whether the manifests would start something that is there: inside a
+ * Flatpak they start the `flatpak run` wrapper (which this writes itself);
+ * elsewhere the helper at the host path must be an executable file, else
+ * LUMO_ERROR_NOT_FOUND naming it. A manifest must never send a browser to
+ * a helper that does not exist — an app run from a build tree without
+ * LUMO_ACCESS_HOST_PATH. Reads the file system. */
+gboolean    lumo_browser_integration_check_host        (LumoBrowserIntegration  *self,
+                                                        GError                 **error);
 /* Where that wrapper goes: HOME/.var/app/APP_ID/data/lumo-access/…, the
  * one host-visible place a Flatpak app can always write. NULL when not
  * sandboxed. */

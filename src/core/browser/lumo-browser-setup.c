@@ -158,18 +158,12 @@ refresh_thread (GTask        *task,
                 GCancellable *cancellable)
 {
   RefreshData *data = task_data;
-  const char *host_path = lumo_browser_integration_get_host_path (data->integration);
   GError *error = NULL;
 
-  /* Inside a Flatpak the manifests name a `flatpak run` wrapper, not the
-   * helper's path in the sandbox. */
-  if (lumo_browser_integration_get_flatpak_app_id (data->integration) == NULL
-      && !g_file_test (host_path, G_FILE_TEST_IS_EXECUTABLE))
+  if (!lumo_browser_integration_check_host (data->integration, &error))
     {
-      g_task_return_new_error (task, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
-                               "The helper %s does not exist (is this a build tree? set "
-                               "LUMO_ACCESS_HOST_PATH); leaving the browsers' manifests as "
-                               "they are", host_path);
+      g_prefix_error_literal (&error, "Leaving the browsers' manifests as they are: ");
+      g_task_return_error (task, error);
       return;
     }
 
