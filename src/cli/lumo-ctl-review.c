@@ -6,7 +6,7 @@
  * Review requests live only in the running app (a request is a tool call
  * held open until someone decides), so unlike the policy commands these
  * talk to the app over the session bus: ListReviews and DecideReview of
- * dev.lumo.Access.Bridge (src/app/dev.lumo.Access.xml). They never start
+ * dev.lumo.Access.Bridge (src/dbus/dev.lumo.Access.xml). They never start
  * the app — a freshly started app has nothing waiting — and say plainly
  * when it is not running. A review ID is the app's random UUID, so an
  * argument that is not one is a wrong command line (exit 2) and the bus is
@@ -21,21 +21,9 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-ctl.h"
+#include "lumo-dbus.h"
 
-#define BRIDGE_INTERFACE "dev.lumo.Access.Bridge"
 #define CALL_TIMEOUT_MS  10000
-
-/* The same derivation as lumo-access-host and GApplication: a
- * development build (dev.lumo.Access.Devel) has its own name and path. */
-static char *
-object_path_for_app_id (const char *app_id)
-{
-  g_autofree char *path = g_strconcat ("/", app_id, NULL);
-
-  g_strdelimit (path, ".", '/');
-  g_strdelimit (path, "-", '_');
-  return g_steal_pointer (&path);
-}
 
 static gboolean
 is_not_running (const GError *error)
@@ -71,7 +59,6 @@ call_app (const char         *method,
   g_autoptr(GVariant) owned_parameters = parameters ? g_variant_ref_sink (parameters) : NULL;
   g_autoptr(GDBusConnection) bus = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = object_path_for_app_id (APP_ID);
   GVariant *reply;
 
   *exit_code = LUMO_CTL_EXIT_FAIL;
@@ -83,7 +70,9 @@ call_app (const char         *method,
       return NULL;
     }
 
-  reply = g_dbus_connection_call_sync (bus, APP_ID, path, BRIDGE_INTERFACE, method,
+  /* A development build (dev.lumo.Access.Devel) has its own name and path. */
+  reply = g_dbus_connection_call_sync (bus, lumo_dbus_get_name (), lumo_dbus_get_object_path (),
+                                       lumo_dbus_get_bridge_interface (), method,
                                        owned_parameters, reply_type,
                                        G_DBUS_CALL_FLAGS_NO_AUTO_START, CALL_TIMEOUT_MS,
                                        NULL, &error);

@@ -1,4 +1,4 @@
-/* lumo-dbus.c — the app's bus name and object path
+/* lumo-dbus.c — the app's bus name, object path and interface name
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -29,4 +29,10 @@ lumo_dbus_get_object_path (void)
       g_once_init_leave (&path, (gsize) p);
     }
   return (const char *) path;
+}
+
+const char *
+lumo_dbus_get_bridge_interface (void)
+{
+  return lumo_dbus_bridge_interface_info ()->name;
 }

@@ -17,9 +17,12 @@
 G_BEGIN_DECLS
 
 /* The well-known name the app owns, and the bus starts it for. */
-const char *lumo_dbus_get_name        (void);
+const char *lumo_dbus_get_name             (void);
 /* The application's object path, derived from the name as GApplication
  * derives it ("/dev/lumo/Access"). */
-const char *lumo_dbus_get_object_path (void);
+const char *lumo_dbus_get_object_path      (void);
+/* The interface the helper and the CLI call and the app exports, as the
+ * XML names it ("dev.lumo.Access.Bridge"). */
+const char *lumo_dbus_get_bridge_interface (void);
 
 G_END_DECLS

@@ -25,10 +25,9 @@
 #include <unistd.h>
 
 #include "lumo-bridge-message.h"
+#include "lumo-dbus.h"
 #include "lumo-frame.h"
 #include "lumo-protocol.h"
-
-#define BRIDGE_INTERFACE "dev.lumo.Access.Bridge"
 
 static void
 write_all (int          fd,
@@ -136,16 +135,6 @@ session_bus_get (GError **error)
                                                  NULL, NULL, error);
 }
 
-static char *
-object_path_for_app_id (const char *app_id)
-{
-  g_autofree char *path = g_strconcat ("/", app_id, NULL);
-
-  g_strdelimit (path, ".", '/');
-  g_strdelimit (path, "-", '_');
-  return g_steal_pointer (&path);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -155,7 +144,6 @@ main (int   argc,
   g_autoptr(GUnixFDList) fd_list = NULL;
   g_autoptr(GVariant) reply = NULL;
   g_autofree char *provider_id = NULL;
-  g_autofree char *object_path = NULL;
   const char *reason = NULL;
   int stdin_index;
   int stdout_index;
@@ -194,14 +182,12 @@ main (int   argc,
       return 1;
     }
 
-  object_path = object_path_for_app_id (APP_ID);
-
   /* No timeout: the answer comes when the session ends, which may be days
    * later. Auto-start lets the bus start the app in service mode. */
   reply = g_dbus_connection_call_with_unix_fd_list_sync (bus,
-                                                         APP_ID,
-                                                         object_path,
-                                                         BRIDGE_INTERFACE,
+                                                         lumo_dbus_get_name (),
+                                                         lumo_dbus_get_object_path (),
+                                                         lumo_dbus_get_bridge_interface (),
                                                          "Attach",
                                                          g_variant_new ("(hhs)",
                                                                         stdin_index,
