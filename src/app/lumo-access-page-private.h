@@ -5,6 +5,7 @@
 #pragma once
 
 #include "lumo-access-page.h"
+#include "lumo-id-entry.h"
 #include "lumo-provider-model.h"
 
 G_BEGIN_DECLS
@@ -25,9 +26,7 @@ struct _LumoAccessPage
   GtkSwitch         *review_switch;
   GtkListBox        *allowed_list;
   GtkListBox        *denied_list;
-  AdwEntryRow       *add_entry;
-  GtkWidget         *add_button;
-  GtkLabel          *add_error;
+  LumoIdEntry       *add_entry;
   GtkListBox        *history_list;
 
   /* Owned */

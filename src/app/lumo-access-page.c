@@ -12,7 +12,6 @@
 #include "lumo-backend.h"
 #include "lumo-error.h"
 #include "lumo-format.h"
-#include "lumo-protocol.h"
 #include "lumo-provider-model.h"
 #include "lumo-ui-util.h"
 
@@ -246,55 +245,23 @@ caller_action (GtkWidget  *widget,
 
 /* ---- adding by ID ------------------------------------------------------- */
 
-static char *
-entry_id (LumoAccessPage *self)
-{
-  return g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->add_entry))));
-}
-
 static void
-show_add_error (LumoAccessPage *self,
-                const char     *message)
+on_add_entry_submit_cb (LumoAccessPage *self,
+                        const char     *id)
 {
-  gtk_label_set_text (self->add_error, message != NULL ? message : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->add_error), message != NULL);
-  if (message != NULL)
-    gtk_widget_add_css_class (GTK_WIDGET (self->add_entry), "error");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->add_entry), "error");
-}
-
-static void
-on_add_entry_changed_cb (LumoAccessPage *self)
-{
-  g_autofree char *id = entry_id (self);
-  g_autoptr(GError) error = NULL;
-  gboolean valid;
-
-  /* The core's own test, so the button agrees with what add_caller()
-   * will accept; an empty field is not an error yet. */
-  valid = *id != '\0' && lumo_validate_extension_id (id, _("agent ID"), &error);
-  gtk_widget_set_sensitive (self->add_button, valid && self->provider_id != NULL);
-  show_add_error (self, *id != '\0' && !valid ? error->message : NULL);
-}
-
-static void
-on_add_entry_activated_cb (LumoAccessPage *self)
-{
-  g_autofree char *id = entry_id (self);
   g_autoptr(GError) error = NULL;
 
-  if (self->provider_id == NULL || !lumo_is_extension_id (id))
+  if (self->provider_id == NULL)
     return;
 
   if (!lumo_policy_add_caller (get_policy (self), self->provider_id, id, NULL,
                                LUMO_POLICY_ORIGIN_UI, &error))
     {
-      show_add_error (self, error->message);
+      lumo_id_entry_show_error (self->add_entry, error->message);
       return;
     }
 
-  gtk_editable_set_text (GTK_EDITABLE (self->add_entry), "");
+  lumo_id_entry_clear (self->add_entry);
   lumo_ui_show_toast (GTK_WIDGET (self), lumo_ui_toast_new (_("Agent added to the allow-list")));
 }
 
@@ -313,7 +280,7 @@ show_provider (LumoAccessPage *self,
   lumo_caller_model_set_provider_id (self->allowed, provider_id != NULL ? provider_id : "");
   lumo_caller_model_set_provider_id (self->denied, provider_id != NULL ? provider_id : "");
   sync_switches (self);
-  on_add_entry_changed_cb (self);
+  lumo_id_entry_set_ready (self->add_entry, provider_id != NULL);
 }
 
 static void
@@ -414,6 +381,7 @@ lumo_access_page_class_init (LumoAccessPageClass *klass)
   object_class->dispose = lumo_access_page_dispose;
   object_class->finalize = lumo_access_page_finalize;
 
+  g_type_ensure (LUMO_TYPE_ID_ENTRY);
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-access-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, stack);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, provider_group);
@@ -427,11 +395,8 @@ lumo_access_page_class_init (LumoAccessPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, allowed_list);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, denied_list);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, add_entry);
-  gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, add_button);
-  gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, add_error);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, history_list);
-  gtk_widget_class_bind_template_callback (widget_class, on_add_entry_changed_cb);
-  gtk_widget_class_bind_template_callback (widget_class, on_add_entry_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_add_entry_submit_cb);
 
   gtk_widget_class_install_action (widget_class, "access.forget-caller", "(ss)", caller_action);
   gtk_widget_class_install_action (widget_class, "access.allow-caller", "(ss)", caller_action);
@@ -555,19 +520,19 @@ AdwEntryRow *
 lumo_access_page_get_add_entry (LumoAccessPage *self)
 {
   g_return_val_if_fail (LUMO_IS_ACCESS_PAGE (self), NULL);
-  return self->add_entry;
+  return lumo_id_entry_get_row (self->add_entry);
 }
 
 GtkWidget *
 lumo_access_page_get_add_button (LumoAccessPage *self)
 {
   g_return_val_if_fail (LUMO_IS_ACCESS_PAGE (self), NULL);
-  return self->add_button;
+  return lumo_id_entry_get_button (self->add_entry);
 }
 
 GtkLabel *
 lumo_access_page_get_add_error (LumoAccessPage *self)
 {
   g_return_val_if_fail (LUMO_IS_ACCESS_PAGE (self), NULL);
-  return self->add_error;
+  return lumo_id_entry_get_error_label (self->add_entry);
 }

@@ -11,8 +11,8 @@
 #include "lumo-backend.h"
 #include "lumo-browsers-group.h"
 #include "lumo-error.h"
+#include "lumo-id-entry.h"
 #include "lumo-policy.h"
-#include "lumo-protocol.h"
 #include "lumo-provider-row.h"
 #include "lumo-providers-page.h"
 #include "lumo-tool-registry.h"
@@ -25,9 +25,7 @@ struct _LumoProvidersPage
   /* Template widgets */
   AdwPreferencesPage *preferences_page;
   GtkListBox        *providers_list;
-  AdwEntryRow       *watch_entry;
-  GtkWidget         *watch_button;
-  GtkLabel          *watch_error;
+  LumoIdEntry       *watch_entry;
 
   /* Owned */
   LumoBackend       *backend;
@@ -241,52 +239,23 @@ remove_action (GtkWidget  *widget,
   lumo_ui_show_toast (widget, toast);
 }
 
-static char *
-watch_id (LumoProvidersPage *self)
-{
-  return g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->watch_entry))));
-}
-
 static void
-show_watch_error (LumoProvidersPage *self,
-                  const char        *message)
+on_watch_submit_cb (LumoProvidersPage *self,
+                    const char        *id)
 {
-  gtk_label_set_text (self->watch_error, message != NULL ? message : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->watch_error), message != NULL);
-  if (message != NULL)
-    gtk_widget_add_css_class (GTK_WIDGET (self->watch_entry), "error");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->watch_entry), "error");
-}
-
-static void
-on_watch_entry_changed_cb (LumoProvidersPage *self)
-{
-  g_autofree char *id = watch_id (self);
-  g_autoptr(GError) error = NULL;
-  gboolean valid = *id != '\0' && lumo_validate_extension_id (id, _("provider ID"), &error);
-
-  gtk_widget_set_sensitive (self->watch_button, valid && self->backend != NULL);
-  show_watch_error (self, *id != '\0' && !valid ? error->message : NULL);
-}
-
-static void
-on_watch_activated_cb (LumoProvidersPage *self)
-{
-  g_autofree char *id = watch_id (self);
   g_autoptr(GError) error = NULL;
 
-  if (self->backend == NULL || !lumo_is_extension_id (id))
+  if (self->backend == NULL)
     return;
 
   if (!lumo_policy_add_provider (lumo_backend_get_policy (self->backend), id,
                                  LUMO_POLICY_ORIGIN_UI, &error))
     {
-      show_watch_error (self, error->message);
+      lumo_id_entry_show_error (self->watch_entry, error->message);
       return;
     }
 
-  gtk_editable_set_text (GTK_EDITABLE (self->watch_entry), "");
+  lumo_id_entry_clear (self->watch_entry);
 }
 
 /* ---- GObject ------------------------------------------------------------ */
@@ -329,14 +298,12 @@ lumo_providers_page_class_init (LumoProvidersPageClass *klass)
 
   object_class->dispose = lumo_providers_page_dispose;
 
+  g_type_ensure (LUMO_TYPE_ID_ENTRY);
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-providers-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, preferences_page);
   gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, providers_list);
   gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, watch_entry);
-  gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, watch_button);
-  gtk_widget_class_bind_template_child (widget_class, LumoProvidersPage, watch_error);
-  gtk_widget_class_bind_template_callback (widget_class, on_watch_entry_changed_cb);
-  gtk_widget_class_bind_template_callback (widget_class, on_watch_activated_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_watch_submit_cb);
 
   gtk_widget_class_install_action (widget_class, "providers.probe", "s", probe_action);
   gtk_widget_class_install_action (widget_class, "providers.remove", "s", remove_action);
@@ -372,6 +339,7 @@ lumo_providers_page_set_backend (LumoProvidersPage *self,
   lumo_browsers_group_set_backend (self->browsers, backend);
   g_signal_connect_object (backend, "recommended-changed",
                            G_CALLBACK (on_recommended_changed_cb), self, G_CONNECT_SWAPPED);
+  lumo_id_entry_set_ready (self->watch_entry, TRUE);
 }
 
 LumoBrowsersGroup *
