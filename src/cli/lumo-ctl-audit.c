@@ -11,6 +11,7 @@
 
 #include "config.h"
 
+#include <string.h>
 #include <unistd.h>
 #include <gio/gunixoutputstream.h>
 #include <glib/gi18n-lib.h>
@@ -19,6 +20,7 @@
 #include "lumo-canonical-json.h"
 #include "lumo-ctl.h"
 #include "lumo-error.h"
+#include "lumo-json.h"
 
 #define DEFAULT_LIMIT 100
 #define MAX_LIMIT     10000
@@ -372,7 +374,7 @@ lumo_ctl_audit_check_params (const LumoCtlCommand   *command,
 {
   g_autoptr(LumoAuditQuery) query = NULL;
   g_autoptr(LumoAuditStore) store = NULL;
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonNode) params = NULL;
   g_autoptr(GPtrArray) rows = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *input = NULL;
@@ -398,9 +400,11 @@ lumo_ctl_audit_check_params (const LumoCtlCommand   *command,
       text = input;
     }
 
-  if (!json_parser_load_from_data (parser, text, -1, &error))
+  /* The bridge's parser, not json-glib's lenient one: what it would refuse
+   * (duplicate names, comments, 2^64…) has no canonical form to look up. */
+  if (!(params = lumo_json_parse (text, strlen (text), LUMO_JSON_DEFAULT_MAX_DEPTH, &error)))
     return lumo_ctl_usage_error (command, _("The parameters are not JSON: %s"), error->message);
-  if (!(sha256 = lumo_canonical_json_sha256 (json_parser_get_root (parser), &error)))
+  if (!(sha256 = lumo_canonical_json_sha256 (params, &error)))
     return lumo_ctl_fail (error);
 
   if (!(store = open_store (&exit_code)))

@@ -631,6 +631,10 @@ test_audit_check_params (Fixture       *f,
   g_assert_nonnull (strstr (f->out, "No audit row"));
 
   g_assert_cmpint (run_ctl (f, "audit", "check-params", "{not json"), ==, 2);
+  /* The bridge's strict parser: what it refuses has no canonical form. */
+  g_assert_cmpint (run_ctl (f, "audit", "check-params", "{\"name\":\"a\",\"name\":\"a\"}"), ==, 2);
+  g_assert_nonnull (strstr (f->err, "name"));
+  g_assert_cmpint (run_ctl (f, "audit", "check-params", "{\"size\": 01}"), ==, 2);
   g_assert_cmpint (run_ctl (f, "audit", "check-params"), ==, 2);
 }
 
