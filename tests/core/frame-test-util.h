@@ -80,27 +80,48 @@ typedef struct
   GError     *error;
 } ReadResult;
 
-G_GNUC_UNUSED static void
-on_read_cb (GObject      *source,
-            GAsyncResult *result,
-            gpointer      user_data)
+G_GNUC_UNUSED static gboolean
+on_readable_cb (GObject  *stream,
+                gpointer  user_data)
 {
-  ReadResult *r = user_data;
-
-  r->object = lumo_frame_reader_read_finish (LUMO_FRAME_READER (source), result,
-                                             &r->in_sync, &r->error);
-  r->done = TRUE;
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
 }
 
+/* The next frame as the bridge session reads it: take; fill when no whole
+ * frame is buffered; wait on the reader's source when the fill would
+ * block. r->object is NULL without error at a clean end of the stream; an
+ * I/O error leaves the stream out of sync. */
 G_GNUC_UNUSED static void
 read_one (LumoFrameReader *reader,
           ReadResult      *r)
 {
   memset (r, 0, sizeof *r);
   r->in_sync = 42;
-  lumo_frame_reader_read_async (reader, NULL, on_read_cb, r);
-  while (!r->done)
-    g_main_context_iteration (NULL, TRUE);
+
+  while (lumo_frame_reader_take (reader, &r->object, &r->in_sync, &r->error) == LUMO_FRAME_READ_NEED_MORE)
+    {
+      g_autoptr(GSource) source = NULL;
+      gboolean readable = FALSE;
+
+      if (lumo_frame_reader_fill_nonblocking (reader, &r->error))
+        continue;
+      if (!g_error_matches (r->error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          r->in_sync = FALSE;
+          break;
+        }
+      g_clear_error (&r->error);
+
+      source = lumo_frame_reader_create_source (reader, NULL);
+      g_source_set_callback (source, G_SOURCE_FUNC (on_readable_cb), &readable, NULL);
+      g_source_attach (source, NULL);
+      while (!readable)
+        g_main_context_iteration (NULL, TRUE);
+      g_source_destroy (source);
+    }
+
+  r->done = TRUE;
 }
 
 G_GNUC_UNUSED static void

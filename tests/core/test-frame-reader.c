@@ -3,8 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The non-blocking use the bridge session makes of LumoFrameReader (take,
- * fill, the source), and read_async() on the streams the fast path does not
- * cover: a blocking descriptor and a stream that cannot poll.
+ * fill, the source), on an O_NONBLOCK descriptor (read directly) and on a
+ * blocking one (through GIO's pollable calls).
  */
 #include "config.h"
 
@@ -356,80 +356,6 @@ test_blocking_descriptor (void)
   pipe_clear (&p);
 }
 
-/* read_async() on a stream that cannot poll: the same frames, the same
- * errors, one asynchronous read per fill. */
-static void
-test_not_pollable (void)
-{
-  g_autoptr(GByteArray) bytes = frame_bytes ("{\"n\":1}", -1);
-  const char *bodies[] = { "{\"n\":2}", "\"s\"", "{\"n\":3}" };
-  g_autoptr(GInputStream) memory = NULL;
-  g_autoptr(GInputStream) stream = NULL;
-  g_autoptr(LumoFrameReader) reader = NULL;
-  guint32 n = 99;
-
-  for (guint i = 0; i < G_N_ELEMENTS (bodies); i++)
-    {
-      g_autoptr(GByteArray) frame = frame_bytes (bodies[i], -1);
-
-      g_byte_array_append (bytes, frame->data, frame->len);
-    }
-  g_byte_array_append (bytes, (const guint8 *) &n, 4);
-
-  memory = g_memory_input_stream_new_from_data (g_memdup2 (bytes->data, bytes->len), bytes->len, g_free);
-  stream = g_buffered_input_stream_new_sized (memory, 5);
-  g_assert_false (G_IS_POLLABLE_INPUT_STREAM (stream) &&
-                  g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (stream)));
-  reader = lumo_frame_reader_new (stream);
-  g_assert_false (lumo_frame_reader_can_poll (reader));
-
-  assert_read_object (reader, "n", 1);
-  assert_read_object (reader, "n", 2);
-  assert_read_error (reader, LUMO_ERROR_FRAME_NOT_OBJECT, TRUE);
-  assert_read_object (reader, "n", 3);
-  assert_read_error (reader, LUMO_ERROR_FRAME_TRUNCATED, FALSE);
-}
-
-static void
-on_cancelled_read_cb (GObject      *source,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  ReadResult *r = user_data;
-
-  r->object = lumo_frame_reader_read_finish (LUMO_FRAME_READER (source), result, &r->in_sync, &r->error);
-  r->done = TRUE;
-}
-
-/* A read that waits can be cancelled, and the reader reads on after it. */
-static void
-test_read_cancelled (void)
-{
-  g_autoptr(LumoFrameReader) reader = NULL;
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  ReadResult r = { 0 };
-  Pipe p;
-
-  pipe_open (&p);
-  reader = lumo_frame_reader_new (p.in);
-
-  lumo_frame_reader_read_async (reader, cancellable, on_cancelled_read_cb, &r);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_false (r.done);
-  g_cancellable_cancel (cancellable);
-  while (!r.done)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_error (r.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_false (r.in_sync);
-  read_result_clear (&r);
-
-  raw_frame (&p, "{\"n\":1}", -1);
-  assert_read_object (reader, "n", 1);
-
-  pipe_clear (&p);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -442,8 +368,6 @@ main (int   argc,
   g_test_add_func ("/frame/reader/take-out-of-sync", test_take_out_of_sync);
   g_test_add_func ("/frame/reader/source", test_source);
   g_test_add_func ("/frame/reader/blocking-descriptor", test_blocking_descriptor);
-  g_test_add_func ("/frame/reader/not-pollable", test_not_pollable);
-  g_test_add_func ("/frame/reader/read-cancelled", test_read_cancelled);
 
   return g_test_run ();
 }

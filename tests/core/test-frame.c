@@ -252,33 +252,6 @@ test_reader_truncated (void)
   }
 }
 
-static void
-test_reader_pending (void)
-{
-  g_autoptr(LumoFrameReader) reader = NULL;
-  ReadResult first = { 0 }, second = { 0 };
-  Pipe p;
-
-  pipe_open (&p);
-  reader = lumo_frame_reader_new (p.in);
-
-  lumo_frame_reader_read_async (reader, NULL, on_read_cb, &first);
-  lumo_frame_reader_read_async (reader, NULL, on_read_cb, &second);
-  while (!second.done)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_error (second.error, G_IO_ERROR, G_IO_ERROR_PENDING);
-
-  raw_frame (&p, "{\"n\":7}", -1);
-  while (!first.done)
-    g_main_context_iteration (NULL, TRUE);
-  g_assert_no_error (first.error);
-  g_assert_cmpint (json_object_get_int_member (first.object, "n"), ==, 7);
-
-  read_result_clear (&first);
-  read_result_clear (&second);
-  pipe_clear (&p);
-}
-
 typedef struct
 {
   Pipe          *pipe;
@@ -338,7 +311,6 @@ main (int   argc,
   g_test_add_func ("/frame/reader/in-sync-errors", test_reader_in_sync_errors);
   g_test_add_func ("/frame/reader/too-large", test_reader_too_large);
   g_test_add_func ("/frame/reader/truncated", test_reader_truncated);
-  g_test_add_func ("/frame/reader/pending", test_reader_pending);
   g_test_add_func ("/frame/reader/one-byte-writes", test_reader_one_byte_writes);
 
   return g_test_run ();

@@ -6,8 +6,7 @@
  * whatever the stream holds, and every complete frame in the buffer is
  * decoded from it, so several frames that arrive together cost one read and
  * one main-loop iteration, and a frame split across reads waits in the
- * buffer for its rest. read_async() is the same buffer, waited on for one
- * frame at a time.
+ * buffer for its rest.
  */
 #define G_LOG_DOMAIN "lumo-frame"
 
@@ -43,7 +42,6 @@ struct _LumoFrameReader
   GError       *broken;    /* the out-of-sync error, returned again */
 
   guint         eof : 1;
-  guint         pending : 1;
 };
 
 G_DEFINE_FINAL_TYPE (LumoFrameReader, lumo_frame_reader, G_TYPE_OBJECT)
@@ -273,7 +271,6 @@ lumo_frame_reader_take (LumoFrameReader  *self,
 {
   g_return_val_if_fail (LUMO_IS_FRAME_READER (self), LUMO_FRAME_READ_ERROR);
   g_return_val_if_fail (out != NULL, LUMO_FRAME_READ_ERROR);
-  g_return_val_if_fail (!self->pending, LUMO_FRAME_READ_ERROR);
 
   return reader_take (self, out, in_sync, error);
 }
@@ -389,7 +386,6 @@ lumo_frame_reader_fill_nonblocking (LumoFrameReader  *self,
 {
   g_return_val_if_fail (LUMO_IS_FRAME_READER (self), FALSE);
   g_return_val_if_fail (self->can_poll, FALSE);
-  g_return_val_if_fail (!self->pending, FALSE);
 
   return reader_fill_nonblocking (self, error);
 }
@@ -414,164 +410,4 @@ lumo_frame_reader_create_source (LumoFrameReader *self,
   source = g_pollable_source_new_full (self->stream, NULL, cancellable);
   g_source_add_unix_fd (source, self->fd, G_IO_IN);
   return source;
-}
-
-/* ---- read_async: the same buffer, waited on from the main loop ---------- */
-
-static void read_step (GTask *task);
-
-static void
-read_return (GTask               *task,
-             LumoFrameReadStatus  status,
-             JsonObject          *object,
-             GError              *error)
-{
-  LumoFrameReader *self = g_task_get_source_object (task);
-
-  self->pending = FALSE;
-  if (status == LUMO_FRAME_READ_ERROR)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, object, object ? (GDestroyNotify) json_object_unref : NULL);
-}
-
-static gboolean
-on_readable_cb (GObject  *stream,
-                gpointer  user_data)
-{
-  GTask *task = user_data;
-  LumoFrameReader *self = g_task_get_source_object (task);
-  GError *error = NULL;
-
-  if (g_cancellable_set_error_if_cancelled (g_task_get_cancellable (task), &error))
-    read_return (task, LUMO_FRAME_READ_ERROR, NULL, error);
-  else if (!reader_fill_nonblocking (self, &error))
-    {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-        {
-          g_error_free (error);
-          return G_SOURCE_CONTINUE;
-        }
-      read_return (task, LUMO_FRAME_READ_ERROR, NULL, error);
-    }
-  else
-    read_step (g_object_ref (task));
-
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_filled_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  LumoFrameReader *self = g_task_get_source_object (task);
-  GError *error = NULL;
-  gssize n;
-
-  n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
-  if (n < 0)
-    {
-      read_return (task, LUMO_FRAME_READ_ERROR, NULL, error);
-      return;
-    }
-
-  took_bytes (self, n);
-  read_step (g_steal_pointer (&task));
-}
-
-/* Takes @task's reference. */
-static void
-read_step (GTask *task)
-{
-  LumoFrameReader *self = g_task_get_source_object (task);
-  GError *error = NULL;
-  JsonObject *object = NULL;
-  LumoFrameReadStatus status;
-
-  for (;;)
-    {
-      status = reader_take (self, &object, NULL, &error);
-      if (status != LUMO_FRAME_READ_NEED_MORE)
-        break;
-
-      if (!self->can_poll)
-        {
-          make_room (self);
-          g_input_stream_read_async (self->stream, self->buf + self->end, self->alloc - self->end,
-                                     G_PRIORITY_DEFAULT, g_task_get_cancellable (task),
-                                     on_filled_cb, task);
-          return;
-        }
-
-      if (!reader_fill_nonblocking (self, &error))
-        {
-          GSource *source;
-
-          if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-            {
-              status = LUMO_FRAME_READ_ERROR;
-              break;
-            }
-
-          g_clear_error (&error);
-          source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->stream),
-                                                          g_task_get_cancellable (task));
-          g_source_set_callback (source, G_SOURCE_FUNC (on_readable_cb), task, g_object_unref);
-          g_source_attach (source, g_main_context_get_thread_default ());
-          g_source_unref (source);
-          return;
-        }
-    }
-
-  read_return (task, status, object, error);
-  g_object_unref (task);
-}
-
-void
-lumo_frame_reader_read_async (LumoFrameReader     *self,
-                              GCancellable        *cancellable,
-                              GAsyncReadyCallback  callback,
-                              gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (LUMO_IS_FRAME_READER (self));
-  g_return_if_fail (!cancellable || G_IS_CANCELLABLE (cancellable));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, lumo_frame_reader_read_async);
-
-  if (self->pending)
-    {
-      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_PENDING,
-                               "A message is already being read");
-      return;
-    }
-
-  self->pending = TRUE;
-  read_step (g_steal_pointer (&task));
-}
-
-JsonObject *
-lumo_frame_reader_read_finish (LumoFrameReader  *self,
-                               GAsyncResult     *result,
-                               gboolean         *in_sync,
-                               GError          **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  JsonObject *object;
-
-  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), NULL);
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-
-  object = g_task_propagate_pointer (G_TASK (result), &local_error);
-
-  if (in_sync != NULL)
-    *in_sync = local_error == NULL || lumo_frame_error_is_in_sync (local_error);
-  if (local_error != NULL)
-    g_propagate_error (error, g_steal_pointer (&local_error));
-
-  return object;
 }

@@ -76,23 +76,10 @@ G_DECLARE_FINAL_TYPE (LumoFrameReader, lumo_frame_reader, LUMO, FRAME_READER, GO
 
 LumoFrameReader *lumo_frame_reader_new         (GInputStream         *stream);
 GInputStream    *lumo_frame_reader_get_stream  (LumoFrameReader      *self);
-/* One read at a time (G_IO_ERROR_PENDING otherwise). */
-void             lumo_frame_reader_read_async  (LumoFrameReader      *self,
-                                                GCancellable         *cancellable,
-                                                GAsyncReadyCallback   callback,
-                                                gpointer              user_data);
-/* Returns the next object; NULL without error on a clean end of stream
- * between frames; NULL with an error otherwise, and @in_sync says whether
- * the caller may read on. */
-JsonObject      *lumo_frame_reader_read_finish (LumoFrameReader      *self,
-                                                GAsyncResult         *result,
-                                                gboolean             *in_sync,
-                                                GError              **error);
-
-/* Non-blocking use, for a caller that reads on its own schedule (the bridge
- * session; the stream must be pollable): take every frame that is
- * buffered, fill once when it needs more, take again, and wait for the
- * source when the fill would block. Not while a read_async is pending. */
+/* The reader is used without blocking, by a caller that reads on its own
+ * schedule (the bridge session; the stream must be pollable): take every
+ * frame that is buffered, fill once when it needs more, take again, and
+ * wait for the source when the fill would block. */
 typedef enum
 {
   LUMO_FRAME_READ_OBJECT,     /* *@out is the next object */
