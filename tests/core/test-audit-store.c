@@ -13,6 +13,48 @@
 #include "audit-test-util.h"
 #include "lumo-audit-secret.h"
 
+/* LUMO_AUDIT_COLUMNS, the one column list of the chain walk, the row
+ * reader and the writer, names every column of the table the migrations
+ * make, once each, and its enum counts them: a column added to the schema
+ * alone, or to the list alone, fails here. */
+static void
+test_column_list (void)
+{
+#define NAME(name, sql) sql
+#define COMMA ,
+  const char *listed[] = { LUMO_AUDIT_COLUMNS (NAME, COMMA) };
+#undef NAME
+#undef COMMA
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(GHashTable) table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sqlite3_stmt *stmt = NULL;
+  sqlite3 *db = NULL;
+
+  g_assert_cmpuint (G_N_ELEMENTS (listed), ==, LUMO_AUDIT_N_COLUMNS);
+  g_assert_cmpint (LUMO_AUDIT_COL_ID, ==, 0);
+  g_assert_cmpint (LUMO_AUDIT_COL_RESULT_MAC, ==, LUMO_AUDIT_N_COLUMNS - 1);
+
+  /* The store makes the table, then lets go of the file. */
+  g_object_unref (audit_test_open (dir));
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT name FROM pragma_table_info ('audit')", -1, &stmt, NULL),
+                   ==, SQLITE_OK);
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    g_assert_true (g_hash_table_add (table, g_strdup ((const char *) sqlite3_column_text (stmt, 0))));
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+
+  g_assert_cmpuint (g_hash_table_size (table), ==, G_N_ELEMENTS (listed));
+  for (guint i = 0; i < G_N_ELEMENTS (listed); i++)
+    {
+      g_test_message ("column %s", listed[i]);
+      g_assert_true (g_hash_table_remove (table, listed[i]));
+    }
+
+  audit_test_rm_rf (dir);
+}
+
 static void
 test_round_trip (void)
 {
@@ -764,6 +806,7 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add_func ("/audit-store/column-list", test_column_list);
   g_test_add_func ("/audit-store/round-trip", test_round_trip);
   g_test_add_func ("/audit-store/truncation", test_truncation);
   g_test_add_func ("/audit-store/bad-input", test_bad_input);

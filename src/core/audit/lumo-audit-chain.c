@@ -409,27 +409,27 @@ check_result (GBytes                 *secret,
               LumoAuditVerifyReport  *report,
               GError                **error)
 {
-  const char *result = (const char *) sqlite3_column_text (stmt, 12);
-  const char *text = (const char *) sqlite3_column_text (stmt, 13);
+  const char *result = (const char *) sqlite3_column_text (stmt, LUMO_AUDIT_COL_RESULT);
+  const char *text = (const char *) sqlite3_column_text (stmt, LUMO_AUDIT_COL_RESULT_TEXT);
   guint8 mac[LUMO_AUDIT_HASH_SIZE];
   guint8 expected[LUMO_AUDIT_HASH_SIZE];
 
   if (result == NULL)
     {
-      if (text != NULL || sqlite3_column_type (stmt, 14) != SQLITE_NULL ||
-          sqlite3_column_type (stmt, 15) != SQLITE_NULL)
+      if (text != NULL || sqlite3_column_type (stmt, LUMO_AUDIT_COL_RESULT_TIME_US) != SQLITE_NULL ||
+          sqlite3_column_type (stmt, LUMO_AUDIT_COL_RESULT_MAC) != SQLITE_NULL)
         return fault (report, LUMO_AUDIT_FAULT_RESULT_CHANGED, id, error,
                       "Row %" G_GINT64_FORMAT " has result fields but no result: its "
                       "result was edited", id);
       return TRUE;
     }
 
-  if (!column_hash (stmt, 15, mac))
+  if (!column_hash (stmt, LUMO_AUDIT_COL_RESULT_MAC, mac))
     return fault (report, LUMO_AUDIT_FAULT_RESULT_CHANGED, id, error,
                   "The result of row %" G_GINT64_FORMAT " has no valid MAC: it was edited", id);
 
   lumo_audit_chain_result_mac (secret, row_hash, result, text,
-                               sqlite3_column_int64 (stmt, 14), expected);
+                               sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_RESULT_TIME_US), expected);
   if (memcmp (mac, expected, sizeof mac) != 0)
     return fault (report, LUMO_AUDIT_FAULT_RESULT_CHANGED, id, error,
                   "The result of row %" G_GINT64_FORMAT " does not match its MAC: it was "
@@ -475,10 +475,7 @@ walk (sqlite3                *db,
                       checkpoint_id);
     }
 
-  rc = sqlite3_prepare_v2 (db,
-                           "SELECT id, time_us, provider_id, caller_id, caller_name, tool, "
-                           "write, target, params_hmac, decision, reason, hash, result, "
-                           "result_text, result_time_us, result_mac FROM audit ORDER BY id",
+  rc = sqlite3_prepare_v2 (db, "SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit a ORDER BY a.id",
                            -1, &stmt, NULL);
   if (rc != SQLITE_OK)
     {
@@ -493,7 +490,7 @@ walk (sqlite3                *db,
       guint8 params_hmac[LUMO_AUDIT_HASH_SIZE];
       guint8 stored[LUMO_AUDIT_HASH_SIZE];
       guint8 computed[LUMO_AUDIT_HASH_SIZE];
-      gint64 id = sqlite3_column_int64 (stmt, 0);
+      gint64 id = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_ID);
 
       if (id == expected_id + 1)
         return fault (report, LUMO_AUDIT_FAULT_ROW_MISSING, expected_id, error,
@@ -508,20 +505,22 @@ walk (sqlite3                *db,
                       "): it was inserted", id, anchor_id);
 
       f.id = id;
-      f.time_us = sqlite3_column_int64 (stmt, 1);
-      f.provider_id = column_text (stmt, 2);
-      f.caller_id = column_text (stmt, 3);
-      f.caller_name = column_text (stmt, 4);
-      f.tool = column_text (stmt, 5);
-      f.write = sqlite3_column_int64 (stmt, 6) != 0;
-      f.target = column_text (stmt, 7);
+      f.time_us = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_TIME_US);
+      f.provider_id = column_text (stmt, LUMO_AUDIT_COL_PROVIDER_ID);
+      f.caller_id = column_text (stmt, LUMO_AUDIT_COL_CALLER_ID);
+      f.caller_name = column_text (stmt, LUMO_AUDIT_COL_CALLER_NAME);
+      f.tool = column_text (stmt, LUMO_AUDIT_COL_TOOL);
+      f.write = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_WRITE) != 0;
+      f.target = column_text (stmt, LUMO_AUDIT_COL_TARGET);
       f.params_hmac = params_hmac;
-      f.decision = column_text (stmt, 9);
-      f.reason = column_text (stmt, 10);
+      f.decision = column_text (stmt, LUMO_AUDIT_COL_DECISION);
+      f.reason = column_text (stmt, LUMO_AUDIT_COL_REASON);
 
-      if (!column_hash (stmt, 8, params_hmac) || !column_hash (stmt, 11, stored) ||
-          sqlite3_column_type (stmt, 6) != SQLITE_INTEGER ||
-          sqlite3_column_int64 (stmt, 6) > 1 || sqlite3_column_int64 (stmt, 6) < 0)
+      if (!column_hash (stmt, LUMO_AUDIT_COL_PARAMS_HMAC, params_hmac) ||
+          !column_hash (stmt, LUMO_AUDIT_COL_HASH, stored) ||
+          sqlite3_column_type (stmt, LUMO_AUDIT_COL_WRITE) != SQLITE_INTEGER ||
+          sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_WRITE) > 1 ||
+          sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_WRITE) < 0)
         return fault (report, LUMO_AUDIT_FAULT_ROW_CHANGED, id, error,
                       "Row %" G_GINT64_FORMAT " is malformed: it was edited", id);
 

@@ -29,12 +29,52 @@ LumoAuditStore *_lumo_audit_store_new_full   (const char      *path,
 void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
                                                         gboolean        enabled);
 
-/* Rows are made by the store from a statement whose columns are
- * LUMO_AUDIT_ROW_COLUMNS, in that order. */
-#define LUMO_AUDIT_ROW_COLUMNS \
-  "a.id, a.time_us, a.provider_id, a.caller_id, a.caller_name, a.tool, a.write, " \
-  "a.target, a.params_hmac, a.decision, a.reason, a.result, a.result_text, " \
-  "a.result_time_us, a.hash"
+/* ---- the columns of a row ------------------------------------------------ */
+
+/* Every column of the audit table, in the one order of every statement
+ * that reads or writes whole rows: the chain walk, the row reader and the
+ * writer's INSERT. A statement's column i is LUMO_AUDIT_COL_…, its
+ * parameter i + 1, so adding a column is one line here (and a migration in
+ * lumo-audit-schema.c). X (NAME, "sql name"), separated by SEP. */
+#define LUMO_AUDIT_COLUMNS(X, SEP)               \
+  X (ID,             "id")             SEP \
+  X (TIME_US,        "time_us")        SEP \
+  X (PROVIDER_ID,    "provider_id")    SEP \
+  X (CALLER_ID,      "caller_id")      SEP \
+  X (CALLER_NAME,    "caller_name")    SEP \
+  X (TOOL,           "tool")           SEP \
+  X (WRITE,          "write")          SEP \
+  X (TARGET,         "target")         SEP \
+  X (PARAMS_HMAC,    "params_hmac")    SEP \
+  X (DECISION,       "decision")       SEP \
+  X (REASON,         "reason")         SEP \
+  X (HASH,           "hash")           SEP \
+  X (RESULT,         "result")         SEP \
+  X (RESULT_TEXT,    "result_text")    SEP \
+  X (RESULT_TIME_US, "result_time_us") SEP \
+  X (RESULT_MAC,     "result_mac")
+
+#define LUMO_AUDIT_COLUMN_ENUM_(name, sql)   LUMO_AUDIT_COL_##name
+#define LUMO_AUDIT_COLUMN_NAME_(name, sql)   sql
+#define LUMO_AUDIT_COLUMN_ALIASED_(name, sql) "a." sql
+#define LUMO_AUDIT_COLUMN_PARAM_(name, sql)  "?"
+#define LUMO_AUDIT_ENUM_SEP_                 ,
+#define LUMO_AUDIT_SQL_SEP_                  ", "
+
+typedef enum
+{
+  LUMO_AUDIT_COLUMNS (LUMO_AUDIT_COLUMN_ENUM_, LUMO_AUDIT_ENUM_SEP_),
+  LUMO_AUDIT_N_COLUMNS
+} LumoAuditColumn;
+
+/* "id, time_us, …" and "?, ?, …", for the INSERT. */
+#define LUMO_AUDIT_COLUMN_NAMES  LUMO_AUDIT_COLUMNS (LUMO_AUDIT_COLUMN_NAME_, LUMO_AUDIT_SQL_SEP_)
+#define LUMO_AUDIT_COLUMN_PARAMS LUMO_AUDIT_COLUMNS (LUMO_AUDIT_COLUMN_PARAM_, LUMO_AUDIT_SQL_SEP_)
+/* "a.id, a.time_us, …": the columns of the row aliased `a`, as queries
+ * that join the index select them. */
+#define LUMO_AUDIT_ROW_COLUMNS   LUMO_AUDIT_COLUMNS (LUMO_AUDIT_COLUMN_ALIASED_, LUMO_AUDIT_SQL_SEP_)
+
+/* A row from a statement that selects LUMO_AUDIT_ROW_COLUMNS. */
 LumoAuditRow   *_lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
 
 /* Walks every row of @db (an audit database, see lumo-audit-store.c) in id

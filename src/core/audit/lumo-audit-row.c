@@ -268,30 +268,30 @@ _lumo_audit_row_new_from_stmt (sqlite3_stmt *stmt)
   LumoAuditRow *self = g_object_new (LUMO_TYPE_AUDIT_ROW, NULL);
   const char *result;
 
-  self->id = sqlite3_column_int64 (stmt, 0);
-  self->time_us = sqlite3_column_int64 (stmt, 1);
-  self->provider_id = dup_column (stmt, 2);
-  self->caller_id = dup_column (stmt, 3);
-  self->caller_name = dup_column (stmt, 4);
-  self->tool = dup_column (stmt, 5);
-  self->write = sqlite3_column_int64 (stmt, 6) != 0;
-  self->target = dup_column (stmt, 7);
-  self->params_hmac = hex_column (stmt, 8);
-  if (!lumo_audit_decision_from_string ((const char *) sqlite3_column_text (stmt, 9),
+  self->id = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_ID);
+  self->time_us = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_TIME_US);
+  self->provider_id = dup_column (stmt, LUMO_AUDIT_COL_PROVIDER_ID);
+  self->caller_id = dup_column (stmt, LUMO_AUDIT_COL_CALLER_ID);
+  self->caller_name = dup_column (stmt, LUMO_AUDIT_COL_CALLER_NAME);
+  self->tool = dup_column (stmt, LUMO_AUDIT_COL_TOOL);
+  self->write = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_WRITE) != 0;
+  self->target = dup_column (stmt, LUMO_AUDIT_COL_TARGET);
+  self->params_hmac = hex_column (stmt, LUMO_AUDIT_COL_PARAMS_HMAC);
+  if (!lumo_audit_decision_from_string ((const char *) sqlite3_column_text (stmt, LUMO_AUDIT_COL_DECISION),
                                         &self->decision))
     self->decision = LUMO_AUDIT_DECISION_DENY;
-  self->reason = dup_column (stmt, 10);
-  result = (const char *) sqlite3_column_text (stmt, 11);
+  self->reason = dup_column (stmt, LUMO_AUDIT_COL_REASON);
+  result = (const char *) sqlite3_column_text (stmt, LUMO_AUDIT_COL_RESULT);
   if (g_strcmp0 (result, "ok") == 0)
     self->result = LUMO_AUDIT_RESULT_OK;
   else if (g_strcmp0 (result, "error") == 0)
     self->result = LUMO_AUDIT_RESULT_ERROR;
   else
     self->result = LUMO_AUDIT_RESULT_NONE;
-  if (sqlite3_column_type (stmt, 12) != SQLITE_NULL)
-    self->result_text = dup_column (stmt, 12);
-  self->result_time_us = sqlite3_column_int64 (stmt, 13);
-  self->hash = hex_column (stmt, 14);
+  if (sqlite3_column_type (stmt, LUMO_AUDIT_COL_RESULT_TEXT) != SQLITE_NULL)
+    self->result_text = dup_column (stmt, LUMO_AUDIT_COL_RESULT_TEXT);
+  self->result_time_us = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_RESULT_TIME_US);
+  self->hash = hex_column (stmt, LUMO_AUDIT_COL_HASH);
 
   return self;
 }

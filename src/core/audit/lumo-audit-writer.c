@@ -22,6 +22,9 @@
 /* The longest a group commit waits for more callers to join it (µs). */
 #define GROUP_COMMIT_MAX_WAIT_US 1000
 
+/* The INSERT's parameter of a column of LUMO_AUDIT_COLUMNS. */
+#define PARAM(column) (LUMO_AUDIT_COL_##column + 1)
+
 /* ---- ops ------------------------------------------------------------------ */
 
 static void
@@ -276,40 +279,42 @@ insert_row (LumoAuditStore           *self,
   sqlite3_stmt *stmt;
 
   if (!(stmt = cached (self, &self->insert_stmt,
-                       "INSERT INTO audit (id, time_us, provider_id, caller_id, caller_name, "
-                       "tool, write, target, params_hmac, decision, reason, hash, result, "
-                       "result_text, result_time_us, result_mac) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", error)))
+                       "INSERT INTO audit (" LUMO_AUDIT_COLUMN_NAMES ") "
+                       "VALUES (" LUMO_AUDIT_COLUMN_PARAMS ")", error)))
     return FALSE;
 
   lumo_audit_chain_row_hash (tail_hash, &f, hash);
 
-  sqlite3_bind_int64 (stmt, 1, f.id);
-  sqlite3_bind_int64 (stmt, 2, f.time_us);
-  sqlite3_bind_text (stmt, 3, f.provider_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 4, f.caller_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 5, f.caller_name, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 6, f.tool, -1, SQLITE_STATIC);
-  sqlite3_bind_int (stmt, 7, f.write ? 1 : 0);
-  sqlite3_bind_text (stmt, 8, f.target, -1, SQLITE_STATIC);
-  sqlite3_bind_blob (stmt, 9, f.params_hmac, LUMO_AUDIT_HASH_SIZE, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 10, f.decision, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 11, f.reason, -1, SQLITE_STATIC);
-  sqlite3_bind_blob (stmt, 12, hash, sizeof hash, SQLITE_STATIC);
+  /* Every parameter is bound (or NULL below): a cached statement keeps
+   * its last row's bindings otherwise. */
+  sqlite3_bind_int64 (stmt, PARAM (ID), f.id);
+  sqlite3_bind_int64 (stmt, PARAM (TIME_US), f.time_us);
+  sqlite3_bind_text (stmt, PARAM (PROVIDER_ID), f.provider_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, PARAM (CALLER_ID), f.caller_id, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, PARAM (CALLER_NAME), f.caller_name, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, PARAM (TOOL), f.tool, -1, SQLITE_STATIC);
+  sqlite3_bind_int (stmt, PARAM (WRITE), f.write ? 1 : 0);
+  sqlite3_bind_text (stmt, PARAM (TARGET), f.target, -1, SQLITE_STATIC);
+  sqlite3_bind_blob (stmt, PARAM (PARAMS_HMAC), f.params_hmac, LUMO_AUDIT_HASH_SIZE, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, PARAM (DECISION), f.decision, -1, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, PARAM (REASON), f.reason, -1, SQLITE_STATIC);
+  sqlite3_bind_blob (stmt, PARAM (HASH), hash, sizeof hash, SQLITE_STATIC);
 
   if (row->result != NULL)
     {
       lumo_audit_chain_result_mac (self->secret, hash, row->result, row->result_text,
                                    row->result_time_us, mac);
-      sqlite3_bind_text (stmt, 13, row->result, -1, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, 14, row->result_text, -1, SQLITE_STATIC);
-      sqlite3_bind_int64 (stmt, 15, row->result_time_us);
-      sqlite3_bind_blob (stmt, 16, mac, sizeof mac, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, PARAM (RESULT), row->result, -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, PARAM (RESULT_TEXT), row->result_text, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (stmt, PARAM (RESULT_TIME_US), row->result_time_us);
+      sqlite3_bind_blob (stmt, PARAM (RESULT_MAC), mac, sizeof mac, SQLITE_STATIC);
     }
   else
     {
-      for (int col = 13; col <= 16; col++)
-        sqlite3_bind_null (stmt, col);
+      sqlite3_bind_null (stmt, PARAM (RESULT));
+      sqlite3_bind_null (stmt, PARAM (RESULT_TEXT));
+      sqlite3_bind_null (stmt, PARAM (RESULT_TIME_US));
+      sqlite3_bind_null (stmt, PARAM (RESULT_MAC));
     }
 
   if (!step_done (self, stmt, "Cannot append to the audit log", error) ||
