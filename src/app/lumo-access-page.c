@@ -185,21 +185,6 @@ create_denied_row_cb (gpointer item,
   return row;
 }
 
-static GtkWidget *
-placeholder_row (const char *text)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_widget_set_margin_top (label, 18);
-  gtk_widget_set_margin_bottom (label, 18);
-  gtk_widget_set_margin_start (label, 12);
-  gtk_widget_set_margin_end (label, 12);
-  gtk_widget_add_css_class (label, "dim-label");
-
-  return label;
-}
-
 static void
 undo_with_toast (AdwToast       *toast,
                  LumoAccessPage *self)
@@ -408,9 +393,9 @@ lumo_access_page_init (LumoAccessPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  gtk_list_box_set_placeholder (self->allowed_list, placeholder_row (_("No agent is allowed yet")));
-  gtk_list_box_set_placeholder (self->denied_list, placeholder_row (_("No agent is denied")));
-  gtk_list_box_set_placeholder (self->history_list, placeholder_row (_("No changes yet")));
+  gtk_list_box_set_placeholder (self->allowed_list, lumo_ui_placeholder_new (_("No agent is allowed yet")));
+  gtk_list_box_set_placeholder (self->denied_list, lumo_ui_placeholder_new (_("No agent is denied")));
+  gtk_list_box_set_placeholder (self->history_list, lumo_ui_placeholder_new (_("No changes yet")));
 
   g_signal_connect (self->enabled_switch, "notify::active", G_CALLBACK (on_switch_active_cb), self);
   g_signal_connect (self->writes_switch, "notify::active", G_CALLBACK (on_switch_active_cb), self);

@@ -120,21 +120,6 @@ reload_sessions (LumoActivityPage *self)
     }
 }
 
-static GtkWidget *
-placeholder (const char *text)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_widget_set_margin_top (label, 18);
-  gtk_widget_set_margin_bottom (label, 18);
-  gtk_widget_set_margin_start (label, 12);
-  gtk_widget_set_margin_end (label, 12);
-  gtk_widget_add_css_class (label, "dim-label");
-
-  return label;
-}
-
 static void
 lumo_activity_page_dispose (GObject *object)
 {
@@ -167,8 +152,8 @@ lumo_activity_page_init (LumoActivityPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   gtk_list_box_set_placeholder (self->meters_list,
-                                placeholder (_("No agent is allowed yet. Meters appear for allowed agents and for any agent that writes.")));
-  gtk_list_box_set_placeholder (self->sessions_list, placeholder (_("No open sessions")));
+                                lumo_ui_placeholder_new (_("No agent is allowed yet. Meters appear for allowed agents and for any agent that writes.")));
+  gtk_list_box_set_placeholder (self->sessions_list, lumo_ui_placeholder_new (_("No open sessions")));
 }
 
 void

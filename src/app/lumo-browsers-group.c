@@ -482,8 +482,6 @@ lumo_browsers_group_class_init (LumoBrowsersGroupClass *klass)
 static void
 lumo_browsers_group_init (LumoBrowsersGroup *self)
 {
-  GtkWidget *placeholder;
-
   self->cancellable = g_cancellable_new ();
 
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (self), _("Browsers"));
@@ -501,14 +499,8 @@ lumo_browsers_group_init (LumoBrowsersGroup *self)
   gtk_list_box_set_selection_mode (self->list, GTK_SELECTION_NONE);
   gtk_widget_add_css_class (GTK_WIDGET (self->list), "boxed-list");
   lumo_ui_set_accessible_label (GTK_WIDGET (self->list), _("Browsers"));
-  placeholder = gtk_label_new (_("No supported browser was found for this user: Chrome, Chromium, Brave, Edge or Vivaldi, installed normally or as a Flatpak."));
-  gtk_label_set_wrap (GTK_LABEL (placeholder), TRUE);
-  gtk_widget_set_margin_top (placeholder, 18);
-  gtk_widget_set_margin_bottom (placeholder, 18);
-  gtk_widget_set_margin_start (placeholder, 12);
-  gtk_widget_set_margin_end (placeholder, 12);
-  gtk_widget_add_css_class (placeholder, "dim-label");
-  gtk_list_box_set_placeholder (self->list, placeholder);
+  gtk_list_box_set_placeholder (self->list,
+                                lumo_ui_placeholder_new (_("No supported browser was found for this user: Chrome, Chromium, Brave, Edge or Vivaldi, installed normally or as a Flatpak.")));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (self), GTK_WIDGET (self->list));
 
   /* A browser installed or a provider added since the last look: the page

@@ -260,21 +260,6 @@ on_watch_submit_cb (LumoProvidersPage *self,
 
 /* ---- GObject ------------------------------------------------------------ */
 
-static GtkWidget *
-placeholder (const char *text)
-{
-  GtkWidget *label = gtk_label_new (text);
-
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_widget_set_margin_top (label, 18);
-  gtk_widget_set_margin_bottom (label, 18);
-  gtk_widget_set_margin_start (label, 12);
-  gtk_widget_set_margin_end (label, 12);
-  gtk_widget_add_css_class (label, "dim-label");
-
-  return label;
-}
-
 static void
 lumo_providers_page_dispose (GObject *object)
 {
@@ -321,7 +306,7 @@ lumo_providers_page_init (LumoProvidersPage *self)
   self->browsers = LUMO_BROWSERS_GROUP (lumo_browsers_group_new ());
   adw_preferences_page_add (self->preferences_page, ADW_PREFERENCES_GROUP (self->browsers));
   gtk_list_box_set_placeholder (self->providers_list,
-                                placeholder (_("No provider has connected yet. Open the browser with the Lumo Userscripts extension, or watch a provider by its ID below.")));
+                                lumo_ui_placeholder_new (_("No provider has connected yet. Open the browser with the Lumo Userscripts extension, or watch a provider by its ID below.")));
 }
 
 void

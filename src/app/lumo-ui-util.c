@@ -76,3 +76,18 @@ lumo_ui_list_box_remove_all (GtkListBox *list_box)
   while ((row = gtk_list_box_get_row_at_index (list_box, 0)) != NULL)
     gtk_list_box_remove (list_box, GTK_WIDGET (row));
 }
+
+GtkWidget *
+lumo_ui_placeholder_new (const char *text)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_widget_set_margin_top (label, 18);
+  gtk_widget_set_margin_bottom (label, 18);
+  gtk_widget_set_margin_start (label, 12);
+  gtk_widget_set_margin_end (label, 12);
+  gtk_widget_add_css_class (label, "dim-label");
+
+  return label;
+}

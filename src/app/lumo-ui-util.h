@@ -23,6 +23,9 @@ void      lumo_ui_show_error       (GtkWidget    *widget,
  * check box in a row). */
 void      lumo_ui_set_accessible_label (GtkWidget  *widget,
                                         const char *label);
+/* The dimmed, wrapping label an empty list shows instead of rows (the
+ * placeholder of a GtkListBox). */
+GtkWidget *lumo_ui_placeholder_new     (const char *text);
 /* Removes every child of a GtkListBox that is not bound to a model. */
 void      lumo_ui_list_box_remove_all  (GtkListBox *list_box);
 
