@@ -29,12 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lumo-test-bus.h"
+#include "lumo-test-session.h"
 
 #define FRAME_SIZE    200
-#define PROVIDER_ID   "abcdefghijklmnopabcdefghijklmnop"
-#define ORIGIN        "chrome-extension://" PROVIDER_ID "/"
-#define PARAMS_HASH   "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define WRITES_PER_CALLER 30   /* the rate limit: 30 writes per caller per 60 s */
 
 static int iterations = 2000;
@@ -257,7 +254,7 @@ helper_spawn (Helper  *helper,
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *cwd = g_path_get_dirname (lumo_test_host_path ());
-  const char *argv[] = { lumo_test_host_path (), ORIGIN, NULL };
+  const char *argv[] = { lumo_test_host_path (), TEST_PROVIDER_ORIGIN, NULL };
 
   g_spawn_async_with_pipes (cwd, (char **) argv, env, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
                             &helper->pid, &helper->to_helper, &helper->from_helper, NULL,
@@ -393,8 +390,8 @@ bench_real_path (Series *probe,
   g_assert_nonnull (strstr (hello, "hello.result"));
   *first_hello_us = now_us () - t0;
 
-  g_assert_cmpint (lumo_test_bus_run_ctl (bus, NULL, "set", PROVIDER_ID, "review", "off", NULL), ==, 0);
-  g_assert_cmpint (lumo_test_bus_run_ctl (bus, NULL, "allow", PROVIDER_ID, caller, NULL), ==, 0);
+  g_assert_cmpint (lumo_test_bus_run_ctl (bus, NULL, "set", TEST_PROVIDER_ID, "review", "off", NULL), ==, 0);
+  g_assert_cmpint (lumo_test_bus_run_ctl (bus, NULL, "allow", TEST_PROVIDER_ID, caller, NULL), ==, 0);
 
   /* Until the app has seen the CLI's changes, reads are still pending. */
   for (;;)
@@ -426,7 +423,7 @@ bench_real_path (Series *probe,
     {
       g_autofree char *id = caller_id_for (c);
 
-      g_assert_cmpint (lumo_test_bus_run_ctl (bus, NULL, "allow", PROVIDER_ID, id, NULL), ==, 0);
+      g_assert_cmpint (lumo_test_bus_run_ctl (bus, NULL, "allow", TEST_PROVIDER_ID, id, NULL), ==, 0);
     }
 
   /* Writes: 30 per caller (the rate limit), each completed with its
@@ -444,7 +441,7 @@ bench_real_path (Series *probe,
 
           answer = request (&helper,
                             "\"type\":\"authorize\",\"caller\":{\"id\":\"%s\"},\"tool\":\"save_script\","
-                            "\"write\":true,\"paramsHash\":\"" PARAMS_HASH "\","
+                            "\"write\":true,\"paramsHash\":\"" TEST_PARAMS_HASH "\","
                             "\"preview\":{\"name\":\"x\",\"bytes\":1}",
                             id);
           if (write_samples++ >= warmup)
@@ -509,7 +506,7 @@ bench_keepassxc_proxy (Series     *series,
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) env = NULL;
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
-  const char *argv[] = { NULL, "chrome-extension://" PROVIDER_ID "/", NULL };
+  const char *argv[] = { NULL, TEST_PROVIDER_ORIGIN, NULL };
   Helper helper;
   pid_t echo_pid;
   int listen_fd;
@@ -570,13 +567,7 @@ bench_keepassxc_proxy (Series     *series,
   waitpid (helper.pid, NULL, 0);
   kill (echo_pid, SIGTERM);
   waitpid (echo_pid, NULL, 0);
-  g_unlink (socket_path);
-  g_rmdir (socket_dir);
-  {
-    g_autofree char *app_dir = g_path_get_dirname (socket_dir);
-    g_rmdir (app_dir);
-  }
-  g_rmdir (runtime);
+  lumo_test_dir_remove (runtime);
 }
 
 static void
@@ -627,8 +618,7 @@ main (int   argc,
   set_default_env ("LUMO_TEST_CTL", LUMO_BENCH_CTL);
   set_default_env ("GSETTINGS_BACKEND", "memory");
 
-  tmp = g_dir_make_tmp ("lumo-bench-XXXXXX", &error);
-  g_assert_no_error (error);
+  tmp = lumo_test_dir_new ("bench");
   dir = bench_dir != NULL ? bench_dir : tmp;
 
   g_print ("bench-bridge: %d timed round trips per series (%d warm-up), times in us\n",
@@ -676,6 +666,6 @@ main (int   argc,
       g_print ("  write authorize / fdatasync %6.2f  (target <= 1.5)\n", ratio);
     }
 
-  g_rmdir (tmp);
+  lumo_test_dir_remove (tmp);
   return 0;
 }

@@ -18,163 +18,7 @@
 #include "lumo-error.h"
 #include "lumo-paths.h"
 #include "lumo-policy.h"
-
-#define PROV  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define PROV2 "pppppppppppppppppppppppppppppppp"
-#define CALL  "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-#define CALL2 "cccccccccccccccccccccccccccccccc"
-
-typedef struct
-{
-  char       *dir;
-  char       *path;
-  LumoPolicy *policy;
-  GPtrArray  *events;   /* "signal:provider/caller" */
-} Fixture;
-
-static void
-on_caller_changed_cb (LumoPolicy *policy, const char *provider_id, const char *caller_id, Fixture *f)
-{
-  g_ptr_array_add (f->events, g_strdup_printf ("caller-changed:%s/%s", provider_id, caller_id));
-}
-
-static void
-on_caller_pending_cb (LumoPolicy *policy, const char *provider_id, const char *caller_id, Fixture *f)
-{
-  g_ptr_array_add (f->events, g_strdup_printf ("caller-pending:%s/%s", provider_id, caller_id));
-}
-
-static guint
-count_events (Fixture    *f,
-              const char *event)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < f->events->len; i++)
-    if (g_str_equal (g_ptr_array_index (f->events, i), event))
-      n++;
-
-  return n;
-}
-
-static gboolean
-on_timeout_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Iterates until @event arrives; the bound is generous and only there so
- * that a timer that never fires fails instead of hanging. */
-static gboolean
-wait_for_event (Fixture    *f,
-                const char *event)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (30, on_timeout_cb, &timed_out);
-
-  while (count_events (f, event) == 0 && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-
-  if (!timed_out)
-    g_source_remove (id);
-
-  return !timed_out;
-}
-
-static void
-fixture_set_up (Fixture       *f,
-                gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("lumo-policy-XXXXXX", &error);
-  g_assert_no_error (error);
-  f->path = g_build_filename (f->dir, "policy.db", NULL);
-  lumo_paths_set_data_dir (f->dir);
-
-  f->policy = lumo_policy_new (f->path, &error);
-  g_assert_no_error (error);
-
-  f->events = g_ptr_array_new_with_free_func (g_free);
-  g_signal_connect (f->policy, "caller-changed", G_CALLBACK (on_caller_changed_cb), f);
-  g_signal_connect (f->policy, "caller-pending", G_CALLBACK (on_caller_pending_cb), f);
-}
-
-static void
-remove_dir (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      g_assert_cmpint (g_remove (child), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (path), ==, 0);
-}
-
-static void
-fixture_tear_down (Fixture       *f,
-                   gconstpointer  data)
-{
-  g_clear_object (&f->policy);
-  g_clear_pointer (&f->events, g_ptr_array_unref);
-  remove_dir (f->dir);
-  g_free (f->path);
-  g_free (f->dir);
-}
-
-static void
-register_default (Fixture *f)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (lumo_policy_register_provider (f->policy, PROV, "userscripts", "Lumo Userscripts",
-                                                "1.0.1", &error));
-  g_assert_no_error (error);
-}
-
-static void
-allow (Fixture    *f,
-       const char *caller)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (lumo_policy_allow_caller (f->policy, PROV, caller, LUMO_POLICY_ORIGIN_UI, &error));
-  g_assert_no_error (error);
-}
-
-static void
-set_switch (Fixture          *f,
-            LumoPolicySwitch  sw,
-            gboolean          on)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (lumo_policy_set_switch (f->policy, PROV, sw, on, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_no_error (error);
-}
-
-static LumoDenyReason
-authorize (Fixture    *f,
-           const char *provider,
-           const char *caller,
-           gboolean    is_write,
-           gint64     *retry_after)
-{
-  g_autoptr(GError) error = NULL;
-  LumoPolicyDecision decision;
-
-  g_assert_true (lumo_policy_authorize (f->policy, provider, caller, "userscripts.save",
-                                        is_write, NULL, NULL, &decision, &error));
-  g_assert_no_error (error);
-  g_assert_cmpint (decision.allowed, ==, decision.reason == LUMO_DENY_REASON_NONE);
-
-  return decision.reason;
-}
+#include "lumo-test-policy.h"
 
 /* ---- bookkeeping --------------------------------------------------------- */
 
@@ -183,7 +27,7 @@ read_caller (LumoPolicy *policy,
              const char *caller)
 {
   g_autoptr(GError) error = NULL;
-  LumoCallerInfo *info = lumo_policy_get_caller (policy, PROV, caller, &error);
+  LumoCallerInfo *info = lumo_policy_get_caller (policy, TEST_PROVIDER_ID, caller, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (info);
@@ -198,7 +42,7 @@ probe_known (LumoPolicy *policy,
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  g_assert_true (lumo_policy_probe (policy, PROV, caller, name, &status, &error));
+  g_assert_true (lumo_policy_probe (policy, TEST_PROVIDER_ID, caller, name, &status, &error));
   g_assert_no_error (error);
 }
 
@@ -211,51 +55,52 @@ flush_source (LumoPolicy *policy)
 }
 
 static void
-test_bookkeeping_flush (Fixture       *f,
-                        gconstpointer  data)
+test_bookkeeping_flush (LumoTestPolicy *f,
+                        gconstpointer   data)
 {
   g_autoptr(LumoPolicy) other = NULL;
   g_autoptr(LumoCallerInfo) mine = NULL;
   g_autoptr(LumoCallerInfo) seen = NULL;
   g_autoptr(GError) error = NULL;
 
-  register_default (f);
-  g_assert_true (lumo_policy_add_caller (f->policy, PROV, CALL, "Lumo", LUMO_POLICY_ORIGIN_UI, &error));
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
+  lumo_test_policy_register (f);
+  g_assert_true (lumo_policy_add_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo",
+                                         LUMO_POLICY_ORIGIN_UI, &error));
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
   other = lumo_policy_new (f->path, &error);
   g_assert_no_error (error);
   g_ptr_array_set_size (f->events, 0);
 
   for (guint i = 0; i < 3; i++)
-    probe_known (f->policy, CALL, "Lumo");
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_NONE);
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_NONE);
+    probe_known (f->policy, TEST_CALLER_ID, "Lumo");
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_NONE);
 
   /* This instance shows its own counts at once … */
-  mine = read_caller (f->policy, CALL);
+  mine = read_caller (f->policy, TEST_CALLER_ID);
   g_assert_cmpuint (mine->probe_count, ==, 3);
   g_assert_cmpuint (mine->write_count, ==, 2);
   g_assert_cmpint (mine->last_seen, >, 0);
   g_assert_true (lumo_policy_has_unwritten_bookkeeping (f->policy));
   /* … but they are not written yet, and not announced one by one. */
-  seen = read_caller (other, CALL);
+  seen = read_caller (other, TEST_CALLER_ID);
   g_assert_cmpuint (seen->probe_count, ==, 0);
   g_assert_cmpuint (seen->write_count, ==, 0);
-  g_assert_cmpuint (count_events (f, "caller-changed:" PROV "/" CALL), ==, 0);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-changed", TEST_CALLER_ID), ==, 0);
 
   /* A flush writes them in one go and announces the caller once. */
   g_assert_true (lumo_policy_flush (f->policy, &error));
   g_assert_no_error (error);
   g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
-  g_assert_cmpuint (count_events (f, "caller-changed:" PROV "/" CALL), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-changed", TEST_CALLER_ID), ==, 1);
   g_clear_pointer (&seen, lumo_caller_info_free);
-  seen = read_caller (other, CALL);
+  seen = read_caller (other, TEST_CALLER_ID);
   g_assert_cmpuint (seen->probe_count, ==, 3);
   g_assert_cmpuint (seen->write_count, ==, 2);
   g_assert_cmpint (seen->last_seen, ==, mine->last_seen);
   /* The counts never go back for this instance's reader either. */
   g_clear_pointer (&mine, lumo_caller_info_free);
-  mine = read_caller (f->policy, CALL);
+  mine = read_caller (f->policy, TEST_CALLER_ID);
   g_assert_cmpuint (mine->probe_count, ==, 3);
 
   /* Nothing waits: a flush is a no-op, and says nothing. */
@@ -264,53 +109,53 @@ test_bookkeeping_flush (Fixture       *f,
   g_assert_cmpuint (f->events->len, ==, 0);
 
   /* A refresh writes too, and a new name travels with the counts. */
-  probe_known (f->policy, CALL, "Lumo 2");
-  probe_known (f->policy, CALL, "Lumo 2");
+  probe_known (f->policy, TEST_CALLER_ID, "Lumo 2");
+  probe_known (f->policy, TEST_CALLER_ID, "Lumo 2");
   g_assert_true (lumo_policy_refresh (f->policy, &error));
   g_assert_no_error (error);
   g_clear_pointer (&seen, lumo_caller_info_free);
-  seen = read_caller (other, CALL);
+  seen = read_caller (other, TEST_CALLER_ID);
   g_assert_cmpuint (seen->probe_count, ==, 5);
   g_assert_cmpstr (seen->display_name, ==, "Lumo 2");
 
   /* Two instances counting the same caller add up; neither overwrites. */
-  probe_known (f->policy, CALL, NULL);
-  probe_known (other, CALL, NULL);
-  probe_known (other, CALL, NULL);
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
+  probe_known (other, TEST_CALLER_ID, NULL);
+  probe_known (other, TEST_CALLER_ID, NULL);
   g_assert_true (lumo_policy_flush (other, &error));
   g_assert_true (lumo_policy_flush (f->policy, &error));
   g_assert_no_error (error);
   g_clear_pointer (&seen, lumo_caller_info_free);
-  seen = read_caller (other, CALL);
+  seen = read_caller (other, TEST_CALLER_ID);
   g_assert_cmpuint (seen->probe_count, ==, 8);
 }
 
 static void
-test_bookkeeping_dispose (Fixture       *f,
-                          gconstpointer  data)
+test_bookkeeping_dispose (LumoTestPolicy *f,
+                          gconstpointer   data)
 {
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(GError) error = NULL;
   LumoPolicy *other;
   LumoPolicyDecision decision;
 
-  register_default (f);
-  allow (f, CALL);
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
 
   other = lumo_policy_new (f->path, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < 4; i++)
-    probe_known (other, CALL, "Renamed");
-  g_assert_true (lumo_policy_authorize (other, PROV, CALL, "userscripts.save", TRUE, NULL, NULL,
-                                        &decision, &error));
+    probe_known (other, TEST_CALLER_ID, "Renamed");
+  g_assert_true (lumo_policy_authorize (other, TEST_PROVIDER_ID, TEST_CALLER_ID, "userscripts.save",
+                                        TRUE, NULL, NULL, &decision, &error));
   g_assert_true (decision.allowed);
   g_assert_true (lumo_policy_has_unwritten_bookkeeping (other));
 
   /* The last reference goes before any timeout ran: nothing is lost. */
   g_object_unref (other);
 
-  caller = read_caller (f->policy, CALL);
+  caller = read_caller (f->policy, TEST_CALLER_ID);
   g_assert_cmpuint (caller->probe_count, ==, 4);
   g_assert_cmpuint (caller->write_count, ==, 1);
   g_assert_cmpstr (caller->display_name, ==, "Renamed");
@@ -318,8 +163,8 @@ test_bookkeeping_dispose (Fixture       *f,
 }
 
 static void
-test_bookkeeping_timer (Fixture       *f,
-                        gconstpointer  data)
+test_bookkeeping_timer (LumoTestPolicy *f,
+                        gconstpointer   data)
 {
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(GError) error = NULL;
@@ -330,61 +175,65 @@ test_bookkeeping_timer (Fixture       *f,
   g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
 
-  register_default (f);
-  allow (f, CALL);
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
 
   /* Decisions that count nothing arm nothing: an unknown provider, a
    * read, a denied write, a caller that is not allowed. */
-  g_assert_true (lumo_policy_probe (f->policy, PROV2, CALL, "x", &status, &error));
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_WRITES_OFF);
-  g_assert_cmpint (authorize (f, PROV, CALL2, TRUE, NULL), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
-  g_assert_cmpint (authorize (f, PROV2, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_DISABLED);
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER2_ID, TEST_CALLER_ID, "x", &status,
+                                    &error));
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==,
+                   LUMO_DENY_REASON_WRITES_OFF);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER2_ID, NULL), ==,
+                   LUMO_DENY_REASON_NOT_AUTHORIZED);
+  g_assert_cmpint (lumo_test_policy_authorize (f, TEST_PROVIDER2_ID, TEST_CALLER_ID, TRUE, NULL),
+                   ==, LUMO_DENY_REASON_DISABLED);
   g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
 
   /* A counted probe arms one timeout; more probes do not add any. */
-  probe_known (f->policy, CALL, NULL);
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
   source = flush_source (f->policy);
   g_assert_nonnull (source);
   g_assert_cmpstr (g_source_get_name (source), ==, "[lumo] policy bookkeeping");
-  probe_known (f->policy, CALL, NULL);
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
   g_assert_true (flush_source (f->policy) == source);
 
   /* It writes by itself, announces, and is gone. */
   g_ptr_array_set_size (f->events, 0);
-  g_assert_true (wait_for_event (f, "caller-changed:" PROV "/" CALL));
+  lumo_test_policy_wait_for_event (f, "caller-changed", TEST_CALLER_ID);
   g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
-  caller = read_caller (f->policy, CALL);
+  caller = read_caller (f->policy, TEST_CALLER_ID);
   g_assert_cmpuint (caller->probe_count, ==, 2);
 
   /* A change writes what waits in its own transaction, and the timeout
    * goes with it. */
-  probe_known (f->policy, CALL, NULL);
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
   g_assert_nonnull (flush_source (f->policy));
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, TRUE);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, TRUE);
   g_assert_false (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_null (flush_source (f->policy));
 
   /* A flush leaves no timer either. */
-  probe_known (f->policy, CALL, NULL);
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
   g_assert_true (lumo_policy_flush (f->policy, &error));
   g_assert_null (flush_source (f->policy));
 }
 
 static void
-test_bookkeeping_write_fails (Fixture       *f,
-                              gconstpointer  data)
+test_bookkeeping_write_fails (LumoTestPolicy *f,
+                              gconstpointer   data)
 {
   g_autoptr(LumoPolicy) other = NULL;
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(GError) error = NULL;
   sqlite3 *db = NULL;
 
-  register_default (f);
-  allow (f, CALL);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
   other = lumo_policy_new (f->path, &error);
   g_assert_no_error (error);
 
@@ -395,9 +244,9 @@ test_bookkeeping_write_fails (Fixture       *f,
                                  NULL, NULL, NULL), ==, SQLITE_OK);
 
   /* The decision does not depend on the write … */
-  probe_known (f->policy, CALL, NULL);
-  probe_known (f->policy, CALL, NULL);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
 
   /* … and a failed write keeps the counts waiting, with their timer. */
   g_assert_false (lumo_policy_flush (f->policy, &error));
@@ -405,7 +254,7 @@ test_bookkeeping_write_fails (Fixture       *f,
   g_clear_error (&error);
   g_assert_true (lumo_policy_has_unwritten_bookkeeping (f->policy));
   g_assert_nonnull (flush_source (f->policy));
-  caller = read_caller (f->policy, CALL);
+  caller = read_caller (f->policy, TEST_CALLER_ID);
   g_assert_cmpuint (caller->probe_count, ==, 2);
 
   g_assert_cmpint (sqlite3_exec (db, "DROP TRIGGER fail_counts", NULL, NULL, NULL), ==, SQLITE_OK);
@@ -415,65 +264,72 @@ test_bookkeeping_write_fails (Fixture       *f,
   g_assert_no_error (error);
   g_assert_null (flush_source (f->policy));
   g_clear_pointer (&caller, lumo_caller_info_free);
-  caller = read_caller (other, CALL);
+  caller = read_caller (other, TEST_CALLER_ID);
   g_assert_cmpuint (caller->probe_count, ==, 2);
 
   /* Counts for a caller another process forgot meanwhile go nowhere. */
-  probe_known (f->policy, CALL, NULL);
-  g_assert_true (lumo_policy_forget_caller (other, PROV, CALL, LUMO_POLICY_ORIGIN_CLI, &error));
+  probe_known (f->policy, TEST_CALLER_ID, NULL);
+  g_assert_true (lumo_policy_forget_caller (other, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                            LUMO_POLICY_ORIGIN_CLI, &error));
   g_assert_true (lumo_policy_flush (f->policy, &error));
   g_assert_no_error (error);
-  g_assert_null (lumo_policy_get_caller (other, PROV, CALL, &error));
+  g_assert_null (lumo_policy_get_caller (other, TEST_PROVIDER_ID, TEST_CALLER_ID, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
 }
 
 /* Decisions answer from a snapshot: each must still see another
  * process's commit at once, without a refresh or a file monitor event. */
 static void
-test_snapshot_sees_other_process (Fixture       *f,
-                                  gconstpointer  data)
+test_snapshot_sees_other_process (LumoTestPolicy *f,
+                                  gconstpointer   data)
 {
   g_autoptr(LumoPolicy) other = NULL;
   g_autoptr(GPtrArray) callers = NULL;
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  register_default (f);
-  allow (f, CALL);
-  probe_known (f->policy, CALL2, "Waiting");
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  probe_known (f->policy, TEST_CALLER2_ID, "Waiting");
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
   other = lumo_policy_new (f->path, &error);
   g_assert_no_error (error);
 
-  g_assert_true (lumo_policy_set_switch (other, PROV, LUMO_POLICY_SWITCH_WRITES, FALSE,
+  g_assert_true (lumo_policy_set_switch (other, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES, FALSE,
                                          LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_WRITES_OFF);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==,
+                   LUMO_DENY_REASON_WRITES_OFF);
 
-  g_assert_true (lumo_policy_allow_caller (other, PROV, CALL2, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL2, NULL, &status, &error));
+  g_assert_true (lumo_policy_allow_caller (other, TEST_PROVIDER_ID, TEST_CALLER2_ID,
+                                           LUMO_POLICY_ORIGIN_CLI, &error));
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL, &status,
+                                    &error));
   g_assert_true (status.authorized);
   g_assert_false (status.pending_approval);
 
-  g_assert_true (lumo_policy_set_switch (other, PROV, LUMO_POLICY_SWITCH_ENABLED, FALSE,
+  g_assert_true (lumo_policy_set_switch (other, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED, FALSE,
                                          LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, NULL, &status, &error));
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &status,
+                                    &error));
   g_assert_false (status.enabled);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_DISABLED);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_DISABLED);
 
   /* A caller another process added is known, not a new pending request. */
-  g_assert_true (lumo_policy_set_switch (other, PROV, LUMO_POLICY_SWITCH_ENABLED, TRUE,
+  g_assert_true (lumo_policy_set_switch (other, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED, TRUE,
                                          LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_true (lumo_policy_add_caller (other, PROV, "dddddddddddddddddddddddddddddddd", NULL,
+  g_assert_true (lumo_policy_add_caller (other, TEST_PROVIDER_ID, TEST_UNKNOWN_ID, NULL,
                                          LUMO_POLICY_ORIGIN_CLI, &error));
   g_ptr_array_set_size (f->events, 0);
-  g_assert_true (lumo_policy_probe (f->policy, PROV, "dddddddddddddddddddddddddddddddd", NULL,
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_UNKNOWN_ID, NULL,
                                     &status, &error));
   g_assert_true (status.authorized);
-  g_assert_cmpuint (count_events (f, "caller-pending:" PROV "/dddddddddddddddddddddddddddddddd"), ==, 0);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-pending", TEST_UNKNOWN_ID), ==, 0);
 
   /* A removed provider is unknown at once: nothing is recorded for it. */
-  g_assert_true (lumo_policy_remove_provider (other, PROV, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, NULL, &status, &error));
+  g_assert_true (lumo_policy_remove_provider (other, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI,
+                                              &error));
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &status,
+                                    &error));
   g_assert_false (status.enabled || status.authorized || status.ready);
   g_assert_true (lumo_policy_flush (f->policy, &error));
   g_assert_no_error (error);
@@ -489,7 +345,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(name, func) \
-  g_test_add ("/policy/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  g_test_add ("/policy/" name, LumoTestPolicy, NULL, \
+              lumo_test_policy_set_up, func, lumo_test_policy_tear_down)
 
   ADD ("bookkeeping/flush", test_bookkeeping_flush);
   ADD ("bookkeeping/dispose", test_bookkeeping_dispose);

@@ -15,188 +15,7 @@
 #include "lumo-policy.h"
 #include "lumo-protocol.h"
 #include "lumo-rate-limiter.h"
-
-#define PROV  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define PROV2 "pppppppppppppppppppppppppppppppp"
-#define CALL  "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-#define CALL2 "cccccccccccccccccccccccccccccccc"
-
-/* Each is refused by lumo_is_extension_id(). */
-static const char *bad_ids[] = {
-  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",     /* 31 */
-  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",   /* 33 */
-  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",    /* upper case */
-  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1",    /* a digit */
-  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaq",    /* past p */
-  "",
-};
-
-typedef struct
-{
-  char       *dir;
-  char       *path;
-  LumoPolicy *policy;
-  GPtrArray  *events;   /* "signal:provider/caller" */
-  gint64      now;      /* the injected rate-limiter clock */
-} Fixture;
-
-static void
-on_provider_changed_cb (LumoPolicy *policy, const char *provider_id, Fixture *f)
-{
-  g_ptr_array_add (f->events, g_strdup_printf ("provider-changed:%s", provider_id));
-}
-
-static void
-on_caller_changed_cb (LumoPolicy *policy, const char *provider_id, const char *caller_id, Fixture *f)
-{
-  g_ptr_array_add (f->events, g_strdup_printf ("caller-changed:%s/%s", provider_id, caller_id));
-}
-
-static void
-on_caller_pending_cb (LumoPolicy *policy, const char *provider_id, const char *caller_id, Fixture *f)
-{
-  g_ptr_array_add (f->events, g_strdup_printf ("caller-pending:%s/%s", provider_id, caller_id));
-}
-
-static void
-on_revoked_cb (LumoPolicy *policy, const char *provider_id, const char *caller_id, Fixture *f)
-{
-  g_ptr_array_add (f->events, g_strdup_printf ("revoked:%s/%s", provider_id, caller_id));
-}
-
-static void
-on_history_changed_cb (LumoPolicy *policy, Fixture *f)
-{
-  g_ptr_array_add (f->events, g_strdup ("history-changed"));
-}
-
-static void
-watch_signals (LumoPolicy *policy,
-               Fixture    *f)
-{
-  g_signal_connect (policy, "provider-changed", G_CALLBACK (on_provider_changed_cb), f);
-  g_signal_connect (policy, "caller-changed", G_CALLBACK (on_caller_changed_cb), f);
-  g_signal_connect (policy, "caller-pending", G_CALLBACK (on_caller_pending_cb), f);
-  g_signal_connect (policy, "revoked", G_CALLBACK (on_revoked_cb), f);
-  g_signal_connect (policy, "history-changed", G_CALLBACK (on_history_changed_cb), f);
-}
-
-static guint
-count_events (Fixture    *f,
-              const char *event)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < f->events->len; i++)
-    if (g_str_equal (g_ptr_array_index (f->events, i), event))
-      n++;
-
-  return n;
-}
-
-static gint64
-test_clock (gpointer user_data)
-{
-  return ((Fixture *) user_data)->now;
-}
-
-static void
-fixture_set_up (Fixture       *f,
-                gconstpointer  data)
-{
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("lumo-policy-XXXXXX", &error);
-  g_assert_no_error (error);
-  f->path = g_build_filename (f->dir, "policy.db", NULL);
-  lumo_paths_set_data_dir (f->dir);
-
-  f->policy = lumo_policy_new (f->path, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (f->policy);
-
-  f->events = g_ptr_array_new_with_free_func (g_free);
-  watch_signals (f->policy, f);
-
-  f->now = 1000 * G_USEC_PER_SEC;
-  lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (f->policy), test_clock, f);
-}
-
-static void
-remove_dir (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      g_assert_cmpint (g_remove (child), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (path), ==, 0);
-}
-
-static void
-fixture_tear_down (Fixture       *f,
-                   gconstpointer  data)
-{
-  g_clear_object (&f->policy);
-  g_clear_pointer (&f->events, g_ptr_array_unref);
-  remove_dir (f->dir);
-  g_free (f->path);
-  g_free (f->dir);
-}
-
-static void
-register_default (Fixture *f)
-{
-  g_autoptr(GError) error = NULL;
-
-  lumo_policy_register_provider (f->policy, PROV, "userscripts", "Lumo Userscripts", "1.0.1", &error);
-  g_assert_no_error (error);
-}
-
-static void
-allow (Fixture    *f,
-       const char *caller)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (lumo_policy_allow_caller (f->policy, PROV, caller, LUMO_POLICY_ORIGIN_UI, &error));
-  g_assert_no_error (error);
-}
-
-static void
-set_switch (Fixture          *f,
-            LumoPolicySwitch  sw,
-            gboolean          on)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_true (lumo_policy_set_switch (f->policy, PROV, sw, on, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_no_error (error);
-}
-
-static LumoDenyReason
-authorize (Fixture    *f,
-           const char *provider,
-           const char *caller,
-           gboolean    is_write,
-           gint64     *retry_after)
-{
-  g_autoptr(GError) error = NULL;
-  LumoPolicyDecision decision;
-
-  g_assert_true (lumo_policy_authorize (f->policy, provider, caller, "userscripts.save",
-                                        is_write, "0d2f…", NULL, &decision, &error));
-  g_assert_no_error (error);
-  g_assert_cmpint (decision.allowed, ==, decision.reason == LUMO_DENY_REASON_NONE);
-  if (retry_after != NULL)
-    *retry_after = decision.retry_after_us;
-
-  return decision.reason;
-}
+#include "lumo-test-policy.h"
 
 static guint
 history_length (LumoPolicy *policy)
@@ -208,10 +27,10 @@ history_length (LumoPolicy *policy)
 }
 
 static guint
-slots_used (Fixture    *f,
-            const char *caller)
+slots_used (LumoTestPolicy *f,
+            const char     *caller)
 {
-  g_autofree char *key = lumo_caller_key_new (PROV, caller);
+  g_autofree char *key = lumo_caller_key_new (TEST_PROVIDER_ID, caller);
   guint used = 0;
 
   lumo_rate_limiter_usage (lumo_policy_get_rate_limiter (f->policy), key, &used, NULL, NULL);
@@ -220,8 +39,8 @@ slots_used (Fixture    *f,
 }
 
 static gboolean
-provider_exists (Fixture    *f,
-                 const char *provider)
+provider_exists (LumoTestPolicy *f,
+                 const char     *provider)
 {
   g_autoptr(LumoProviderInfo) info = lumo_policy_get_provider (f->policy, provider, NULL);
 
@@ -229,10 +48,11 @@ provider_exists (Fixture    *f,
 }
 
 static gboolean
-caller_exists (Fixture    *f,
-               const char *caller)
+caller_exists (LumoTestPolicy *f,
+               const char     *caller)
 {
-  g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (f->policy, PROV, caller, NULL);
+  g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, caller,
+                                                           NULL);
 
   return info != NULL;
 }
@@ -240,19 +60,19 @@ caller_exists (Fixture    *f,
 /* ---- defaults and probes ------------------------------------------------- */
 
 static void
-test_defaults (Fixture       *f,
-               gconstpointer  data)
+test_defaults (LumoTestPolicy *f,
+               gconstpointer   data)
 {
   g_autoptr(LumoProviderInfo) info = NULL;
   g_autoptr(GPtrArray) history = NULL;
   g_autoptr(GError) error = NULL;
   LumoHistoryEntry *entry;
 
-  register_default (f);
-  g_assert_cmpuint (count_events (f, "provider-changed:" PROV), ==, 1);
-  g_assert_cmpuint (count_events (f, "history-changed"), ==, 1);
+  lumo_test_policy_register (f);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "provider-changed", NULL), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "history-changed", NULL), ==, 1);
 
-  info = lumo_policy_get_provider (f->policy, PROV, &error);
+  info = lumo_policy_get_provider (f->policy, TEST_PROVIDER_ID, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (info->namespace_, ==, "userscripts");
   g_assert_cmpstr (info->display_name, ==, "Lumo Userscripts");
@@ -274,70 +94,75 @@ test_defaults (Fixture       *f,
   g_assert_cmpstr (entry->new_value, ==, "registered");
 
   /* A second hello updates the description, never the switches. */
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
-  lumo_policy_register_provider (f->policy, PROV, "userscripts", "Lumo Userscripts", "1.0.2", &error);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
+  lumo_policy_register_provider (f->policy, TEST_PROVIDER_ID, "userscripts", "Lumo Userscripts",
+                                 "1.0.2", &error);
   g_assert_no_error (error);
   g_clear_pointer (&info, lumo_provider_info_free);
-  info = lumo_policy_get_provider (f->policy, PROV, &error);
+  info = lumo_policy_get_provider (f->policy, TEST_PROVIDER_ID, &error);
   g_assert_cmpstr (info->version, ==, "1.0.2");
   g_assert_false (info->review);
   g_assert_cmpuint (history_length (f->policy), ==, 2);
 }
 
 static void
-test_unknown_caller_pending (Fixture       *f,
-                             gconstpointer  data)
+test_unknown_caller_pending (LumoTestPolicy *f,
+                             gconstpointer   data)
 {
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(GPtrArray) pending = NULL;
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  register_default (f);
+  lumo_test_policy_register (f);
   g_ptr_array_set_size (f->events, 0);
 
   /* A display name is shown, never trusted: control characters go. */
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, "Lumo\n\tAgent", &status, &error));
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo\n\tAgent",
+                                    &status, &error));
   g_assert_no_error (error);
   g_assert_true (status.enabled);
   g_assert_false (status.authorized);
   g_assert_true (status.ready);
   g_assert_true (status.pending_approval);
-  g_assert_cmpuint (count_events (f, "caller-pending:" PROV "/" CALL), ==, 1);
-  g_assert_cmpuint (count_events (f, "caller-changed:" PROV "/" CALL), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-pending", TEST_CALLER_ID), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-changed", TEST_CALLER_ID), ==, 1);
 
-  caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
+  caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_no_error (error);
   g_assert_cmpint (caller->state, ==, LUMO_CALLER_STATE_PENDING);
   g_assert_cmpstr (caller->display_name, ==, "Lumo  Agent");
   g_assert_cmpuint (caller->probe_count, ==, 1);
 
   /* A second probe counts, but is not a new request. */
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, NULL, &status, &error));
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &status,
+                                    &error));
   g_assert_true (status.pending_approval);
-  g_assert_cmpuint (count_events (f, "caller-pending:" PROV "/" CALL), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-pending", TEST_CALLER_ID), ==, 1);
   g_clear_pointer (&caller, lumo_caller_info_free);
-  caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
+  caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_cmpuint (caller->probe_count, ==, 2);
   g_assert_cmpstr (caller->display_name, ==, "Lumo  Agent");
 
-  pending = lumo_policy_list_callers (f->policy, PROV, LUMO_CALLER_STATE_PENDING, &error);
+  pending = lumo_policy_list_callers (f->policy, TEST_PROVIDER_ID, LUMO_CALLER_STATE_PENDING,
+                                      &error);
   g_assert_no_error (error);
   g_assert_cmpuint (pending->len, ==, 1);
 
   /* A pending caller may not call tools. */
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_PENDING);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_PENDING);
 }
 
 static void
-test_probe_unknown_provider (Fixture       *f,
-                             gconstpointer  data)
+test_probe_unknown_provider (LumoTestPolicy *f,
+                             gconstpointer   data)
 {
   g_autoptr(GPtrArray) callers = NULL;
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, "Lumo", &status, &error));
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", &status,
+                                    &error));
   g_assert_no_error (error);
   g_assert_false (status.enabled);
   g_assert_false (status.authorized);
@@ -351,72 +176,83 @@ test_probe_unknown_provider (Fixture       *f,
 }
 
 static void
-test_approve_deny_forget (Fixture       *f,
-                          gconstpointer  data)
+test_approve_deny_forget (LumoTestPolicy *f,
+                          gconstpointer   data)
 {
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  register_default (f);
-  lumo_policy_probe (f->policy, PROV, CALL, "Lumo", &status, &error);
+  lumo_test_policy_register (f);
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", &status, &error);
   g_assert_no_error (error);
 
   /* approve → the next probe is authorized */
-  allow (f, CALL);
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, "Lumo", &status, &error));
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", &status,
+                                    &error));
   g_assert_true (status.enabled);
   g_assert_true (status.authorized);
   g_assert_false (status.pending_approval);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
 
   /* deny → not authorized, not pending, and the bridge is told */
   g_ptr_array_set_size (f->events, 0);
-  g_assert_true (lumo_policy_deny_caller (f->policy, PROV, CALL, LUMO_POLICY_ORIGIN_UI, &error));
-  g_assert_cmpuint (count_events (f, "revoked:" PROV "/" CALL), ==, 1);
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, "Lumo", &status, &error));
+  g_assert_true (lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                          LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "revoked", TEST_CALLER_ID), ==, 1);
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", &status,
+                                    &error));
   g_assert_false (status.authorized);
   g_assert_false (status.pending_approval);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
 
   /* forget → gone; the next probe asks again */
-  g_assert_true (lumo_policy_forget_caller (f->policy, PROV, CALL, LUMO_POLICY_ORIGIN_UI, &error));
-  g_assert_null (lumo_policy_get_caller (f->policy, PROV, CALL, &error));
+  g_assert_true (lumo_policy_forget_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                            LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_null (lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
   g_clear_error (&error);
-  g_assert_false (lumo_policy_forget_caller (f->policy, PROV, CALL, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_false (lumo_policy_forget_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                             LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
   g_clear_error (&error);
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, "Lumo", &status, &error));
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", &status,
+                                    &error));
   g_assert_true (status.pending_approval);
 
   /* Forgetting an allowed caller revokes it too. */
-  allow (f, CALL);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
   g_ptr_array_set_size (f->events, 0);
-  g_assert_true (lumo_policy_forget_caller (f->policy, PROV, CALL, LUMO_POLICY_ORIGIN_UI, &error));
-  g_assert_cmpuint (count_events (f, "revoked:" PROV "/" CALL), ==, 1);
+  g_assert_true (lumo_policy_forget_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                            LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "revoked", TEST_CALLER_ID), ==, 1);
 
   /* A person may block or pre-approve an ID that never probed. */
-  g_assert_true (lumo_policy_deny_caller (f->policy, PROV, CALL2, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_cmpint (authorize (f, PROV, CALL2, FALSE, NULL), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
+  g_assert_true (lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID,
+                                          LUMO_POLICY_ORIGIN_CLI, &error));
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER2_ID), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
 
   /* Add by ID: allowed, and adding twice says so. */
-  g_assert_true (lumo_policy_add_caller (f->policy, PROV, CALL, "Desk agent", LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_true (lumo_policy_add_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Desk agent",
+                                         LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_no_error (error);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
-  g_assert_false (lumo_policy_add_caller (f->policy, PROV, CALL, NULL, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
+  g_assert_false (lumo_policy_add_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL,
+                                          LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE);
   g_clear_error (&error);
 
   /* Callers of an unknown provider cannot be changed. */
-  g_assert_false (lumo_policy_allow_caller (f->policy, PROV2, CALL, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_false (lumo_policy_allow_caller (f->policy, TEST_PROVIDER2_ID, TEST_CALLER_ID,
+                                            LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
 }
 
 /* ---- the decision table -------------------------------------------------- */
 
 static void
-test_decision_order (Fixture       *f,
-                     gconstpointer  data)
+test_decision_order (LumoTestPolicy *f,
+                     gconstpointer   data)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoCallerInfo) caller = NULL;
@@ -424,134 +260,144 @@ test_decision_order (Fixture       *f,
   gint64 retry = -1;
 
   /* 1. provider unknown → disabled */
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_DISABLED);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_DISABLED);
 
   /* 1. provider disabled → disabled, even for an allowed caller */
-  register_default (f);
-  allow (f, CALL);
-  set_switch (f, LUMO_POLICY_SWITCH_ENABLED, FALSE);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_DISABLED);
-  g_assert_true (lumo_policy_probe (f->policy, PROV, CALL, NULL, &status, &error));
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_ENABLED, FALSE);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_DISABLED);
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &status,
+                                    &error));
   g_assert_false (status.enabled);
-  set_switch (f, LUMO_POLICY_SWITCH_ENABLED, TRUE);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_ENABLED, TRUE);
 
   /* 2. caller pending → pending (before not_authorized) */
-  lumo_policy_probe (f->policy, PROV, CALL2, NULL, &status, &error);
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL, &status, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (authorize (f, PROV, CALL2, TRUE, NULL), ==, LUMO_DENY_REASON_PENDING);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER2_ID, NULL), ==, LUMO_DENY_REASON_PENDING);
 
   /* 3. caller unknown or denied → not_authorized */
-  g_assert_cmpint (authorize (f, PROV, "dddddddddddddddddddddddddddddddd", FALSE, NULL),
-                   ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
-  lumo_policy_deny_caller (f->policy, PROV, CALL2, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_UNKNOWN_ID), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
+  lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI,
+                           &error);
   g_assert_no_error (error);
-  g_assert_cmpint (authorize (f, PROV, CALL2, TRUE, NULL), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER2_ID, NULL), ==,
+                   LUMO_DENY_REASON_NOT_AUTHORIZED);
 
   /* 4. a read of an allowed caller → allow, whatever the write switches */
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
 
   /* 5. writes off → writes_off */
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_WRITES_OFF);
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, TRUE);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==,
+                   LUMO_DENY_REASON_WRITES_OFF);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, TRUE);
 
   /* No denial so far consumed a rate-limit slot. */
-  g_assert_cmpuint (slots_used (f, CALL), ==, 0);
-  g_assert_cmpuint (slots_used (f, CALL2), ==, 0);
+  g_assert_cmpuint (slots_used (f, TEST_CALLER_ID), ==, 0);
+  g_assert_cmpuint (slots_used (f, TEST_CALLER2_ID), ==, 0);
 
   /* 7. review on → review_required (after the rate limit, so it counts) */
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, &retry), ==, LUMO_DENY_REASON_REVIEW_REQUIRED);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, &retry), ==,
+                   LUMO_DENY_REASON_REVIEW_REQUIRED);
   g_assert_cmpint (retry, ==, 0);
-  g_assert_cmpuint (slots_used (f, CALL), ==, 1);
+  g_assert_cmpuint (slots_used (f, TEST_CALLER_ID), ==, 1);
 
   /* 8. otherwise → allow */
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_NONE);
-  g_assert_cmpuint (slots_used (f, CALL), ==, 2);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpuint (slots_used (f, TEST_CALLER_ID), ==, 2);
 
-  caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
+  caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_cmpuint (caller->write_count, ==, 2);
 
   /* 6. a full window → rate_limited, checked before review */
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, TRUE);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, TRUE);
   for (guint i = 2; i < LUMO_RATE_LIMIT_WRITES; i++)
-    g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_REVIEW_REQUIRED);
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, &retry), ==, LUMO_DENY_REASON_RATE_LIMITED);
+    g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==,
+                     LUMO_DENY_REASON_REVIEW_REQUIRED);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, &retry), ==,
+                   LUMO_DENY_REASON_RATE_LIMITED);
   g_assert_cmpint (retry, ==, LUMO_RATE_LIMIT_WINDOW_US);
   /* Reads are never rate-limited. */
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
 }
 
 static void
-test_rate_limit_clock (Fixture       *f,
-                       gconstpointer  data)
+test_rate_limit_clock (LumoTestPolicy *f,
+                       gconstpointer   data)
 {
   gint64 retry = 0;
 
-  register_default (f);
-  allow (f, CALL);
-  allow (f, CALL2);
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  lumo_test_policy_allow (f, TEST_CALLER2_ID);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
 
   for (guint i = 0; i < LUMO_RATE_LIMIT_WRITES; i++)
     {
-      g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_NONE);
+      g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_NONE);
       f->now += G_USEC_PER_SEC;
     }
 
   /* 30 s after the first write the window is full for 30 s more. */
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, &retry), ==, LUMO_DENY_REASON_RATE_LIMITED);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, &retry), ==,
+                   LUMO_DENY_REASON_RATE_LIMITED);
   g_assert_cmpint (retry, ==, 30 * G_USEC_PER_SEC);
   /* The window is per caller. */
-  g_assert_cmpint (authorize (f, PROV, CALL2, TRUE, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER2_ID, NULL), ==, LUMO_DENY_REASON_NONE);
 
   /* A clock that steps back must not reopen the window. */
   f->now -= (gint64) 3600 * G_USEC_PER_SEC;
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_RATE_LIMITED);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==,
+                   LUMO_DENY_REASON_RATE_LIMITED);
 
   /* When the oldest write leaves the window, one slot opens. */
   f->now = 1000 * G_USEC_PER_SEC + LUMO_RATE_LIMIT_WINDOW_US;
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_NONE);
-  g_assert_cmpint (authorize (f, PROV, CALL, TRUE, &retry), ==, LUMO_DENY_REASON_RATE_LIMITED);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, &retry), ==,
+                   LUMO_DENY_REASON_RATE_LIMITED);
   g_assert_cmpint (retry, ==, G_USEC_PER_SEC);
 
   /* A denied write never takes a slot: writes off leaves the meter alone. */
   f->now += 10 * LUMO_RATE_LIMIT_WINDOW_US;
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
   for (guint i = 0; i < 100; i++)
-    g_assert_cmpint (authorize (f, PROV, CALL, TRUE, NULL), ==, LUMO_DENY_REASON_WRITES_OFF);
-  g_assert_cmpuint (slots_used (f, CALL), ==, 0);
+    g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==,
+                     LUMO_DENY_REASON_WRITES_OFF);
+  g_assert_cmpuint (slots_used (f, TEST_CALLER_ID), ==, 0);
 }
 
 /* ---- switches, history, undo --------------------------------------------- */
 
 static void
-test_switches_and_history (Fixture       *f,
-                           gconstpointer  data)
+test_switches_and_history (LumoTestPolicy *f,
+                           gconstpointer   data)
 {
   g_autoptr(GPtrArray) history = NULL;
   g_autoptr(GError) error = NULL;
   LumoHistoryEntry *entry;
 
-  register_default (f);
-  allow (f, CALL);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
   g_ptr_array_set_size (f->events, 0);
 
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
-  g_assert_cmpuint (count_events (f, "provider-changed:" PROV), ==, 1);
-  g_assert_cmpuint (count_events (f, "history-changed"), ==, 1);
-  g_assert_cmpuint (count_events (f, "revoked:" PROV "/" CALL), ==, 0);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "provider-changed", NULL), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "history-changed", NULL), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "revoked", TEST_CALLER_ID), ==, 0);
 
   /* The same value again is not a change. */
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
-  g_assert_cmpuint (count_events (f, "history-changed"), ==, 1);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "history-changed", NULL), ==, 1);
 
   /* Turning the provider off revokes its allowed callers. */
-  set_switch (f, LUMO_POLICY_SWITCH_ENABLED, FALSE);
-  g_assert_cmpuint (count_events (f, "revoked:" PROV "/" CALL), ==, 1);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_ENABLED, FALSE);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "revoked", TEST_CALLER_ID), ==, 1);
 
-  g_assert_false (lumo_policy_set_switch (f->policy, PROV2, LUMO_POLICY_SWITCH_REVIEW, FALSE,
-                                          LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_false (lumo_policy_set_switch (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_SWITCH_REVIEW,
+                                          FALSE, LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
   g_clear_error (&error);
 
@@ -564,11 +410,11 @@ test_switches_and_history (Fixture       *f,
   g_assert_cmpstr (entry->old_value, ==, "on");
   g_assert_cmpstr (entry->new_value, ==, "off");
   g_assert_cmpint (entry->origin, ==, LUMO_POLICY_ORIGIN_CLI);
-  g_assert_cmpstr (entry->provider_id, ==, PROV);
+  g_assert_cmpstr (entry->provider_id, ==, TEST_PROVIDER_ID);
   g_assert_null (entry->caller_id);
   entry = g_ptr_array_index (history, 2);
   g_assert_cmpstr (entry->field, ==, "caller");
-  g_assert_cmpstr (entry->caller_id, ==, CALL);
+  g_assert_cmpstr (entry->caller_id, ==, TEST_CALLER_ID);
   g_assert_null (entry->old_value);
   g_assert_cmpstr (entry->new_value, ==, "allowed");
   g_assert_cmpint (entry->origin, ==, LUMO_POLICY_ORIGIN_UI);
@@ -582,8 +428,8 @@ test_switches_and_history (Fixture       *f,
 }
 
 static void
-test_undo (Fixture       *f,
-           gconstpointer  data)
+test_undo (LumoTestPolicy *f,
+           gconstpointer   data)
 {
   g_autoptr(LumoHistoryEntry) undone = NULL;
   g_autoptr(LumoProviderInfo) info = NULL;
@@ -593,13 +439,14 @@ test_undo (Fixture       *f,
   LumoPolicyStatus status;
   LumoHistoryEntry *entry;
 
-  register_default (f);
-  lumo_policy_probe (f->policy, PROV, CALL, "Lumo", &status, &error);
-  allow (f, CALL);                                   /* ui: pending → allowed */
-  set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);  /* cli: writes on → off */
-  g_assert_true (lumo_policy_deny_caller (f->policy, PROV, CALL, LUMO_POLICY_ORIGIN_UI, &error));
+  lumo_test_policy_register (f);
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", &status, &error);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);                         /* ui: pending → allowed */
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_WRITES, FALSE);  /* cli: writes on → off */
+  g_assert_true (lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                          LUMO_POLICY_ORIGIN_UI, &error));
   /* A new pending caller arrives after the person's last change. */
-  lumo_policy_probe (f->policy, PROV, CALL2, "Other", &status, &error);
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, "Other", &status, &error);
   g_assert_no_error (error);
 
   /* The newest human change goes first; the bridge's pending caller stays. */
@@ -608,11 +455,11 @@ test_undo (Fixture       *f,
   g_assert_no_error (error);
   g_assert_cmpstr (undone->field, ==, "caller");
   g_assert_cmpstr (undone->new_value, ==, "denied");
-  caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
+  caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_cmpint (caller->state, ==, LUMO_CALLER_STATE_ALLOWED);
-  g_assert_true (caller_exists (f, CALL2));
-  g_assert_cmpuint (count_events (f, "caller-changed:" PROV "/" CALL), ==, 1);
-  g_assert_cmpuint (count_events (f, "history-changed"), ==, 1);
+  g_assert_true (caller_exists (f, TEST_CALLER2_ID));
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-changed", TEST_CALLER_ID), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "history-changed", NULL), ==, 1);
 
   /* The undo is a history entry of its own origin that points back. */
   history = lumo_policy_list_history (f->policy, 1, &error);
@@ -627,41 +474,42 @@ test_undo (Fixture       *f,
   g_clear_pointer (&undone, lumo_history_entry_free);
   g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_UI, &undone, &error));
   g_assert_cmpstr (undone->field, ==, "writes");
-  info = lumo_policy_get_provider (f->policy, PROV, &error);
+  info = lumo_policy_get_provider (f->policy, TEST_PROVIDER_ID, &error);
   g_assert_true (info->writes);
 
   g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_UI, NULL, &error));
   g_clear_pointer (&caller, lumo_caller_info_free);
-  caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
+  caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_cmpint (caller->state, ==, LUMO_CALLER_STATE_PENDING);
 
   /* Only bridge entries and undos are left: nothing to undo. */
   g_assert_false (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_UI, NULL, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
   g_clear_error (&error);
-  g_assert_true (provider_exists (f, PROV));
+  g_assert_true (provider_exists (f, TEST_PROVIDER_ID));
 }
 
 static void
-test_undo_removals (Fixture       *f,
-                    gconstpointer  data)
+test_undo_removals (LumoTestPolicy *f,
+                    gconstpointer   data)
 {
   g_autoptr(LumoProviderInfo) info = NULL;
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  register_default (f);
+  lumo_test_policy_register (f);
   for (guint i = 0; i < 3; i++)
-    lumo_policy_probe (f->policy, PROV, CALL, "Lumo", &status, &error);
-  allow (f, CALL);
-  set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
+    lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", &status, &error);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, FALSE);
 
   /* Forget, then undo: state, name and counters come back. */
-  g_assert_true (lumo_policy_forget_caller (f->policy, PROV, CALL, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_true (lumo_policy_forget_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                            LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_UI, NULL, &error));
   g_assert_no_error (error);
-  caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
+  caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_no_error (error);
   g_assert_cmpint (caller->state, ==, LUMO_CALLER_STATE_ALLOWED);
   g_assert_cmpstr (caller->display_name, ==, "Lumo");
@@ -669,36 +517,40 @@ test_undo_removals (Fixture       *f,
 
   /* Remove the provider with its callers, then undo. */
   g_ptr_array_set_size (f->events, 0);
-  g_assert_true (lumo_policy_remove_provider (f->policy, PROV, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_cmpuint (count_events (f, "revoked:" PROV "/" CALL), ==, 1);
-  g_assert_cmpuint (count_events (f, "provider-changed:" PROV), ==, 1);
-  g_assert_false (provider_exists (f, PROV));
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_DISABLED);
+  g_assert_true (lumo_policy_remove_provider (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI,
+                                              &error));
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "revoked", TEST_CALLER_ID), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "provider-changed", NULL), ==, 1);
+  g_assert_false (provider_exists (f, TEST_PROVIDER_ID));
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_DISABLED);
 
   g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_CLI, NULL, &error));
   g_assert_no_error (error);
-  info = lumo_policy_get_provider (f->policy, PROV, &error);
+  info = lumo_policy_get_provider (f->policy, TEST_PROVIDER_ID, &error);
   g_assert_no_error (error);
   g_assert_false (info->review);
   g_assert_cmpstr (info->namespace_, ==, "userscripts");
   g_clear_pointer (&caller, lumo_caller_info_free);
-  caller = lumo_policy_get_caller (f->policy, PROV, CALL, &error);
+  caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_cmpint (caller->state, ==, LUMO_CALLER_STATE_ALLOWED);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
 
   /* A provider watched by hand: duplicate refused, undo removes it. */
-  g_assert_true (lumo_policy_add_provider (f->policy, PROV2, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_true (lumo_policy_add_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_UI,
+                                           &error));
   g_clear_pointer (&info, lumo_provider_info_free);
-  info = lumo_policy_get_provider (f->policy, PROV2, &error);
+  info = lumo_policy_get_provider (f->policy, TEST_PROVIDER2_ID, &error);
   g_assert_true (info->watched);
   g_assert_true (info->enabled && info->writes && info->review);
   g_assert_cmpint (info->first_seen, ==, 0);
-  g_assert_false (lumo_policy_add_provider (f->policy, PROV2, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_false (lumo_policy_add_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_UI,
+                                            &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE);
   g_clear_error (&error);
   g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_UI, NULL, &error));
-  g_assert_false (provider_exists (f, PROV2));
-  g_assert_false (lumo_policy_remove_provider (f->policy, PROV2, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_false (provider_exists (f, TEST_PROVIDER2_ID));
+  g_assert_false (lumo_policy_remove_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_UI,
+                                               &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
 }
 
@@ -714,8 +566,8 @@ assert_invalid_id (gboolean  ok,
 }
 
 static void
-test_bad_ids (Fixture       *f,
-              gconstpointer  data)
+test_bad_ids (LumoTestPolicy *f,
+              gconstpointer   data)
 {
   g_autoptr(GPtrArray) callers = NULL;
   g_autoptr(GPtrArray) providers = NULL;
@@ -724,22 +576,24 @@ test_bad_ids (Fixture       *f,
   LumoPolicyStatus status;
   guint history_before;
 
-  register_default (f);
-  allow (f, CALL);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
   history_before = history_length (f->policy);
   g_ptr_array_set_size (f->events, 0);
 
-  for (guint i = 0; i < G_N_ELEMENTS (bad_ids); i++)
+  for (guint i = 0; lumo_test_bad_ids[i] != NULL; i++)
     {
-      const char *bad = bad_ids[i];
+      const char *bad = lumo_test_bad_ids[i];
 
-      assert_invalid_id (lumo_policy_probe (f->policy, PROV, bad, "x", &status, &error), &error);
+      assert_invalid_id (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, bad, "x", &status, &error),
+                         &error);
       g_assert_false (status.authorized || status.enabled || status.pending_approval);
-      assert_invalid_id (lumo_policy_probe (f->policy, bad, CALL, "x", &status, &error), &error);
-      assert_invalid_id (lumo_policy_authorize (f->policy, PROV, bad, "t", FALSE, NULL, NULL,
+      assert_invalid_id (lumo_policy_probe (f->policy, bad, TEST_CALLER_ID, "x", &status, &error),
+                         &error);
+      assert_invalid_id (lumo_policy_authorize (f->policy, TEST_PROVIDER_ID, bad, "t", FALSE, NULL, NULL,
                                                 &decision, &error), &error);
       g_assert_false (decision.allowed);
-      assert_invalid_id (lumo_policy_authorize (f->policy, bad, CALL, "t", FALSE, NULL, NULL,
+      assert_invalid_id (lumo_policy_authorize (f->policy, bad, TEST_CALLER_ID, "t", FALSE, NULL, NULL,
                                                 &decision, &error), &error);
       g_assert_false (decision.allowed);
       assert_invalid_id (lumo_policy_register_provider (f->policy, bad, "ns", "n", "1", &error), &error);
@@ -747,18 +601,26 @@ test_bad_ids (Fixture       *f,
       assert_invalid_id (lumo_policy_remove_provider (f->policy, bad, LUMO_POLICY_ORIGIN_CLI, &error), &error);
       assert_invalid_id (lumo_policy_set_switch (f->policy, bad, LUMO_POLICY_SWITCH_ENABLED, FALSE,
                                                  LUMO_POLICY_ORIGIN_CLI, &error), &error);
-      assert_invalid_id (lumo_policy_allow_caller (f->policy, PROV, bad, LUMO_POLICY_ORIGIN_CLI, &error), &error);
-      assert_invalid_id (lumo_policy_deny_caller (f->policy, bad, CALL, LUMO_POLICY_ORIGIN_CLI, &error), &error);
-      assert_invalid_id (lumo_policy_deny_caller (f->policy, PROV, bad, LUMO_POLICY_ORIGIN_CLI, &error), &error);
-      assert_invalid_id (lumo_policy_add_caller (f->policy, PROV, bad, "x", LUMO_POLICY_ORIGIN_UI, &error), &error);
-      assert_invalid_id (lumo_policy_forget_caller (f->policy, PROV, bad, LUMO_POLICY_ORIGIN_CLI, &error), &error);
-      assert_invalid_id (lumo_policy_get_caller (f->policy, PROV, bad, &error) != NULL, &error);
+      assert_invalid_id (lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, bad,
+                                                   LUMO_POLICY_ORIGIN_CLI, &error), &error);
+      assert_invalid_id (lumo_policy_deny_caller (f->policy, bad, TEST_CALLER_ID,
+                                                  LUMO_POLICY_ORIGIN_CLI, &error), &error);
+      assert_invalid_id (lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, bad,
+                                                  LUMO_POLICY_ORIGIN_CLI, &error), &error);
+      assert_invalid_id (lumo_policy_add_caller (f->policy, TEST_PROVIDER_ID, bad, "x",
+                                                 LUMO_POLICY_ORIGIN_UI, &error), &error);
+      assert_invalid_id (lumo_policy_forget_caller (f->policy, TEST_PROVIDER_ID, bad,
+                                                    LUMO_POLICY_ORIGIN_CLI, &error), &error);
+      assert_invalid_id (lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, bad, &error) != NULL,
+                         &error);
       assert_invalid_id (lumo_policy_list_callers (f->policy, bad, LUMO_CALLER_STATE_ANY, &error) != NULL, &error);
     }
 
   /* A NULL ID is bad input too, not a crash. */
-  assert_invalid_id (lumo_policy_allow_caller (f->policy, PROV, NULL, LUMO_POLICY_ORIGIN_CLI, &error), &error);
-  g_assert_false (lumo_policy_authorize (f->policy, PROV, CALL, "", FALSE, NULL, NULL, &decision, &error));
+  assert_invalid_id (lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, NULL,
+                                               LUMO_POLICY_ORIGIN_CLI, &error), &error);
+  g_assert_false (lumo_policy_authorize (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "", FALSE,
+                                         NULL, NULL, &decision, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
 
@@ -772,15 +634,15 @@ test_bad_ids (Fixture       *f,
 }
 
 static void
-test_failed_change_changes_nothing (Fixture       *f,
-                                    gconstpointer  data)
+test_failed_change_changes_nothing (LumoTestPolicy *f,
+                                    gconstpointer   data)
 {
   g_autoptr(LumoProviderInfo) info = NULL;
   g_autoptr(GError) error = NULL;
   sqlite3 *db = NULL;
 
-  register_default (f);
-  allow (f, CALL);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
   g_ptr_array_set_size (f->events, 0);
 
   /* Make the history write fail, after the switch's UPDATE ran. */
@@ -790,17 +652,18 @@ test_failed_change_changes_nothing (Fixture       *f,
                                  "BEGIN SELECT RAISE (ABORT, 'injected failure'); END",
                                  NULL, NULL, NULL), ==, SQLITE_OK);
 
-  g_assert_false (lumo_policy_set_switch (f->policy, PROV, LUMO_POLICY_SWITCH_ENABLED, FALSE,
+  g_assert_false (lumo_policy_set_switch (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED, FALSE,
                                           LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB);
   g_clear_error (&error);
-  g_assert_false (lumo_policy_forget_caller (f->policy, PROV, CALL, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_false (lumo_policy_forget_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                             LUMO_POLICY_ORIGIN_UI, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB);
   g_clear_error (&error);
 
-  info = lumo_policy_get_provider (f->policy, PROV, &error);
+  info = lumo_policy_get_provider (f->policy, TEST_PROVIDER_ID, &error);
   g_assert_true (info->enabled);
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NONE);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NONE);
   g_assert_cmpuint (f->events->len, ==, 0);
 
   g_assert_cmpint (sqlite3_exec (db, "DROP TRIGGER fail_history", NULL, NULL, NULL), ==, SQLITE_OK);
@@ -809,55 +672,31 @@ test_failed_change_changes_nothing (Fixture       *f,
 
 /* ---- another process ----------------------------------------------------- */
 
-static gboolean
-on_timeout_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Iterates until @event arrives; the bound is generous and only there so
- * that a broken monitor fails instead of hanging. */
-static gboolean
-wait_for_event (Fixture    *f,
-                const char *event)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds (30, on_timeout_cb, &timed_out);
-
-  while (count_events (f, event) == 0 && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-
-  if (!timed_out)
-    g_source_remove (id);
-
-  return !timed_out;
-}
-
 static void
-test_other_process (Fixture       *f,
-                    gconstpointer  data)
+test_other_process (LumoTestPolicy *f,
+                    gconstpointer   data)
 {
   g_autoptr(LumoPolicy) other = NULL;
   g_autoptr(GError) error = NULL;
 
-  register_default (f);
-  allow (f, CALL);
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
   g_ptr_array_set_size (f->events, 0);
 
   other = lumo_policy_new (f->path, &error);
   g_assert_no_error (error);
 
   /* The CLI denies the caller: the app's very next decision knows. */
-  g_assert_true (lumo_policy_deny_caller (other, PROV, CALL, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
+  g_assert_true (lumo_policy_deny_caller (other, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                          LUMO_POLICY_ORIGIN_CLI, &error));
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
 
   /* … and a refresh turns it into the same signals a local change gives. */
   g_assert_true (lumo_policy_refresh (f->policy, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (count_events (f, "caller-changed:" PROV "/" CALL), ==, 1);
-  g_assert_cmpuint (count_events (f, "revoked:" PROV "/" CALL), ==, 1);
-  g_assert_cmpuint (count_events (f, "history-changed"), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "caller-changed", TEST_CALLER_ID), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "revoked", TEST_CALLER_ID), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "history-changed", NULL), ==, 1);
 
   /* Nothing new: a second refresh is silent. */
   g_ptr_array_set_size (f->events, 0);
@@ -865,26 +704,27 @@ test_other_process (Fixture       *f,
   g_assert_cmpuint (f->events->len, ==, 0);
 
   /* Without a refresh, the file monitor brings the change in. */
-  g_assert_true (lumo_policy_set_switch (other, PROV, LUMO_POLICY_SWITCH_WRITES, FALSE,
+  g_assert_true (lumo_policy_set_switch (other, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES, FALSE,
                                          LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_true (wait_for_event (f, "provider-changed:" PROV));
-  g_assert_cmpint (authorize (f, PROV, CALL, FALSE, NULL), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
+  lumo_test_policy_wait_for_event (f, "provider-changed", NULL);
+  g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_NOT_AUTHORIZED);
 
-  g_assert_true (lumo_policy_probe (other, PROV, CALL2, "New agent", &(LumoPolicyStatus) { 0 }, &error));
-  g_assert_true (wait_for_event (f, "caller-pending:" PROV "/" CALL2));
+  g_assert_true (lumo_policy_probe (other, TEST_PROVIDER_ID, TEST_CALLER2_ID, "New agent",
+                                    &(LumoPolicyStatus) { 0 }, &error));
+  lumo_test_policy_wait_for_event (f, "caller-pending", TEST_CALLER2_ID);
 
   /* The undo by the other instance is seen the same way. */
   g_assert_true (lumo_policy_undo_last (other, LUMO_POLICY_ORIGIN_CLI, NULL, &error));
   g_ptr_array_set_size (f->events, 0);
   g_assert_true (lumo_policy_refresh (f->policy, &error));
-  g_assert_cmpuint (count_events (f, "provider-changed:" PROV), ==, 1);
+  g_assert_cmpuint (lumo_test_policy_count_events (f, "provider-changed", NULL), ==, 1);
 }
 
 static void
 test_newer_db_refused (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("lumo-policy-XXXXXX", NULL);
+  g_autofree char *dir = lumo_test_dir_new ("policy");
   g_autofree char *path = g_build_filename (dir, "policy.db", NULL);
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
@@ -905,14 +745,14 @@ test_newer_db_refused (void)
   g_assert_true (g_file_get_contents (path, &after, &after_len, NULL));
   g_assert_cmpmem (before, before_len, after, after_len);
 
-  remove_dir (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
 test_default_path (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("lumo-policy-XXXXXX", NULL);
+  g_autofree char *dir = lumo_test_dir_new ("policy");
   g_autofree char *data_dir = g_build_filename (dir, "data", NULL);
   g_autofree char *expected = g_build_filename (data_dir, "policy.db", NULL);
   LumoPolicy *policy;
@@ -924,8 +764,7 @@ test_default_path (void)
   g_assert_true (g_file_test (expected, G_FILE_TEST_IS_REGULAR));
   g_object_unref (policy);
 
-  remove_dir (data_dir);
-  remove_dir (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -965,7 +804,8 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(name, func) \
-  g_test_add ("/policy/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+  g_test_add ("/policy/" name, LumoTestPolicy, NULL, \
+              lumo_test_policy_set_up, func, lumo_test_policy_tear_down)
 
   ADD ("defaults", test_defaults);
   ADD ("probe/unknown-caller-pending", test_unknown_caller_pending);

@@ -11,159 +11,121 @@
 
 #include <json-glib/json-glib.h>
 
-#include "lumo-test-bus.h"
-#include "lumo-test-peer.h"
-#include "lumo-test-util.h"
+#include "lumo-test-session.h"
 
 static void
 test_probe_pending_then_allowed (void)
 {
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_start ();
   g_autoptr(JsonObject) status = NULL;
   gint64 id = 2;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
 
-  bus = lumo_test_bus_new (NULL, NULL);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
-  lumo_test_peer_hello (peer, 1);
-
   /* An unknown caller is not refused: it waits for a person. */
-  status = lumo_test_probe (peer, id++, CALLER_ID);
+  status = lumo_test_probe (s->peer, id++, TEST_CALLER_ID);
   g_assert_true (json_object_get_boolean_member (status, "enabled"));
   g_assert_false (json_object_get_boolean_member (status, "authorized"));
   g_assert_true (json_object_get_boolean_member (status, "pendingApproval"));
 
-  lumo_test_ctl_ok (bus, "allow", PROVIDER_ID, CALLER_ID, NULL);
+  lumo_test_ctl_ok (s->bus, "allow", TEST_PROVIDER_ID, TEST_CALLER_ID, NULL);
 
   /* The same session (same helper, no reconnect) sees the decision made in
    * another process. */
-  lumo_test_wait_for_policy_push (peer);
+  lumo_test_wait_for_policy_push (s->peer);
   g_clear_pointer (&status, json_object_unref);
-  status = lumo_test_probe (peer, id++, CALLER_ID);
+  status = lumo_test_probe (s->peer, id++, TEST_CALLER_ID);
   g_assert_true (json_object_get_boolean_member (status, "authorized"));
   g_assert_false (json_object_get_boolean_member (status, "pendingApproval"));
-  g_assert_false (lumo_test_peer_has_exited (peer));
+  g_assert_false (lumo_test_peer_has_exited (s->peer));
 
   /* Chrome closes the port: the app ends the session, the helper exits 0. */
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 }
 
 static void
 test_parent_window_argument_ignored (void)
 {
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_new (NULL, NULL);
   g_autoptr(JsonObject) status = NULL;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
 
-  bus = lumo_test_bus_new (NULL, NULL);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, "--parent-window=0");
-  lumo_test_peer_hello (peer, 1);
-  status = lumo_test_probe (peer, 2, CALLER_ID);
+  lumo_test_session_connect (s, "--parent-window=0");
+  status = lumo_test_probe (s->peer, 2, TEST_CALLER_ID);
   g_assert_true (json_object_get_boolean_member (status, "pendingApproval"));
 
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 }
 
 static void
 test_writes_off (void)
 {
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_start ();
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(JsonArray) rows = NULL;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
 
-  bus = lumo_test_bus_new (NULL, NULL);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
-  lumo_test_peer_hello (peer, 1);
+  lumo_test_ctl_ok (s->bus, "allow", TEST_PROVIDER_ID, TEST_CALLER_ID, NULL);
+  lumo_test_wait_for_policy_push (s->peer);
+  lumo_test_ctl_ok (s->bus, "set", TEST_PROVIDER_ID, "writes", "off", NULL);
+  lumo_test_wait_for_policy_push (s->peer);
 
-  lumo_test_ctl_ok (bus, "allow", PROVIDER_ID, CALLER_ID, NULL);
-  lumo_test_wait_for_policy_push (peer);
-  lumo_test_ctl_ok (bus, "set", PROVIDER_ID, "writes", "off", NULL);
-  lumo_test_wait_for_policy_push (peer);
-
-  answer = lumo_test_authorize_write (peer, 10, CALLER_ID);
+  answer = lumo_test_authorize_write (s->peer, 10, TEST_CALLER_ID);
   g_assert_false (json_object_get_boolean_member (answer, "allow"));
   g_assert_cmpstr (json_object_get_string_member (answer, "reason"), ==, "writes_off");
   g_assert_cmpint (json_object_get_int_member (answer, "auditId"), >, 0);
 
   /* Reads are still allowed: writes_off is about writes only. */
   g_clear_pointer (&answer, json_object_unref);
-  answer = lumo_test_authorize_read (peer, 11, CALLER_ID);
+  answer = lumo_test_authorize_read (s->peer, 11, TEST_CALLER_ID);
   g_assert_true (json_object_get_boolean_member (answer, "allow"));
 
   /* The denied attempt is in the audit log. */
-  rows = lumo_test_audit_search (bus, CALLER_ID);
+  rows = lumo_test_audit_search (s->bus, TEST_CALLER_ID);
   g_assert_cmpuint (json_array_get_length (rows), ==, 1);
   lumo_test_assert_audit_row (json_array_get_object_element (rows, 0), "writes_off");
 
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 }
 
 static void
 test_rate_limited (void)
 {
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_start ();
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(JsonArray) rows = NULL;
   gint64 retry_after;
   guint denied = 0;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
 
-  bus = lumo_test_bus_new (NULL, NULL);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
-  lumo_test_peer_hello (peer, 1);
-
-  lumo_test_ctl_ok (bus, "allow", PROVIDER_ID, CALLER_ID, NULL);
-  lumo_test_wait_for_policy_push (peer);
-  lumo_test_ctl_ok (bus, "set", PROVIDER_ID, "review", "off", NULL);
-  lumo_test_wait_for_policy_push (peer);
+  lumo_test_ctl_ok (s->bus, "allow", TEST_PROVIDER_ID, TEST_CALLER_ID, NULL);
+  lumo_test_wait_for_policy_push (s->peer);
+  lumo_test_ctl_ok (s->bus, "set", TEST_PROVIDER_ID, "review", "off", NULL);
+  lumo_test_wait_for_policy_push (s->peer);
 
   /* 30 writes fill the window; each is completed with its result. */
   for (gint64 i = 0; i < 30; i++)
     {
-      g_autoptr(JsonObject) allowed = lumo_test_authorize_write (peer, 100 + i, CALLER_ID);
-      g_autoptr(JsonObject) done = NULL;
+      g_autoptr(JsonObject) allowed = lumo_test_authorize_write (s->peer, 100 + i, TEST_CALLER_ID);
       gint64 audit_id;
 
       g_assert_true (json_object_get_boolean_member (allowed, "allow"));
       audit_id = json_object_get_int_member (allowed, "auditId");
       g_assert_cmpint (audit_id, >, 0);
-
-      lumo_test_peer_send_printf (peer,
-                                  "{\"type\":\"result\",\"id\":%" G_GINT64_FORMAT ","
-                                  "\"auditId\":%" G_GINT64_FORMAT ",\"ok\":true}",
-                                  1000 + i, audit_id);
-      done = lumo_test_peer_expect_answer (peer, 1000 + i);
-      g_assert_cmpstr (json_object_get_string_member (done, "type"), ==, "result.result");
+      lumo_test_send_result (s->peer, 1000 + i, audit_id);
     }
 
   /* The 31st within 60 s is refused, with the time until a slot frees. The
    * window is 60 s; 30 writes can take longer only on a machine far too
    * slow for this test, so allow for a slot that freed meanwhile. */
-  answer = lumo_test_authorize_write (peer, 200, CALLER_ID);
+  answer = lumo_test_authorize_write (s->peer, 200, TEST_CALLER_ID);
   if (json_object_get_boolean_member (answer, "allow"))
     g_test_incomplete ("the 30 writes took longer than the 60 s window");
   else
@@ -177,22 +139,19 @@ test_rate_limited (void)
     }
 
   /* Every attempt, allowed or refused, is one audit row. */
-  rows = lumo_test_audit_search (bus, CALLER_ID);
+  rows = lumo_test_audit_search (s->bus, TEST_CALLER_ID);
   g_assert_cmpuint (json_array_get_length (rows), ==, 31);
   if (denied > 0)
     lumo_test_assert_audit_contains (rows, "rate_limited", 1);
-  lumo_test_ctl_ok (bus, "audit", "verify", NULL);
+  lumo_test_ctl_ok (s->bus, "audit", "verify", NULL);
 
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 }
 
 static void
 test_review_approve_and_reject (void)
 {
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_start ();
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(JsonObject) status = NULL;
   g_autoptr(JsonArray) rows = NULL;
@@ -200,43 +159,38 @@ test_review_approve_and_reject (void)
   g_autoptr(GVariant) reply = NULL;
   g_autofree char *review_id = NULL;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
 
-  bus = lumo_test_bus_new (NULL, NULL);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
-  lumo_test_peer_hello (peer, 1);
-
   /* A new provider starts with review on. */
-  lumo_test_ctl_ok (bus, "allow", PROVIDER_ID, CALLER_ID, NULL);
-  lumo_test_wait_for_policy_push (peer);
+  lumo_test_ctl_ok (s->bus, "allow", TEST_PROVIDER_ID, TEST_CALLER_ID, NULL);
+  lumo_test_wait_for_policy_push (s->peer);
 
   /* The write waits for a person; a probe sent after it is answered
    * meanwhile. */
-  lumo_test_send_authorize_write (peer, 10, CALLER_ID);
-  status = lumo_test_probe (peer, 11, CALLER_ID);
+  lumo_test_send_authorize_write (s->peer, 10, TEST_CALLER_ID);
+  status = lumo_test_probe (s->peer, 11, TEST_CALLER_ID);
   g_assert_true (json_object_get_boolean_member (status, "authorized"));
 
-  review_id = lumo_test_wait_for_review (bus, CALLER_ID);
-  lumo_test_ctl_ok (bus, "review", "approve", review_id, NULL);
-  answer = lumo_test_peer_expect_answer (peer, 10);
+  review_id = lumo_test_wait_for_review (s->bus, TEST_CALLER_ID);
+  lumo_test_ctl_ok (s->bus, "review", "approve", review_id, NULL);
+  answer = lumo_test_peer_expect_answer (s->peer, 10);
   g_assert_true (json_object_get_boolean_member (answer, "allow"));
   g_assert_cmpint (json_object_get_int_member (answer, "auditId"), >, 0);
 
   /* Rejected over D-Bus, as the app's own UI would. */
   g_clear_pointer (&review_id, g_free);
   g_clear_pointer (&answer, json_object_unref);
-  lumo_test_send_authorize_write (peer, 12, CALLER_ID);
-  review_id = lumo_test_wait_for_review (bus, CALLER_ID);
-  lumo_test_decide_review (bus, review_id, FALSE, &error);
+  lumo_test_send_authorize_write (s->peer, 12, TEST_CALLER_ID);
+  review_id = lumo_test_wait_for_review (s->bus, TEST_CALLER_ID);
+  lumo_test_decide_review (s->bus, review_id, FALSE, &error);
   g_assert_no_error (error);
-  answer = lumo_test_peer_expect_answer (peer, 12);
+  answer = lumo_test_peer_expect_answer (s->peer, 12);
   g_assert_false (json_object_get_boolean_member (answer, "allow"));
   g_assert_cmpstr (json_object_get_string_member (answer, "reason"), ==, "review_rejected");
 
   /* A decision on a request that is gone is refused, precisely. */
-  lumo_test_decide_review (bus, review_id, TRUE, &error);
+  lumo_test_decide_review (s->bus, review_id, TRUE, &error);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_DBUS_ERROR);
   g_assert_true (g_dbus_error_is_remote_error (error));
   {
@@ -244,105 +198,82 @@ test_review_approve_and_reject (void)
     g_assert_cmpstr (name, ==, "dev.lumo.Access.Error.NotFound");
   }
 
-  rows = lumo_test_audit_search (bus, CALLER_ID);
+  rows = lumo_test_audit_search (s->bus, TEST_CALLER_ID);
   g_assert_cmpuint (json_array_get_length (rows), ==, 2);
   lumo_test_assert_audit_contains (rows, "review_rejected", 1);
 
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 }
 
 static void
 test_review_timeout (void)
 {
   const char * const extra_env[] = { "LUMO_ACCESS_REVIEW_TIMEOUT_S=1", NULL };
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_new (NULL, extra_env);
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(JsonArray) rows = NULL;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
 
-  bus = lumo_test_bus_new (NULL, extra_env);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
-  lumo_test_peer_hello (peer, 1);
-  lumo_test_ctl_ok (bus, "allow", PROVIDER_ID, CALLER_ID, NULL);
-  lumo_test_wait_for_policy_push (peer);
+  lumo_test_session_connect (s, NULL);
+  lumo_test_ctl_ok (s->bus, "allow", TEST_PROVIDER_ID, TEST_CALLER_ID, NULL);
+  lumo_test_wait_for_policy_push (s->peer);
 
   /* Nobody decides: the configured timeout answers. */
-  answer = lumo_test_authorize_write (peer, 10, CALLER_ID);
+  answer = lumo_test_authorize_write (s->peer, 10, TEST_CALLER_ID);
   g_assert_false (json_object_get_boolean_member (answer, "allow"));
   g_assert_cmpstr (json_object_get_string_member (answer, "reason"), ==, "review_timeout");
 
-  rows = lumo_test_audit_search (bus, CALLER_ID);
+  rows = lumo_test_audit_search (s->bus, TEST_CALLER_ID);
   g_assert_cmpuint (json_array_get_length (rows), ==, 1);
   lumo_test_assert_audit_row (json_array_get_object_element (rows, 0), "review_timeout");
 
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 }
 
 static void
 test_caller_id_too_long (void)
 {
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_start ();
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(JsonObject) status = NULL;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
 
-  bus = lumo_test_bus_new (NULL, NULL);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
-  lumo_test_peer_hello (peer, 1);
-
   /* 33 letters a–p: refused with the field named, and the session goes on. */
-  lumo_test_peer_send_json (peer,
+  lumo_test_peer_send_json (s->peer,
                             "{\"type\":\"probe\",\"id\":2,\"caller\":"
-                            "{\"id\":\"" CALLER_ID "a\",\"name\":\"Lumo\"}}");
-  answer = lumo_test_peer_expect_answer (peer, 2);
+                            "{\"id\":\"" TEST_CALLER_ID "a\",\"name\":\"Lumo\"}}");
+  answer = lumo_test_peer_expect_answer (s->peer, 2);
   g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "error");
   g_assert_cmpstr (json_object_get_string_member (answer, "code"), ==, "invalid_id");
   g_assert_cmpstr (json_object_get_string_member (answer, "field"), ==, "caller.id");
 
-  status = lumo_test_probe (peer, 3, CALLER_ID);
+  status = lumo_test_probe (s->peer, 3, TEST_CALLER_ID);
   g_assert_true (json_object_get_boolean_member (status, "pendingApproval"));
 
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 }
 
 static void
 test_service_quits_when_idle (void)
 {
-  g_autoptr(LumoTestBus) bus = NULL;
-  g_autoptr(LumoTestPeer) peer = NULL;
-  g_auto(GStrv) env = NULL;
+  g_autoptr(LumoTestSession) s = lumo_test_session_start ();
   GPid app_pid;
 
-  if (!lumo_test_begin ())
+  if (s == NULL)
     return;
-
-  bus = lumo_test_bus_new (NULL, NULL);
-  env = lumo_test_bus_get_env (bus);
-  peer = lumo_test_peer_spawn (env, PROVIDER_ORIGIN, NULL);
-  lumo_test_peer_hello (peer, 1);
-  app_pid = lumo_test_bus_get_app_pid (bus);
+  app_pid = lumo_test_bus_get_app_pid (s->bus);
   g_assert_cmpint (app_pid, >, 0);
-  g_assert_cmpuint (lumo_test_bus_get_sessions (bus), ==, 1);
+  g_assert_cmpuint (lumo_test_bus_get_sessions (s->bus), ==, 1);
 
-  lumo_test_peer_close_input (peer);
-  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
+  lumo_test_peer_end (s->peer);
 
   /* Started by the bus for a helper, the app does not linger once its
    * last session is over. */
-  g_assert_true (lumo_test_wait_for_app_exit (bus, app_pid));
+  lumo_test_bus_wait_for_app_exit (s->bus, app_pid);
 }
 
 int

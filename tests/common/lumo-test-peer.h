@@ -48,6 +48,8 @@ void          lumo_test_peer_kill          (LumoTestPeer *peer,
 /* Waits for the helper to exit; returns its exit status, or 128 + the
  * signal that killed it. */
 int           lumo_test_peer_wait          (LumoTestPeer *peer);
+/* Chrome closes the port: the helper must end the session and exit 0. */
+void          lumo_test_peer_end           (LumoTestPeer *peer);
 /* TRUE once the helper has exited (without waiting). */
 gboolean      lumo_test_peer_has_exited    (LumoTestPeer *peer);
 

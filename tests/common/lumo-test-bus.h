@@ -16,6 +16,7 @@
 #pragma once
 
 #include <gio/gio.h>
+#include <stdarg.h>
 
 G_BEGIN_DECLS
 
@@ -50,19 +51,25 @@ char           **lumo_test_bus_get_env       (LumoTestBus     *bus);
 GPid             lumo_test_bus_get_app_pid   (LumoTestBus     *bus);
 /* The app's Sessions property (number of open bridge sessions). */
 guint            lumo_test_bus_get_sessions  (LumoTestBus     *bus);
-/* Iterates the main context until @func returns TRUE, for at most
- * @timeout_ms (a safety net against hangs, never a measurement). */
-gboolean         lumo_test_wait_until        (gboolean       (*func) (gpointer),
-                                              gpointer         user_data,
-                                              guint            timeout_ms);
+/* Iterates the main context until the app has @n sessions open. */
+void             lumo_test_bus_wait_for_sessions (LumoTestBus *bus,
+                                              guint            n);
+/* Iterates the main context until @pid no longer owns the app's name and
+ * no longer runs. */
+void             lumo_test_bus_wait_for_app_exit (LumoTestBus *bus,
+                                              GPid             pid);
 
-/* Runs lumo-access-ctl with @argv (NULL-terminated, without the program
- * name) against the test's data and bus; returns its exit status and its
- * stdout in @out (optional). */
+/* Runs lumo-access-ctl with the arguments (without the program name, up
+ * to a NULL) against the test's data and bus; returns its exit status and
+ * its stdout in @out (optional). */
 int              lumo_test_bus_run_ctl       (LumoTestBus     *bus,
                                               char           **out,
                                               const char      *first_arg,
                                               ...) G_GNUC_NULL_TERMINATED;
+int              lumo_test_bus_run_ctlv      (LumoTestBus     *bus,
+                                              char           **out,
+                                              const char      *first_arg,
+                                              va_list          args);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoTestBus, lumo_test_bus_free)
 

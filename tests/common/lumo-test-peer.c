@@ -9,13 +9,11 @@
 #include <signal.h>
 #include <string.h>
 
+#include "lumo-test.h"
 #include "lumo-test-bus.h"
 #include "lumo-test-peer.h"
 
-/* A safety net against a hung session, not a measurement: generous enough
- * for a loaded machine and sanitizer builds. */
-#define RECV_TIMEOUT_MS 60000
-#define READ_CHUNK      65536
+#define READ_CHUNK 65536
 
 struct _LumoTestPeer
 {
@@ -154,8 +152,7 @@ read_more (LumoTestPeer *peer)
   peer->reading = TRUE;
   g_input_stream_read_bytes_async (peer->from_helper, READ_CHUNK, G_PRIORITY_DEFAULT,
                                    NULL, on_read_cb, peer);
-  if (!lumo_test_wait_until (read_is_done, peer, RECV_TIMEOUT_MS))
-    g_error ("No frame from the helper in %d s", RECV_TIMEOUT_MS / 1000);
+  lumo_test_wait_until (read_is_done, peer, "bytes from the helper");
   g_assert_no_error (peer->read_error);
 
   return !peer->eof;
@@ -297,13 +294,19 @@ int
 lumo_test_peer_wait (LumoTestPeer *peer)
 {
   /* GSubprocess reaps the child from the main context, so iterate it. */
-  if (!lumo_test_wait_until (has_exited_cb, peer, RECV_TIMEOUT_MS))
-    g_error ("The helper (pid %d) did not exit", (int) lumo_test_peer_get_pid (peer));
+  lumo_test_wait_until (has_exited_cb, peer, "the helper to exit");
 
   if (g_subprocess_get_if_exited (peer->process))
     return g_subprocess_get_exit_status (peer->process);
 
   return 128 + g_subprocess_get_term_sig (peer->process);
+}
+
+void
+lumo_test_peer_end (LumoTestPeer *peer)
+{
+  lumo_test_peer_close_input (peer);
+  g_assert_cmpint (lumo_test_peer_wait (peer), ==, 0);
 }
 
 void

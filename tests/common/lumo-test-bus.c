@@ -12,9 +12,9 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "lumo-test.h"
 #include "lumo-test-bus.h"
 
 struct _LumoTestBus
@@ -76,48 +76,6 @@ lumo_test_can_run (char **reason)
   return TRUE;
 }
 
-static gboolean
-on_timeout_cb (gpointer user_data)
-{
-  gboolean *timed_out = user_data;
-
-  *timed_out = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-on_tick_cb (gpointer user_data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-gboolean
-lumo_test_wait_until (gboolean (*func) (gpointer),
-                      gpointer   user_data,
-                      guint      timeout_ms)
-{
-  gboolean timed_out = FALSE;
-  guint timeout_id;
-  guint tick_id;
-
-  if (func (user_data))
-    return TRUE;
-
-  timeout_id = g_timeout_add (timeout_ms, on_timeout_cb, &timed_out);
-  /* Some conditions (a process exiting, another process committing) wake
-   * no source of ours: the tick makes sure they are checked often. */
-  tick_id = g_timeout_add (5, on_tick_cb, NULL);
-
-  while (!func (user_data) && !timed_out)
-    g_main_context_iteration (NULL, TRUE);
-
-  g_source_remove (tick_id);
-  if (!timed_out)
-    g_source_remove (timeout_id);
-
-  return !timed_out || func (user_data);
-}
-
 static void
 write_file (const char *path,
             const char *contents)
@@ -168,8 +126,7 @@ lumo_test_bus_new (const char         *exec_override,
   int pipe_fds[2];
 
   bus = g_new0 (LumoTestBus, 1);
-  bus->dir = g_dir_make_tmp ("lumo-integration-XXXXXX", &error);
-  g_assert_no_error (error);
+  bus->dir = lumo_test_dir_new ("integration");
 
   bus->data_home = make_dir (bus->dir, "data");
   bus->runtime_dir = make_dir (bus->dir, "runtime");
@@ -362,25 +319,52 @@ daemon_exited (gpointer user_data)
   return g_subprocess_get_if_exited (bus->daemon) || g_subprocess_get_if_signaled (bus->daemon);
 }
 
-static void
-rm_rf (const char *path)
+typedef struct
 {
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
+  LumoTestBus *bus;
+  guint        n;
+} SessionsWait;
 
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
+static gboolean
+sessions_reached (gpointer user_data)
+{
+  SessionsWait *wait = user_data;
 
-          if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-            rm_rf (child);
-          else
-            g_unlink (child);
-        }
-    }
-  g_rmdir (path);
+  return lumo_test_bus_get_sessions (wait->bus) == wait->n;
+}
+
+void
+lumo_test_bus_wait_for_sessions (LumoTestBus *bus,
+                                 guint        n)
+{
+  SessionsWait wait = { bus, n };
+  g_autofree char *what = g_strdup_printf ("%u open sessions", n);
+
+  lumo_test_wait_until (sessions_reached, &wait, what);
+}
+
+typedef struct
+{
+  LumoTestBus *bus;
+  GPid         pid;
+} AppWait;
+
+static gboolean
+app_has_exited (gpointer user_data)
+{
+  AppWait *wait = user_data;
+
+  return lumo_test_bus_get_app_pid (wait->bus) != wait->pid &&
+         process_is_gone (GINT_TO_POINTER (wait->pid));
+}
+
+void
+lumo_test_bus_wait_for_app_exit (LumoTestBus *bus,
+                                 GPid         pid)
+{
+  AppWait wait = { bus, pid };
+
+  lumo_test_wait_until (app_has_exited, &wait, "the app to exit");
 }
 
 void
@@ -396,11 +380,11 @@ lumo_test_bus_free (LumoTestBus *bus)
   if ((app_pid = lumo_test_bus_get_app_pid (bus)) > 0)
     {
       kill (app_pid, SIGTERM);
-      if (!lumo_test_wait_until (process_is_gone, GINT_TO_POINTER (app_pid), 10000))
+      if (!lumo_test_try_wait_until (process_is_gone, GINT_TO_POINTER (app_pid), 10000))
         {
           g_test_message ("the app (pid %d) ignored SIGTERM; killing it", (int) app_pid);
           kill (app_pid, SIGKILL);
-          g_assert_true (lumo_test_wait_until (process_is_gone, GINT_TO_POINTER (app_pid), 10000));
+          lumo_test_wait_until (process_is_gone, GINT_TO_POINTER (app_pid), "the killed app to go");
         }
     }
 
@@ -412,7 +396,7 @@ lumo_test_bus_free (LumoTestBus *bus)
   g_assert_true (daemon_exited (bus));
   g_clear_object (&bus->daemon);
 
-  rm_rf (bus->dir);
+  lumo_test_dir_remove (bus->dir);
 
   g_free (bus->dir);
   g_free (bus->data_home);
@@ -423,35 +407,35 @@ lumo_test_bus_free (LumoTestBus *bus)
 }
 
 int
+lumo_test_bus_run_ctlv (LumoTestBus  *bus,
+                        char        **out,
+                        const char   *first_arg,
+                        va_list       args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+
+  g_ptr_array_add (argv, (char *) lumo_test_ctl_path ());
+  for (const char *arg = first_arg; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  g_ptr_array_add (argv, NULL);
+
+  g_subprocess_launcher_set_environ (launcher, bus->env);
+  return lumo_test_run (launcher, (const char * const *) argv->pdata, NULL, out, NULL);
+}
+
+int
 lumo_test_bus_run_ctl (LumoTestBus  *bus,
                        char        **out,
                        const char   *first_arg,
                        ...)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *std_out = NULL;
-  g_autofree char *std_err = NULL;
-  int wait_status = 0;
   va_list args;
+  int status;
 
-  g_ptr_array_add (argv, (char *) lumo_test_ctl_path ());
   va_start (args, first_arg);
-  for (const char *arg = first_arg; arg != NULL; arg = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) arg);
+  status = lumo_test_bus_run_ctlv (bus, out, first_arg, args);
   va_end (args);
-  g_ptr_array_add (argv, NULL);
 
-  g_spawn_sync (NULL, (char **) argv->pdata, bus->env, G_SPAWN_DEFAULT, NULL, NULL,
-                &std_out, &std_err, &wait_status, &error);
-  g_assert_no_error (error);
-
-  if (std_err != NULL && *std_err != '\0')
-    g_test_message ("lumo-access-ctl: %s", std_err);
-  if (out != NULL)
-    *out = g_steal_pointer (&std_out);
-
-  if (WIFEXITED (wait_status))
-    return WEXITSTATUS (wait_status);
-  return 128 + WTERMSIG (wait_status);
+  return status;
 }

@@ -1,29 +1,83 @@
-/* lumo-test-util.c
+/* lumo-test-session.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
-#define G_LOG_DOMAIN "lumo-test-util"
+#define G_LOG_DOMAIN "lumo-test-session"
 
 #include "config.h"
 
-#include "lumo-test-util.h"
+#include <string.h>
 
-/* Safety net for conditions that another process makes true; never a
- * measurement. */
-#define WAIT_TIMEOUT_MS 60000
+#include "lumo-test-session.h"
 
-gboolean
-lumo_test_begin (void)
+LumoTestSession *
+lumo_test_session_new (const char         *exec_override,
+                       const char * const *app_env)
 {
   g_autofree char *reason = NULL;
+  LumoTestSession *s;
 
   if (!lumo_test_can_run (&reason))
     {
       g_test_skip (reason);
-      return FALSE;
+      return NULL;
     }
 
-  return TRUE;
+  s = g_new0 (LumoTestSession, 1);
+  s->bus = lumo_test_bus_new (exec_override, app_env);
+  s->env = lumo_test_bus_get_env (s->bus);
+  s->peers = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_test_peer_free);
+
+  return s;
+}
+
+LumoTestSession *
+lumo_test_session_start (void)
+{
+  LumoTestSession *s = lumo_test_session_new (NULL, NULL);
+
+  if (s != NULL)
+    lumo_test_session_connect (s, NULL);
+
+  return s;
+}
+
+void
+lumo_test_session_free (LumoTestSession *s)
+{
+  if (s == NULL)
+    return;
+
+  /* Helpers before the app: a helper still running when the bus goes
+   * would see its session end for the wrong reason. */
+  g_clear_pointer (&s->peers, g_ptr_array_unref);
+  g_clear_pointer (&s->bus, lumo_test_bus_free);
+  g_strfreev (s->env);
+  g_free (s);
+}
+
+LumoTestPeer *
+lumo_test_session_spawn (LumoTestSession *s,
+                         const char      *origin,
+                         const char      *extra_arg)
+{
+  LumoTestPeer *peer = lumo_test_peer_spawn (s->env, origin, extra_arg);
+
+  g_ptr_array_add (s->peers, peer);
+  return peer;
+}
+
+LumoTestPeer *
+lumo_test_session_connect (LumoTestSession *s,
+                           const char      *extra_arg)
+{
+  LumoTestPeer *peer = lumo_test_session_spawn (s, TEST_PROVIDER_ORIGIN, extra_arg);
+
+  lumo_test_peer_hello (peer, 1);
+  if (s->peer == NULL)
+    s->peer = peer;
+
+  return peer;
 }
 
 JsonObject *
@@ -54,7 +108,7 @@ lumo_test_send_authorize_write (LumoTestPeer *peer,
                               "\"caller\":{\"id\":\"%s\",\"name\":\"Lumo\"},"
                               "\"tool\":\"save_script\",\"write\":true,"
                               "\"target\":\"0f8fad5b-d9cb-469f-a165-70867728950e\","
-                              "\"paramsHash\":\"" PARAMS_HASH "\","
+                              "\"paramsHash\":\"" TEST_PARAMS_HASH "\","
                               "\"preview\":{\"uuid\":\"0f8fad5b-d9cb-469f-a165-70867728950e\","
                               "\"name\":\"Dark mode\",\"bytes\":812,\"added\":3,\"removed\":1}}",
                               id, caller_id);
@@ -91,48 +145,29 @@ lumo_test_authorize_read (LumoTestPeer *peer,
   return answer;
 }
 
-JsonObject *
+void
+lumo_test_send_result (LumoTestPeer *peer,
+                       gint64        id,
+                       gint64        audit_id)
+{
+  g_autoptr(JsonObject) answer = NULL;
+
+  lumo_test_peer_send_printf (peer,
+                              "{\"type\":\"result\",\"id\":%" G_GINT64_FORMAT ","
+                              "\"auditId\":%" G_GINT64_FORMAT ",\"ok\":true}",
+                              id, audit_id);
+  answer = lumo_test_peer_expect_answer (peer, id);
+  g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "result.result");
+}
+
+void
 lumo_test_wait_for_policy_push (LumoTestPeer *peer)
 {
-  JsonObject *push = lumo_test_peer_recv (peer);
+  g_autoptr(JsonObject) push = lumo_test_peer_recv (peer);
 
   g_assert_nonnull (push);
   g_assert_cmpstr (json_object_get_string_member (push, "type"), ==, "policy");
   g_assert_false (json_object_has_member (push, "re"));
-
-  return push;
-}
-
-static int
-run_ctl_va (LumoTestBus *bus,
-            char       **out,
-            const char  *first_arg,
-            va_list      args)
-{
-  const char *argv[16];
-  guint n = 0;
-
-  argv[n++] = first_arg;
-  for (const char *arg = va_arg (args, const char *); arg != NULL; arg = va_arg (args, const char *))
-    {
-      g_assert_cmpuint (n, <, G_N_ELEMENTS (argv) - 1);
-      argv[n++] = arg;
-    }
-  argv[n] = NULL;
-
-  /* lumo_test_bus_run_ctl() is variadic too; pass the collected list. */
-  switch (n)
-    {
-    case 1: return lumo_test_bus_run_ctl (bus, out, argv[0], NULL);
-    case 2: return lumo_test_bus_run_ctl (bus, out, argv[0], argv[1], NULL);
-    case 3: return lumo_test_bus_run_ctl (bus, out, argv[0], argv[1], argv[2], NULL);
-    case 4: return lumo_test_bus_run_ctl (bus, out, argv[0], argv[1], argv[2], argv[3], NULL);
-    case 5: return lumo_test_bus_run_ctl (bus, out, argv[0], argv[1], argv[2], argv[3], argv[4], NULL);
-    case 6: return lumo_test_bus_run_ctl (bus, out, argv[0], argv[1], argv[2], argv[3], argv[4],
-                                          argv[5], NULL);
-    default:
-      g_assert_not_reached ();
-    }
 }
 
 void
@@ -144,7 +179,7 @@ lumo_test_ctl_ok (LumoTestBus *bus,
   int status;
 
   va_start (args, first_arg);
-  status = run_ctl_va (bus, NULL, first_arg, args);
+  status = lumo_test_bus_run_ctlv (bus, NULL, first_arg, args);
   va_end (args);
 
   g_assert_cmpint (status, ==, 0);
@@ -174,8 +209,8 @@ void
 lumo_test_assert_audit_row (JsonObject *row,
                             const char *reason)
 {
-  g_assert_cmpstr (json_object_get_string_member (row, "provider"), ==, PROVIDER_ID);
-  g_assert_cmpstr (json_object_get_string_member (row, "caller"), ==, CALLER_ID);
+  g_assert_cmpstr (json_object_get_string_member (row, "provider"), ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (json_object_get_string_member (row, "caller"), ==, TEST_CALLER_ID);
   /* The audit log names tools by their qualified name. */
   g_assert_cmpstr (json_object_get_string_member (row, "tool"), ==, "userscripts.save_script");
   g_assert_true (json_object_get_boolean_member (row, "write"));
@@ -235,7 +270,7 @@ review_is_waiting (gpointer user_data)
       if (g_strcmp0 (caller, wait->caller_id) != 0)
         continue;
 
-      g_assert_cmpstr (provider, ==, PROVIDER_ID);
+      g_assert_cmpstr (provider, ==, TEST_PROVIDER_ID);
       g_assert_cmpstr (tool, ==, "userscripts.save_script");
       /* The reviewer sees the redacted preview, never source. */
       g_assert_nonnull (strstr (preview, "Dark mode"));
@@ -253,7 +288,7 @@ lumo_test_wait_for_review (LumoTestBus *bus,
 {
   ReviewWait wait = { bus, caller_id, NULL };
 
-  g_assert_true (lumo_test_wait_until (review_is_waiting, &wait, WAIT_TIMEOUT_MS));
+  lumo_test_wait_until (review_is_waiting, &wait, "a review to wait");
 
   return wait.review_id;
 }
@@ -273,36 +308,4 @@ lumo_test_decide_review (LumoTestBus  *bus,
                                        g_variant_new ("(sb)", review_id, approve),
                                        G_VARIANT_TYPE_UNIT,
                                        G_DBUS_CALL_FLAGS_NO_AUTO_START, 10000, NULL, error);
-}
-
-typedef struct
-{
-  LumoTestBus *bus;
-  GPid         pid;
-} AppWait;
-
-static gboolean
-app_has_exited (gpointer user_data)
-{
-  AppWait *wait = user_data;
-  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) wait->pid);
-  g_autofree char *stat = NULL;
-  const char *state;
-
-  if (lumo_test_bus_get_app_pid (wait->bus) == wait->pid)
-    return FALSE;
-  if (!g_file_get_contents (path, &stat, NULL, NULL))
-    return TRUE;
-
-  state = strrchr (stat, ')');
-  return state != NULL && (state[2] == 'Z' || state[2] == 'X');
-}
-
-gboolean
-lumo_test_wait_for_app_exit (LumoTestBus *bus,
-                             GPid         pid)
-{
-  AppWait wait = { bus, pid };
-
-  return lumo_test_wait_until (app_has_exited, &wait, WAIT_TIMEOUT_MS);
 }

@@ -1,0 +1,219 @@
+/* lumo-test.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "lumo-test"
+
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <sys/stat.h>
+
+#include "lumo-test.h"
+
+/* How often a wait looks at its condition when nothing else wakes it. */
+#define TICK_MS 5
+
+/* ---- temporary directories ---------------------------------------------- */
+
+char *
+lumo_test_dir_new (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *template = g_strdup_printf ("lumo-%s-XXXXXX", name);
+  char *dir = g_dir_make_tmp (template, &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_recursively (const char *path)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    {
+      if (errno != ENOENT)
+        g_error ("Cannot look at %s: %s", path, g_strerror (errno));
+      return;
+    }
+
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = NULL;
+      g_autoptr(GError) error = NULL;
+      const char *name;
+
+      /* A test of a read-only folder leaves it so; root would not mind,
+       * anybody else could neither list nor empty it. */
+      if ((st.st_mode & 0700) != 0700)
+        g_chmod (path, 0700);
+      dir = g_dir_open (path, 0, &error);
+      g_assert_no_error (error);
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_recursively (child);
+        }
+      if (g_rmdir (path) != 0)
+        g_error ("Cannot remove the folder %s: %s", path, g_strerror (errno));
+    }
+  else if (g_unlink (path) != 0)
+    g_error ("Cannot remove %s: %s", path, g_strerror (errno));
+}
+
+void
+lumo_test_dir_remove (const char *path)
+{
+  g_return_if_fail (path != NULL && *path != '\0');
+
+  remove_recursively (path);
+}
+
+/* ---- waiting ------------------------------------------------------------ */
+
+static gboolean
+on_deadline_cb (gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_tick_cb (gpointer user_data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static GSource *
+attach_timeout (GMainContext *context,
+                guint         interval_ms,
+                GSourceFunc   func,
+                gpointer      data)
+{
+  GSource *source = g_timeout_source_new (interval_ms);
+
+  g_source_set_callback (source, func, data, NULL);
+  g_source_set_name (source, "[lumo-test] wait");
+  g_source_attach (source, context);
+  return source;
+}
+
+gboolean
+lumo_test_try_wait_until (LumoTestCondition condition,
+                          gpointer          data,
+                          guint             timeout_ms)
+{
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+  gboolean expired = FALSE;
+  GSource *deadline;
+  GSource *tick;
+  gboolean holds;
+
+  if (condition (data))
+    return TRUE;
+
+  deadline = attach_timeout (context, timeout_ms, on_deadline_cb, &expired);
+  tick = attach_timeout (context, TICK_MS, on_tick_cb, NULL);
+
+  while (!(holds = condition (data)) && !expired)
+    g_main_context_iteration (context, TRUE);
+
+  g_source_destroy (tick);
+  g_source_unref (tick);
+  g_source_destroy (deadline);
+  g_source_unref (deadline);
+
+  return holds;
+}
+
+void
+lumo_test_wait_until (LumoTestCondition  condition,
+                      gpointer           data,
+                      const char        *what)
+{
+  if (!lumo_test_try_wait_until (condition, data, LUMO_TEST_WAIT_DEADLINE_S * 1000))
+    g_error ("Still waiting for %s after %d s", what, LUMO_TEST_WAIT_DEADLINE_S);
+}
+
+void
+lumo_test_drain (void)
+{
+  g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+
+  while (g_main_context_iteration (context, FALSE))
+    ;
+}
+
+/* ---- running a program -------------------------------------------------- */
+
+static void
+on_communicated_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static gboolean
+has_result (gpointer data)
+{
+  return *(GAsyncResult **) data != NULL;
+}
+
+int
+lumo_test_run (GSubprocessLauncher *launcher,
+               const char * const  *argv,
+               const char          *input,
+               char               **out,
+               char               **err)
+{
+  g_autoptr(GSubprocessLauncher) plain = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *std_out = NULL;
+  g_autofree char *std_err = NULL;
+  g_autofree char *what = NULL;
+
+  g_return_val_if_fail (argv != NULL && argv[0] != NULL, -1);
+
+  if (launcher == NULL)
+    launcher = plain = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_subprocess_launcher_set_flags (launcher,
+                                   G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                   G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                   G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+
+  /* Ends once both pipes are closed and the program has exited. */
+  g_subprocess_communicate_utf8_async (process, input != NULL ? input : "", NULL,
+                                       on_communicated_cb, &result);
+  what = g_strdup_printf ("%s %s to finish", argv[0], argv[1] != NULL ? argv[1] : "");
+  lumo_test_wait_until (has_result, &result, what);
+  g_subprocess_communicate_utf8_finish (process, result, &std_out, &std_err, &error);
+  g_assert_no_error (error);
+
+  if (std_err != NULL && *std_err != '\0')
+    g_test_message ("%s: %s", argv[0], std_err);
+  if (g_subprocess_get_if_signaled (process))
+    g_test_message ("%s was killed by signal %d", argv[0], g_subprocess_get_term_sig (process));
+  g_assert_true (g_subprocess_get_if_exited (process));
+
+  if (out != NULL)
+    {
+      g_free (*out);
+      *out = g_steal_pointer (&std_out);
+    }
+  if (err != NULL)
+    {
+      g_free (*err);
+      *err = g_steal_pointer (&std_err);
+    }
+
+  return g_subprocess_get_exit_status (process);
+}

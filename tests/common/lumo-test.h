@@ -1,0 +1,70 @@
+/* lumo-test.h — what every suite's tests share: temporary directories,
+ * waiting on a condition, running a program
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * GLib and GIO only, so display-less tests and the app's alike link it.
+ * Every helper fails the test itself (with a message that says what it
+ * was doing) rather than hand back something a caller could forget to
+ * check.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "lumo-test-ids.h"
+
+G_BEGIN_DECLS
+
+/* ---- temporary directories ---------------------------------------------- */
+
+/* A new, empty directory "lumo-@name-XXXXXX" in the temporary directory. */
+char       *lumo_test_dir_new         (const char  *name);
+/* Removes @path and everything below it (a file: just the file) without
+ * following symbolic links; modes a test took away are given back first.
+ * Fails the test if anything stays: a file that comes back after its
+ * owner was freed is a leak the test should see. A missing @path is fine. */
+void        lumo_test_dir_remove      (const char  *path);
+
+/* ---- waiting ------------------------------------------------------------ */
+
+typedef gboolean (*LumoTestCondition) (gpointer data);
+
+/* How long lumo_test_wait_until() waits before the test fails: a guard
+ * against a hang on a loaded machine or under a sanitizer, never a
+ * measurement. */
+#define LUMO_TEST_WAIT_DEADLINE_S 120
+
+/* Iterates the default main context until @condition returns TRUE. Past
+ * LUMO_TEST_WAIT_DEADLINE_S of real time the test fails with "Still
+ * waiting for @what". Conditions another thread or process makes true
+ * (a commit, an exit) wake no source of ours, so they are also checked
+ * every few milliseconds while it waits. */
+void        lumo_test_wait_until      (LumoTestCondition  condition,
+                                       gpointer           data,
+                                       const char        *what);
+/* The same for teardown that escalates (SIGTERM, then SIGKILL): waits at
+ * most @timeout_ms and returns whether @condition holds, without failing. */
+gboolean    lumo_test_try_wait_until  (LumoTestCondition  condition,
+                                       gpointer           data,
+                                       guint              timeout_ms);
+/* Dispatches every source that is ready now, without blocking. */
+void        lumo_test_drain           (void);
+
+/* ---- running a program -------------------------------------------------- */
+
+/* Runs @argv (argv[0] a path) from @launcher (NULL: a plain one; its
+ * environment, cwd and child setup are used, its flags are replaced by
+ * three pipes) with @input on stdin (NULL: none, at once EOF). The main
+ * context is iterated meanwhile, so a service in this process keeps
+ * answering the program. Stores stdout and stderr in *@out and *@err
+ * (each optional; what they held is freed), puts stderr in the test log,
+ * and returns the exit status; a program killed by a signal fails the
+ * test. */
+int         lumo_test_run             (GSubprocessLauncher *launcher,
+                                       const char * const  *argv,
+                                       const char          *input,
+                                       char               **out,
+                                       char               **err);
+
+G_END_DECLS
