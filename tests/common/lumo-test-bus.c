@@ -76,24 +76,12 @@ lumo_test_can_run (char **reason)
   return TRUE;
 }
 
-static void
-write_file (const char *path,
-            const char *contents)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-}
-
 static char *
 make_dir (const char *parent,
           const char *name)
 {
-  char *path = g_build_filename (parent, name, NULL);
-
-  g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
-  return path;
+  lumo_test_mkdir_in (parent, name);
+  return g_build_filename (parent, name, NULL);
 }
 
 /* A test that fails aborts without tearing down: the bus must not outlive
@@ -116,7 +104,6 @@ lumo_test_bus_new (const char         *exec_override,
   g_autofree char *config_path = NULL;
   g_autofree char *config = NULL;
   g_autofree char *service = NULL;
-  g_autofree char *service_path = NULL;
   g_autofree char *exec = NULL;
   g_autofree char *config_home = NULL;
   g_autofree char *cache_home = NULL;
@@ -154,16 +141,15 @@ lumo_test_bus_new (const char         *exec_override,
     "  <limit name=\"service_start_timeout\">60000</limit>\n"
     "</busconfig>\n",
     bus->runtime_dir, services);
+  lumo_test_write_in (bus->dir, "bus.conf", config);
   config_path = g_build_filename (bus->dir, "bus.conf", NULL);
-  write_file (config_path, config);
 
   if (exec_override != NULL)
     exec = g_strdup (exec_override);
   else
     exec = g_strdup_printf ("%s --gapplication-service", lumo_test_app_path ());
   service = g_strdup_printf ("[D-BUS Service]\nName=%s\nExec=%s\n", APP_ID, exec);
-  service_path = g_build_filename (services, APP_ID ".service", NULL);
-  write_file (service_path, service);
+  lumo_test_write_in (services, APP_ID ".service", service);
 
   /* The daemon's environment is what activated services get. */
   bus->env = g_get_environ ();

@@ -20,6 +20,7 @@ G_BEGIN_DECLS
 #define TEST_PROVIDER_ORIGIN  "chrome-extension://" TEST_PROVIDER_ID "/"
 /* A second provider, for lists, filters and "the other one is untouched". */
 #define TEST_PROVIDER2_ID     "pppppppppppppppppppppppppppppppp"
+#define TEST_PROVIDER2_ORIGIN "chrome-extension://" TEST_PROVIDER2_ID "/"
 
 /* The agent extension that calls the provider's tools. */
 #define TEST_CALLER_ID        "ponmlkjihgfedcbaponmlkjihgfedcba"

@@ -73,6 +73,31 @@ lumo_test_dir_remove (const char *path)
   remove_recursively (path);
 }
 
+void
+lumo_test_mkdir_in (const char *base,
+                    const char *relative)
+{
+  g_autofree char *path = g_build_filename (base, relative, NULL);
+
+  if (g_mkdir_with_parents (path, 0700) != 0)
+    g_error ("Cannot make the folder %s: %s", path, g_strerror (errno));
+}
+
+void
+lumo_test_write_in (const char *base,
+                    const char *relative,
+                    const char *contents)
+{
+  g_autofree char *path = g_build_filename (base, relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr(GError) error = NULL;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    g_error ("Cannot make the folder %s: %s", dir, g_strerror (errno));
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+}
+
 /* ---- waiting ------------------------------------------------------------ */
 
 static gboolean
@@ -139,6 +164,29 @@ lumo_test_wait_until (LumoTestCondition  condition,
     g_error ("Still waiting for %s after %d s", what, LUMO_TEST_WAIT_DEADLINE_S);
 }
 
+gboolean
+lumo_test_is_set (gpointer data)
+{
+  return *(gpointer *) data != NULL;
+}
+
+gboolean
+lumo_test_is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+void
+lumo_test_keep_result_cb (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  GAsyncResult **kept = user_data;
+
+  g_assert_null (*kept);
+  *kept = g_object_ref (result);
+}
+
 void
 lumo_test_drain (void)
 {
@@ -149,20 +197,6 @@ lumo_test_drain (void)
 }
 
 /* ---- running a program -------------------------------------------------- */
-
-static void
-on_communicated_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static gboolean
-has_result (gpointer data)
-{
-  return *(GAsyncResult **) data != NULL;
-}
 
 int
 lumo_test_run (GSubprocessLauncher *launcher,
@@ -192,9 +226,9 @@ lumo_test_run (GSubprocessLauncher *launcher,
 
   /* Ends once both pipes are closed and the program has exited. */
   g_subprocess_communicate_utf8_async (process, input != NULL ? input : "", NULL,
-                                       on_communicated_cb, &result);
+                                       lumo_test_keep_result_cb, &result);
   what = g_strdup_printf ("%s %s to finish", argv[0], argv[1] != NULL ? argv[1] : "");
-  lumo_test_wait_until (has_result, &result, what);
+  lumo_test_wait_until (lumo_test_is_set, &result, what);
   g_subprocess_communicate_utf8_finish (process, result, &std_out, &std_err, &error);
   g_assert_no_error (error);
 

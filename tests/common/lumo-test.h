@@ -26,6 +26,15 @@ char       *lumo_test_dir_new         (const char  *name);
  * owner was freed is a leak the test should see. A missing @path is fine. */
 void        lumo_test_dir_remove      (const char  *path);
 
+/* @base/@relative as a folder (mode 0700), with the folders above it. */
+void        lumo_test_mkdir_in        (const char  *base,
+                                       const char  *relative);
+/* @base/@relative (@base itself when @relative is NULL) holding
+ * @contents, with the folders above it. */
+void        lumo_test_write_in        (const char  *base,
+                                       const char  *relative,
+                                       const char  *contents);
+
 /* ---- waiting ------------------------------------------------------------ */
 
 typedef gboolean (*LumoTestCondition) (gpointer data);
@@ -48,6 +57,15 @@ void        lumo_test_wait_until      (LumoTestCondition  condition,
 gboolean    lumo_test_try_wait_until  (LumoTestCondition  condition,
                                        gpointer           data,
                                        guint              timeout_ms);
+/* Conditions for the common cases: @data points to a pointer that becomes
+ * set (an async result a callback keeps), to a gboolean that becomes TRUE. */
+gboolean    lumo_test_is_set          (gpointer           data);
+gboolean    lumo_test_is_true         (gpointer           data);
+/* A GAsyncReadyCallback that keeps the result in the GAsyncResult * that
+ * @user_data points to (a new reference), for lumo_test_is_set. */
+void        lumo_test_keep_result_cb  (GObject           *source,
+                                       GAsyncResult      *result,
+                                       gpointer           user_data);
 /* Dispatches every source that is ready now, without blocking. */
 void        lumo_test_drain           (void);
 

@@ -12,11 +12,8 @@
 #include "lumo-audit-store.h"
 #include "lumo-error.h"
 #include "lumo-paths.h"
+#include "lumo-test.h"
 
-#define PROVIDER_A "aaaabbbbccccddddeeeeffffgggghhhh"
-#define PROVIDER_B "bbbbccccddddeeeeffffgggghhhhiiii"
-#define CALLER_A   "ponmlkjihgfedcbaponmlkjihgfedcba"
-#define CALLER_B   "abcdefghijklmnopabcdefghijklmnop"
 #define SHA_A      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 #define SHA_B      "60303ae22b998861bce3b28f33eec1be758a213c86c93c076dbe9f558c11c752"
 #define TARGET_A   "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -25,8 +22,8 @@ static inline LumoAuditRecord
 audit_test_record (const char *tool)
 {
   LumoAuditRecord r = {
-    .provider_id = PROVIDER_A,
-    .caller_id = CALLER_A,
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = TEST_CALLER_ID,
     .caller_name = "Lumo",
     .tool = tool,
     .write = TRUE,
@@ -39,36 +36,12 @@ audit_test_record (const char *tool)
   return r;
 }
 
-static inline void
-audit_test_rm_rf (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-
-  if (dir != NULL)
-    {
-      const char *name;
-
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          audit_test_rm_rf (child);
-        }
-      g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
-
 /* A fresh temporary directory that is also the data dir. */
 static inline char *
 audit_test_tmpdir (void)
 {
-  g_autoptr(GError) error = NULL;
-  char *dir = g_dir_make_tmp ("lumo-audit-XXXXXX", &error);
+  char *dir = lumo_test_dir_new ("audit");
 
-  g_assert_no_error (error);
   lumo_paths_set_data_dir (dir);
   return dir;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "lumo-audit-store.h"
+#include "lumo-test-ids.h"
 
 static LumoAuditStore *store;
 static guint rows_per_thread;
@@ -25,8 +26,8 @@ static gpointer
 writer_thread (gpointer data)
 {
   LumoAuditRecord r = {
-    .provider_id = "aaaabbbbccccddddeeeeffffgggghhhh",
-    .caller_id = "ponmlkjihgfedcbaponmlkjihgfedcba",
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = TEST_CALLER_ID,
     .caller_name = "writer",
     .tool = tool,
     .write = TRUE,

@@ -79,7 +79,7 @@ void
 peer_free (Peer *peer)
 {
   peer_close_write (peer);
-  bridge_test_wait_until (peer_done, peer);
+  lumo_test_wait_until (peer_done, peer, "the session to end");
   if (peer->from_app >= 0)
     close (peer->from_app);
   g_byte_array_unref (peer->out);
@@ -159,7 +159,7 @@ peer_send (Peer       *peer,
            const char *json)
 {
   peer_queue (peer, json);
-  bridge_test_wait_until (peer_out_empty, peer);
+  lumo_test_wait_until (peer_out_empty, peer, "the provider's bytes to be taken");
 }
 
 /* Decodes one answer from what was read, if it is all there. */
@@ -234,7 +234,7 @@ peer_recv (Peer *peer)
 {
   Recv recv = { peer, NULL };
 
-  bridge_test_wait_until (received, &recv);
+  lumo_test_wait_until (received, &recv, "a message from the app");
   return recv.object;
 }
 

@@ -186,8 +186,6 @@ bridge_frame_bytes (JsonObject *frame)
 
 /* ---- a backend on a temporary data directory ---------------------------- */
 
-#include <glib/gstdio.h>
-
 #include "lumo-audit-store.h"
 #include "lumo-review-queue.h"
 
@@ -203,8 +201,7 @@ bridge_test_env_new (void)
   BridgeTestEnv *env = g_new0 (BridgeTestEnv, 1);
   g_autoptr(GError) error = NULL;
 
-  env->dir = g_dir_make_tmp ("lumo-bridge-XXXXXX", &error);
-  g_assert_no_error (error);
+  env->dir = lumo_test_dir_new ("bridge");
   env->backend = lumo_backend_new_for_data_dir (env->dir, &error);
   g_assert_no_error (error);
   env->policy = lumo_backend_get_policy (env->backend);
@@ -214,22 +211,10 @@ bridge_test_env_new (void)
   return env;
 }
 
-static void
-remove_tree (const char *path)
+static gboolean
+store_is_ours_alone (gpointer store)
 {
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
+  return g_atomic_int_get (&G_OBJECT (store)->ref_count) == 1;
 }
 
 void
@@ -239,24 +224,19 @@ bridge_test_env_free (BridgeTestEnv *env)
     return;
 
   LumoAuditStore *store = g_object_ref (lumo_backend_get_audit_store (env->backend));
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
   /* Sessions and audit writes finish before the files go. */
   g_object_run_dispose (G_OBJECT (env->backend));
-  bridge_test_drain ();
+  lumo_test_drain ();
   g_clear_object (&env->backend);
-  bridge_test_drain ();
+  lumo_test_drain ();
 
   /* The audit writer thread drops its reference to a completed append's
    * task (and so to the store) a moment after the answer arrived; the last
    * reference must not be that one, or the thread would join itself. */
-  while (g_atomic_int_get (&G_OBJECT (store)->ref_count) > 1 && g_get_monotonic_time () < deadline)
-    {
-      bridge_test_drain ();
-      g_usleep (1000);
-    }
+  lumo_test_wait_until (store_is_ours_alone, store, "the audit writer to let go of the store");
   g_object_unref (store);
-  remove_tree (env->dir);
+  lumo_test_dir_remove (env->dir);
   g_free (env->dir);
   g_free (env);
 }
@@ -267,36 +247,4 @@ bridge_test_env_advance (BridgeTestEnv *env,
 {
   env->now += us;
   g_main_context_wakeup (NULL);
-}
-
-static gboolean
-on_watchdog_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-void
-bridge_test_wait_until (gboolean (*done) (gpointer data),
-                        gpointer   data)
-{
-  gboolean timed_out = FALSE;
-  guint watchdog = g_timeout_add_seconds (30, on_watchdog_cb, &timed_out);
-
-  while (!done (data))
-    {
-      if (timed_out)
-        g_error ("Nothing happened for 30 s: the bridge hangs");
-      g_main_context_iteration (NULL, TRUE);
-    }
-
-  if (!timed_out)
-    g_source_remove (watchdog);
-}
-
-void
-bridge_test_drain (void)
-{
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
 }

@@ -35,6 +35,7 @@ G_END_DECLS
 
 #include "lumo-backend.h"
 #include "lumo-policy.h"
+#include "lumo-test.h"
 
 typedef struct
 {
@@ -50,9 +51,3 @@ void           bridge_test_env_free     (BridgeTestEnv *env);
  * looked at again. */
 void           bridge_test_env_advance  (BridgeTestEnv *env,
                                          gint64         us);
-/* Iterates the default main context until @done returns TRUE; fails the
- * test after 30 s of real time (a hang, not a timing assertion). */
-void           bridge_test_wait_until   (gboolean     (*done) (gpointer data),
-                                         gpointer       data);
-/* Runs every source that is ready now, without blocking. */
-void           bridge_test_drain        (void);

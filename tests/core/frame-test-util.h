@@ -13,6 +13,7 @@
 
 #include "lumo-error.h"
 #include "lumo-frame.h"
+#include "lumo-test.h"
 
 typedef struct
 {
@@ -116,8 +117,7 @@ read_one (LumoFrameReader *reader,
       source = lumo_frame_reader_create_source (reader, NULL);
       g_source_set_callback (source, G_SOURCE_FUNC (on_readable_cb), &readable, NULL);
       g_source_attach (source, NULL);
-      while (!readable)
-        g_main_context_iteration (NULL, TRUE);
+      lumo_test_wait_until (lumo_test_is_true, &readable, "the reader's source");
       g_source_destroy (source);
     }
 

@@ -55,7 +55,7 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   g_clear_object (&f->store);
-  audit_test_rm_rf (f->dir);
+  lumo_test_dir_remove (f->dir);
   g_free (f->dir);
   g_free (f->db_path);
   g_free (f->head_path);
@@ -137,7 +137,7 @@ test_edited_caller (Fixture       *f,
                     gconstpointer  data)
 {
   tamper (f, "DROP TRIGGER audit_update_guard;"
-             "UPDATE audit SET caller_id = 'abcdefghijklmnopabcdefghijklmnop' WHERE id = 7");
+             "UPDATE audit SET caller_id = '" TEST_CALLER2_ID "' WHERE id = 7");
   assert_fault (f, LUMO_AUDIT_FAULT_ROW_CHANGED, 7, "Row 7");
 }
 
@@ -468,7 +468,7 @@ test_retention (void)
   g_assert_cmpint (report.fault, ==, LUMO_AUDIT_FAULT_ANCHOR);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -501,7 +501,7 @@ test_progress_and_cancel (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -511,7 +511,7 @@ test_encoding_unambiguous (void)
   guint8 zero[LUMO_AUDIT_HASH_SIZE] = { 0, };
   guint8 h1[LUMO_AUDIT_HASH_SIZE], h2[LUMO_AUDIT_HASH_SIZE];
   LumoAuditChainFields a = {
-    1, 2, PROVIDER_A, CALLER_A, "ab", "c", TRUE, "", params, "allow", ""
+    1, 2, TEST_PROVIDER_ID, TEST_CALLER_ID, "ab", "c", TRUE, "", params, "allow", ""
   };
   LumoAuditChainFields b = a;
 

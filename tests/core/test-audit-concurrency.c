@@ -135,7 +135,7 @@ test_two_processes (void)
   g_assert_cmpint (report.rows_after_checkpoint, ==, 0);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 #define N_THREADS 64
@@ -204,7 +204,7 @@ test_many_threads (void)
   g_assert_cmpint (report.last_id, ==, N_THREADS * ROWS_PER_THREAD);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -251,7 +251,7 @@ test_kill_writer (void)
     }
 
   g_test_message ("acknowledged rows over all rounds: %" G_GINT64_FORMAT, total_acked);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 /* ---- the last reference, dropped right after an append ---------------------- */
@@ -314,8 +314,7 @@ async_release_rounds (const char *dir,
        * is gone once the callback returned. */
       g_assert_cmpint (lr.id, ==, *last + 1);
       *last = lr.id;
-      while (g_main_context_iteration (g_main_context_get_thread_default (), FALSE))
-        ;
+      lumo_test_drain ();
       g_assert_null (g_weak_ref_get (&weak));
       g_weak_ref_clear (&weak);
     }
@@ -329,7 +328,7 @@ test_last_ref_async (void)
 
   async_release_rounds (dir, TRUE, &last);
   async_release_rounds (dir, FALSE, &last);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 /* The same on another thread with its own main context: the callback, and
@@ -353,7 +352,7 @@ test_last_ref_async_thread (void)
   g_autofree char *dir = audit_test_tmpdir ();
 
   g_thread_join (g_thread_new ("last-ref-async", async_in_thread, dir));
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 typedef struct
@@ -413,11 +412,10 @@ test_last_ref_sync_thread (void)
       g_assert_null (g_weak_ref_get (&weak));
       g_weak_ref_clear (&weak);
       /* The row-added idle finds the store gone and does nothing. */
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
+      lumo_test_drain ();
     }
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 int

@@ -346,7 +346,7 @@ fixture_tear_down (Fixture       *f,
 {
   clear_faults ();
   g_clear_object (&f->store);
-  audit_test_rm_rf (f->dir);
+  lumo_test_dir_remove (f->dir);
   g_free (f->dir);
   g_free (f->db_path);
   g_free (f->head_path);
@@ -561,7 +561,7 @@ test_failed_sync_then_crash (void)
       _exit (0);
     }
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
   g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
   g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
@@ -575,7 +575,7 @@ test_failed_sync_then_crash (void)
                   report.rows_after_checkpoint);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 int

@@ -60,11 +60,22 @@ damage_middle_page (const char *db_path)
   close (fd);
 }
 
-static void
-wait_for_check (LumoAuditStore *store)
+static gboolean
+check_done (gpointer store)
 {
-  while (lumo_audit_store_get_integrity (store) == LUMO_AUDIT_INTEGRITY_CHECKING)
-    g_main_context_iteration (NULL, TRUE);
+  return lumo_audit_store_get_integrity (store) != LUMO_AUDIT_INTEGRITY_CHECKING;
+}
+
+static gboolean
+counted_one (gpointer count)
+{
+  return *(int *) count >= 1;
+}
+
+static gboolean
+has_two (gpointer array)
+{
+  return ((GArray *) array)->len >= 2;
 }
 
 static void
@@ -128,9 +139,8 @@ test_damaged_fails_closed (void)
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT);
   g_clear_error (&error);
 
-  wait_for_check (store);
-  while (failed < 1)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (check_done, store, "the integrity check");
+  lumo_test_wait_until (counted_one, &failed, "the failed append");
 
   g_assert_cmpint (lumo_audit_store_get_integrity (store), ==, LUMO_AUDIT_INTEGRITY_FAILED);
   g_assert_nonnull (strstr (lumo_audit_store_get_integrity_message (store), db_path));
@@ -154,7 +164,7 @@ test_damaged_fails_closed (void)
   after = audit_test_file_checksum (db_path);
   g_assert_cmpstr (before, ==, after);
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -199,7 +209,7 @@ test_sound_store (void)
   denied = lumo_audit_store_append (store, &r, &error);
   g_assert_no_error (error);
 
-  wait_for_check (store);
+  lumo_test_wait_until (check_done, store, "the integrity check");
   g_assert_cmpint (lumo_audit_store_get_integrity (store), ==, LUMO_AUDIT_INTEGRITY_OK);
   g_assert_null (lumo_audit_store_get_integrity_message (store));
 
@@ -213,10 +223,8 @@ test_sound_store (void)
   g_assert_true (lumo_audit_store_set_result (store, 7, TRUE, NULL, &error));
   g_assert_no_error (error);
 
-  while (results->len < 2)
-    g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_wait_until (has_two, results, "two ::result-set");
+  lumo_test_drain ();
   g_assert_cmpuint (results->len, ==, 2);
   g_assert_cmpint (g_array_index (results, gint64, 0), ==, id);
   g_assert_cmpint (g_array_index (results, gint64, 1), ==, 7);
@@ -226,7 +234,7 @@ test_sound_store (void)
   g_assert_cmpint (lumo_audit_row_get_result (row), ==, LUMO_AUDIT_RESULT_ERROR);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 /* Dropping the store while the check may still run neither hangs on it
@@ -246,10 +254,9 @@ test_close_during_check (void)
       g_assert_no_error (error);
       g_object_unref (store);
     }
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 int

@@ -116,7 +116,7 @@ test_parse_filters (void)
   g_assert_cmpint (lumo_audit_query_get_since (q), ==, NOW_US - 24 * HOUR_US);
   g_clear_pointer (&q, lumo_audit_query_unref);
 
-  q = parse_ok ("caller:\"Lumo Agent\" tool:save provider:" PROVIDER_A " decision:deny "
+  q = parse_ok ("caller:\"Lumo Agent\" tool:save provider:" TEST_PROVIDER_ID " decision:deny "
                 "decision:pending-review result:ok result:Error result:denied result:pending "
                 "params:" SHA_A " params:" "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08");
   g_assert_false (lumo_audit_query_is_empty (q));
@@ -128,7 +128,7 @@ test_parse_errors (void)
   assert_parse_error ("tool:", "tool: needs a value");
   assert_parse_error ("caller:\"\"", "caller: needs a value");
   assert_parse_error ("provider:lumo", "provider: “lumo” is not an extension id");
-  assert_parse_error ("provider:" CALLER_A "x", "provider:");
+  assert_parse_error ("provider:" TEST_CALLER_ID "x", "provider:");
   assert_parse_error ("decision:maybe", "decision: “maybe” is not one of allow, deny, pending-review");
   assert_parse_error ("result:great", "result: “great” is not one of ok, error, denied, pending");
   assert_parse_error ("params:abc", "params: “abc” is not a keyed params hash");
@@ -192,13 +192,13 @@ typedef struct
 } Seed;
 
 static const Seed seeds[] = {
-  { "save_script", CALLER_A, "Lumo Agent", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 1, NULL, 50 },
-  { "save_script", CALLER_A, "Lumo Agent", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 0, "Script not found", 40 },
-  { "delete_script", CALLER_B, "Other Bot", PROVIDER_A, LUMO_AUDIT_DECISION_DENY, -1, NULL, 30 },
-  { "list_scripts", CALLER_B, "Other Bot", PROVIDER_B, LUMO_AUDIT_DECISION_ALLOW, -1, NULL, 20 },
-  { "export_everything", CALLER_A, "Lumo Agent", PROVIDER_B, LUMO_AUDIT_DECISION_PENDING_REVIEW, -1, NULL, 10 },
-  { "save_script", CALLER_B, "Other Bot", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 0, "Permission denied by page 100%", 5 },
-  { "run_macro", CALLER_A, "Lumo Agent", PROVIDER_A, LUMO_AUDIT_DECISION_ALLOW, 1, NULL, 1 },
+  { "save_script", TEST_CALLER_ID, "Lumo Agent", TEST_PROVIDER_ID, LUMO_AUDIT_DECISION_ALLOW, 1, NULL, 50 },
+  { "save_script", TEST_CALLER_ID, "Lumo Agent", TEST_PROVIDER_ID, LUMO_AUDIT_DECISION_ALLOW, 0, "Script not found", 40 },
+  { "delete_script", TEST_CALLER2_ID, "Other Bot", TEST_PROVIDER_ID, LUMO_AUDIT_DECISION_DENY, -1, NULL, 30 },
+  { "list_scripts", TEST_CALLER2_ID, "Other Bot", TEST_PROVIDER2_ID, LUMO_AUDIT_DECISION_ALLOW, -1, NULL, 20 },
+  { "export_everything", TEST_CALLER_ID, "Lumo Agent", TEST_PROVIDER2_ID, LUMO_AUDIT_DECISION_PENDING_REVIEW, -1, NULL, 10 },
+  { "save_script", TEST_CALLER2_ID, "Other Bot", TEST_PROVIDER_ID, LUMO_AUDIT_DECISION_ALLOW, 0, "Permission denied by page 100%", 5 },
+  { "run_macro", TEST_CALLER_ID, "Lumo Agent", TEST_PROVIDER_ID, LUMO_AUDIT_DECISION_ALLOW, 1, NULL, 1 },
 };
 
 typedef struct
@@ -244,7 +244,7 @@ search_tear_down (SearchFixture *f,
                   gconstpointer  data)
 {
   g_clear_object (&f->store);
-  audit_test_rm_rf (f->dir);
+  lumo_test_dir_remove (f->dir);
   g_free (f->dir);
 }
 
@@ -390,12 +390,12 @@ test_search_filters (SearchFixture *f,
                      gconstpointer  data)
 {
   assert_search (f, "caller:other", "6,4,3");
-  assert_search (f, "caller:" CALLER_A, "7,5,2,1");
+  assert_search (f, "caller:" TEST_CALLER_ID, "7,5,2,1");
   assert_search (f, "caller:Lu", "7,5,2,1");
   assert_search (f, "tool:save_script", "6,2,1");
   assert_search (f, "tool:script", "6,4,3,2,1");
   assert_search (f, "tool:ma", "7");
-  assert_search (f, "provider:" PROVIDER_B, "5,4");
+  assert_search (f, "provider:" TEST_PROVIDER2_ID, "5,4");
   assert_search (f, "decision:deny", "3");
   assert_search (f, "decision:pending-review", "5");
   assert_search (f, "decision:allow", "7,6,4,2,1");
@@ -431,7 +431,7 @@ test_search_trigrams_apart (void)
   g_assert_cmpint (audit_test_count (store, "xbcd"), ==, 1);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 typedef struct
@@ -527,7 +527,7 @@ test_keyset_paging (void)
   g_assert_cmpint (audit_test_count (store, "page_tool_odd"), ==, 430);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 typedef struct

@@ -52,7 +52,7 @@ test_column_list (void)
       g_assert_true (g_hash_table_remove (table, listed[i]));
     }
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -78,8 +78,8 @@ test_round_trip (void)
   r.write = TRUE;
   r.decision = LUMO_AUDIT_DECISION_DENY;
   r.reason = LUMO_AUDIT_REASON_RATE_LIMITED;
-  r.caller_id = CALLER_B;
-  r.provider_id = PROVIDER_B;
+  r.caller_id = TEST_CALLER2_ID;
+  r.provider_id = TEST_PROVIDER2_ID;
   r.params_sha256 = SHA_B;
   id2 = lumo_audit_store_append (store, &r, &error);
   g_assert_no_error (error);
@@ -98,8 +98,8 @@ test_round_trip (void)
   g_assert_cmpint (lumo_audit_row_get_id (row), ==, id1);
   g_assert_cmpint (lumo_audit_row_get_time_us (row), >=, before);
   g_assert_cmpint (lumo_audit_row_get_time_us (row), <=, g_get_real_time ());
-  g_assert_cmpstr (lumo_audit_row_get_provider_id (row), ==, PROVIDER_A);
-  g_assert_cmpstr (lumo_audit_row_get_caller_id (row), ==, CALLER_A);
+  g_assert_cmpstr (lumo_audit_row_get_provider_id (row), ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (lumo_audit_row_get_caller_id (row), ==, TEST_CALLER_ID);
   g_assert_cmpstr (lumo_audit_row_get_caller_name (row), ==, "Lumo “beta” 中文");
   g_assert_cmpstr (lumo_audit_row_get_tool (row), ==, "userscripts.save_script");
   g_assert_true (lumo_audit_row_get_write (row));
@@ -145,8 +145,8 @@ test_round_trip (void)
   g_assert_no_error (error);
 
   row = lumo_audit_store_get_row (store, id2, &error);
-  g_assert_cmpstr (lumo_audit_row_get_caller_id (row), ==, CALLER_B);
-  g_assert_cmpstr (lumo_audit_row_get_provider_id (row), ==, PROVIDER_B);
+  g_assert_cmpstr (lumo_audit_row_get_caller_id (row), ==, TEST_CALLER2_ID);
+  g_assert_cmpstr (lumo_audit_row_get_provider_id (row), ==, TEST_PROVIDER2_ID);
   g_assert_cmpstr (lumo_audit_row_get_target (row), ==, "");
   g_assert_cmpint (lumo_audit_row_get_decision (row), ==, LUMO_AUDIT_DECISION_DENY);
   g_assert_cmpstr (lumo_audit_row_get_reason (row), ==, "rate_limited");
@@ -174,7 +174,7 @@ test_round_trip (void)
   g_assert_no_error (error);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -226,7 +226,7 @@ test_truncation (void)
   g_assert_cmpstr (lumo_audit_row_get_result_text (row), ==, big->str);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -321,7 +321,7 @@ test_bad_input (void)
   g_assert_cmpint (audit_test_count (store, NULL), ==, 0);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -375,8 +375,8 @@ test_hmac (void)
 
   g_clear_object (&s1);
   g_clear_object (&s2);
-  audit_test_rm_rf (dir1);
-  audit_test_rm_rf (dir2);
+  lumo_test_dir_remove (dir1);
+  lumo_test_dir_remove (dir2);
 }
 
 static gboolean
@@ -454,7 +454,7 @@ test_secret (void)
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_SECRET);
   g_clear_error (&error);
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -487,7 +487,7 @@ test_refuse_newer_and_garbage (void)
   /* Garbage. */
   g_clear_pointer (&before, g_free);
   g_clear_pointer (&after, g_free);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
   g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
   {
     g_autoptr(GString) junk = g_string_new (NULL);
@@ -505,7 +505,7 @@ test_refuse_newer_and_garbage (void)
   g_assert_cmpstr (before, ==, after);
   g_assert_false (g_file_test (key_path, G_FILE_TEST_EXISTS));
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 typedef struct
@@ -598,7 +598,7 @@ test_async_and_signal (void)
     g_assert_cmpint (g_array_index (signalled, gint64, i), ==, i + 1);
 
   g_clear_object (&store);
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -698,7 +698,7 @@ test_export_csv_formulas (void)
   g_assert_nonnull (strstr (jsonl, "\"result_text\":\"\\tTab\""));
   g_assert_null (strstr (jsonl, "'="));
 
-  audit_test_rm_rf (dir);
+  lumo_test_dir_remove (dir);
 }
 
 static void
@@ -748,7 +748,7 @@ test_export_import (void)
         }
       else
         g_assert_true (json_object_get_null_member (obj, "result"));
-      g_assert_cmpstr (json_object_get_string_member (obj, "caller"), ==, CALLER_A);
+      g_assert_cmpstr (json_object_get_string_member (obj, "caller"), ==, TEST_CALLER_ID);
       g_assert_true (json_object_get_boolean_member (obj, "write"));
       g_assert_true (g_str_has_suffix (json_object_get_string_member (obj, "time"), "Z"));
     }
@@ -796,8 +796,8 @@ test_export_import (void)
 
   g_clear_object (&store);
   g_clear_object (&copy);
-  audit_test_rm_rf (dir);
-  audit_test_rm_rf (dir2);
+  lumo_test_dir_remove (dir);
+  lumo_test_dir_remove (dir2);
 }
 
 int

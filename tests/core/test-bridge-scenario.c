@@ -96,7 +96,7 @@ expect (Play     *play,
   g_autofree char *field = NULL;
   g_autoptr(GError) error = NULL;
 
-  bridge_test_wait_until (has_outgoing, play);
+  lumo_test_wait_until (has_outgoing, play, "a frame from the session");
   actual = _lumo_bridge_session_pop_outgoing (play->session);
   json_node_set_object (node, actual);
 
@@ -175,7 +175,7 @@ act (Play       *play,
       LumoReviewQueue *queue = lumo_backend_get_review_queue (play->env->backend);
       g_autoptr(LumoReviewRequest) request = NULL;
 
-      bridge_test_wait_until (review_waiting, play);
+      lumo_test_wait_until (review_waiting, play, "a review to wait");
       request = g_list_model_get_item (G_LIST_MODEL (queue), 0);
       /* The person sees the redacted preview, never arguments. */
       g_assert_nonnull (strstr (lumo_review_request_get_preview (request), "sourceSha256"));
@@ -186,7 +186,7 @@ act (Play       *play,
   else if (g_str_equal (what, "advance"))
     {
       /* A review must be queued before its deadline can pass. */
-      bridge_test_drain ();
+      lumo_test_drain ();
       bridge_test_env_advance (play->env, json_object_get_int_member (step, "ms") * 1000);
     }
   else if (g_str_equal (what, "probeTarget"))
@@ -291,8 +291,8 @@ test_scenario (gconstpointer data)
     }
 
   /* Then the app has nothing more to say. */
-  bridge_test_wait_until (idle_session, &play);
-  bridge_test_drain ();
+  lumo_test_wait_until (idle_session, &play, "the session to finish its calls");
+  lumo_test_drain ();
   extra = _lumo_bridge_session_pop_outgoing (play.session);
   if (extra != NULL)
     {

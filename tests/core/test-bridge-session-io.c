@@ -21,16 +21,13 @@
 
 #include "bridge-test-peer.h"
 
-#define PROVIDER "abcdefghijklmnopabcdefghijklmnop"
-#define ORIGIN   "chrome-extension://" PROVIDER "/"
-#define CALLER   "ponmlkjihgfedcbaponmlkjihgfedcba"
 
 #define HELLO \
   "{\"type\":\"hello\",\"id\":1,\"bridge\":1," \
   "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo Userscripts\",\"version\":\"1.0.1\"}," \
   "\"tools\":[{\"name\":\"list_scripts\",\"write\":false},{\"name\":\"save_script\",\"write\":true}]}"
 
-#define PROBE(id) "{\"type\":\"probe\",\"id\":" #id ",\"caller\":{\"id\":\"" CALLER "\"}}"
+#define PROBE(id) "{\"type\":\"probe\",\"id\":" #id ",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}"
 
 /* An allowed caller, so that a read is decided at once. */
 static Peer *
@@ -39,12 +36,13 @@ connect_allowed (BridgeTestEnv *env)
   g_autoptr(GError) error = NULL;
   Peer *peer;
 
-  lumo_policy_add_provider (env->policy, PROVIDER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_add_provider (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
 
-  peer = peer_new (env, ORIGIN);
+  peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   peer_send (peer, HELLO);
   peer_expect (peer, "{\"type\":\"hello.result\",\"re\":1}");
   return peer;
@@ -127,9 +125,10 @@ test_several_frames_one_read (void)
   guint32 len = 8;
 
   peer_queue (peer, PROBE (10));
-  peer_queue (peer, "{\"type\":\"authorize\",\"id\":11,\"caller\":{\"id\":\"" CALLER "\"},"
+  peer_queue (peer, "{\"type\":\"authorize\",\"id\":11,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
                     "\"tool\":\"list_scripts\",\"write\":false}");
-  peer_queue (peer, "{\"type\":\"port\",\"id\":12,\"caller\":{\"id\":\"" CALLER "\"},\"port\":\"p1\",\"state\":\"open\"}");
+  peer_queue (peer,
+              "{\"type\":\"port\",\"id\":12,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},\"port\":\"p1\",\"state\":\"open\"}");
   peer_queue (peer, PROBE (13));
   peer_queue_bytes (peer, (const guint8 *) &len, 4);
   peer_queue_bytes (peer, (const guint8 *) "not json", 8);
@@ -137,7 +136,7 @@ test_several_frames_one_read (void)
   g_assert_true (peer->out->len < 4096);   /* one atomic write */
   g_assert_true (peer_write_some (peer, G_MAXSIZE));
 
-  bridge_test_wait_until (app_has_written, peer);
+  lumo_test_wait_until (app_has_written, peer, "the app to write");
   answers = read_written_now (peer);
   g_assert_cmpuint (answers->len, ==, 6);
   assert_answer (answers, 0, "probe.result", 10);
@@ -177,15 +176,15 @@ test_split_frame (void)
     /* Inside the first body: nothing to answer yet. */
     g_byte_array_append (rest, peer->out->data + 30, peer->out->len - 30);
     g_byte_array_set_size (peer->out, 30);
-    bridge_test_wait_until (peer_out_empty, peer);
-    bridge_test_drain ();
+    lumo_test_wait_until (peer_out_empty, peer, "the provider's bytes to be taken");
+    lumo_test_drain ();
     g_assert_false (app_has_written (peer));
     g_assert_false (lumo_bridge_session_is_closed (session));
 
     peer_queue_bytes (peer, rest->data, rest->len);
   }
 
-  bridge_test_wait_until (peer_out_empty, peer);
+  lumo_test_wait_until (peer_out_empty, peer, "the provider's bytes to be taken");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":20}");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":21}");
   g_assert_false (lumo_bridge_session_is_closed (session));
@@ -233,7 +232,7 @@ test_answers_wait_for_reader (void)
       g_main_context_iteration (NULL, FALSE);
       max_queued = MAX (max_queued, lumo_bridge_session_get_queued_bytes (session));
     }
-  bridge_test_drain ();
+  lumo_test_drain ();
   max_queued = MAX (max_queued, lumo_bridge_session_get_queued_bytes (session));
 
   /* All requests read and answered; part of the answers wait. */
@@ -254,7 +253,7 @@ test_answers_wait_for_reader (void)
   /* And the next answer goes out at once again. */
   peer_queue (peer, PROBE (30));
   peer_write_some (peer, G_MAXSIZE);
-  bridge_test_wait_until (app_has_written, peer);
+  lumo_test_wait_until (app_has_written, peer, "the app to write");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":30}");
 
   peer_free (peer);

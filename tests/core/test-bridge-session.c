@@ -22,11 +22,7 @@
 
 #include "bridge-test-peer.h"
 
-#define PROVIDER "abcdefghijklmnopabcdefghijklmnop"
-#define ORIGIN   "chrome-extension://" PROVIDER "/"
-#define CALLER   "ponmlkjihgfedcbaponmlkjihgfedcba"
-#define CALLER2  "aaaabbbbccccddddeeeeffffgggghhhh"
-#define HASH     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+#define HASH "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 #define HELLO \
   "{\"type\":\"hello\",\"id\":1,\"bridge\":1," \
@@ -59,11 +55,13 @@ setup_provider (BridgeTestEnv *env,
 {
   g_autoptr(GError) error = NULL;
 
-  lumo_policy_add_provider (env->policy, PROVIDER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_add_provider (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
-  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_WRITES, writes, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES, writes,
+                          LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
-  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_REVIEW, review, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, review,
+                          LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
 }
 
@@ -95,47 +93,51 @@ static void
 test_hello_probe_allow (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   LumoBridgeSession *session;
 
-  peer_send (peer, "{\"type\":\"probe\",\"id\":\"early\",\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_send (peer,
+             "{\"type\":\"probe\",\"id\":\"early\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}");
   peer_expect (peer, "{\"type\":\"error\",\"re\":\"early\",\"code\":\"hello_required\"}");
 
   peer_hello (peer);
   session = only_session (env);
   g_assert_true (lumo_bridge_session_get_hello_done (session));
   g_assert_cmpstr (lumo_bridge_session_get_namespace (session), ==, "userscripts");
-  g_assert_true (lumo_backend_is_provider_connected (env->backend, PROVIDER));
+  g_assert_true (lumo_backend_is_provider_connected (env->backend, TEST_PROVIDER_ID));
 
   /* An unknown caller is pending: the person has not decided. */
-  peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\",\"name\":\"Lumo\"}}");
+  peer_send (peer,
+             "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" TEST_CALLER_ID "\",\"name\":\"Lumo\"}}");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":2,\"status\":{\"enabled\":true,\"authorized\":false,"
                      "\"ready\":true,\"pendingApproval\":true}}");
 
   /* The person allows it: the provider is told, and the next probe in the
    * same session is authorized. */
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
   peer_expect (peer, "{\"type\":\"policy\",\"revoked\":[]}");
-  peer_send (peer, "{\"type\":\"probe\",\"id\":3,\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_send (peer, "{\"type\":\"probe\",\"id\":3,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":3,\"status\":{\"authorized\":true,\"pendingApproval\":false}}");
 
   /* 33 letters is not an ID, and nothing is recorded for it. */
-  peer_send (peer, "{\"type\":\"probe\",\"id\":4,\"caller\":{\"id\":\"" CALLER "a\"}}");
+  peer_send (peer, "{\"type\":\"probe\",\"id\":4,\"caller\":{\"id\":\"" TEST_CALLER_ID "a\"}}");
   peer_expect (peer, "{\"type\":\"error\",\"re\":4,\"code\":\"invalid_id\",\"field\":\"caller.id\"}");
   {
-    g_autoptr(GPtrArray) callers = lumo_policy_list_callers (env->policy, PROVIDER, LUMO_CALLER_STATE_ANY, &error);
+    g_autoptr(GPtrArray) callers = lumo_policy_list_callers (env->policy, TEST_PROVIDER_ID,
+                                                             LUMO_CALLER_STATE_ANY, &error);
 
     g_assert_cmpuint (callers->len, ==, 1);
   }
 
   peer_close_write (peer);
-  bridge_test_wait_until (peer_done, peer);
+  lumo_test_wait_until (peer_done, peer, "the session to end");
   g_assert_no_error (peer->error);
   g_assert_cmpstr (peer->reason, ==, "closed");
   g_assert_cmpuint (lumo_backend_get_n_sessions (env->backend), ==, 0);
-  g_assert_false (lumo_backend_is_provider_connected (env->backend, PROVIDER));
+  g_assert_false (lumo_backend_is_provider_connected (env->backend, TEST_PROVIDER_ID));
 
   peer_free (peer);
   bridge_test_env_free (env);
@@ -146,9 +148,9 @@ test_bad_origin (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
   const char *origins[] = {
-    "chrome-extension://" PROVIDER,          /* no slash */
-    "chrome-extension://" PROVIDER "/x",
-    "https://" PROVIDER "/",
+    "chrome-extension://" TEST_PROVIDER_ID,          /* no slash */
+    "chrome-extension://" TEST_PROVIDER_ID "/x",
+    "https://" TEST_PROVIDER_ID "/",
     "chrome-extension://abcdefghijklmnopabcdefghijklmnoq/",
     "",
   };
@@ -157,7 +159,7 @@ test_bad_origin (void)
     {
       Peer *peer = peer_new (env, origins[i]);
 
-      bridge_test_wait_until (peer_done, peer);
+      lumo_test_wait_until (peer_done, peer, "the session to end");
       g_assert_error (peer->error, LUMO_ERROR, LUMO_ERROR_INVALID_ID);
       g_assert_null (peer->reason);
       g_assert_cmpuint (lumo_backend_get_n_sessions (env->backend), ==, 0);
@@ -171,18 +173,19 @@ static void
 test_writes_audited (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = NULL;
-  g_autofree char *w1 = write_request (10, CALLER);
-  g_autofree char *w2 = write_request (11, CALLER);
-  g_autofree char *w3 = write_request (12, CALLER2);
+  g_autofree char *w1 = write_request (10, TEST_CALLER_ID);
+  g_autofree char *w2 = write_request (11, TEST_CALLER_ID);
+  g_autofree char *w3 = write_request (12, TEST_CALLER2_ID);
   g_autofree char *result = NULL;
   gint64 allowed;
   gint64 denied;
 
   setup_provider (env, TRUE, FALSE);
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
   peer_hello (peer);
 
@@ -195,13 +198,15 @@ test_writes_audited (void)
   /* An unknown caller's write is denied, and still recorded. */
   peer_authorize (peer, w3, "{\"re\":12,\"allow\":false,\"reason\":\"not_authorized\",\"auditId\":\"<any>\"}");
 
-  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_WRITES, FALSE, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES, FALSE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
   peer_expect (peer, "{\"type\":\"policy\",\"enabled\":true,\"writes\":false,\"revoked\":[]}");
   denied = peer_authorize (peer, w2, "{\"re\":11,\"allow\":false,\"reason\":\"writes_off\",\"auditId\":\"<any>\"}");
 
   /* Reads are not writes. */
-  peer_authorize (peer, "{\"type\":\"authorize\",\"id\":13,\"caller\":{\"id\":\"" CALLER "\"},"
+  peer_authorize (peer,
+                  "{\"type\":\"authorize\",\"id\":13,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
                         "\"tool\":\"list_scripts\",\"write\":false}",
                   "{\"re\":13,\"allow\":true}");
 
@@ -211,7 +216,7 @@ test_writes_audited (void)
     {
       LumoAuditRow *row = g_ptr_array_index (rows, i);
 
-      g_assert_cmpstr (lumo_audit_row_get_provider_id (row), ==, PROVIDER);
+      g_assert_cmpstr (lumo_audit_row_get_provider_id (row), ==, TEST_PROVIDER_ID);
       g_assert_cmpstr (lumo_audit_row_get_tool (row), ==, "userscripts.save_script");
       g_assert_cmpstr (lumo_audit_row_get_target (row), ==, "0f8fad5b-d9cb-469f-a165-70867728950e");
       g_assert_true (lumo_audit_row_get_write (row));
@@ -241,18 +246,19 @@ static void
 test_rate_limit (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = NULL;
 
   setup_provider (env, TRUE, FALSE);
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
   peer_hello (peer);
 
   for (guint i = 0; i < 30; i++)
     {
-      g_autofree char *w = write_request (100 + i, CALLER);
+      g_autofree char *w = write_request (100 + i, TEST_CALLER_ID);
       g_autofree char *want = g_strdup_printf ("{\"re\":%u,\"allow\":true}", 100 + i);
 
       peer_authorize (peer, w, want);
@@ -261,13 +267,13 @@ test_rate_limit (void)
 
   /* 30 in the last 60 s: the first frees its slot 30 s from now. */
   {
-    g_autofree char *w = write_request (200, CALLER);
+    g_autofree char *w = write_request (200, TEST_CALLER_ID);
 
     peer_authorize (peer, w, "{\"re\":200,\"allow\":false,\"reason\":\"rate_limited\",\"retryAfterMs\":30000}");
   }
   bridge_test_env_advance (env, 30 * G_USEC_PER_SEC);
   {
-    g_autofree char *w = write_request (201, CALLER);
+    g_autofree char *w = write_request (201, TEST_CALLER_ID);
 
     peer_authorize (peer, w, "{\"re\":201,\"allow\":true}");
   }
@@ -301,9 +307,9 @@ decide_oldest (BridgeTestEnv *env,
   g_autoptr(LumoReviewRequest) request = NULL;
   g_autoptr(GError) error = NULL;
 
-  bridge_test_wait_until (review_waiting, env);
+  lumo_test_wait_until (review_waiting, env, "a review to wait");
   request = g_list_model_get_item (G_LIST_MODEL (queue), 0);
-  g_assert_cmpstr (lumo_review_request_get_caller_id (request), ==, CALLER);
+  g_assert_cmpstr (lumo_review_request_get_caller_id (request), ==, TEST_CALLER_ID);
   g_assert_cmpstr (lumo_review_request_get_tool (request), ==, "userscripts.save_script");
   lumo_review_queue_decide (queue, lumo_review_request_get_id (request), approve, &error);
   g_assert_no_error (error);
@@ -313,22 +319,23 @@ static void
 test_review (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = NULL;
-  g_autofree char *w1 = write_request (30, CALLER);
-  g_autofree char *w2 = write_request (31, CALLER);
-  g_autofree char *w3 = write_request (32, CALLER);
+  g_autofree char *w1 = write_request (30, TEST_CALLER_ID);
+  g_autofree char *w2 = write_request (31, TEST_CALLER_ID);
+  g_autofree char *w3 = write_request (32, TEST_CALLER_ID);
 
   setup_provider (env, TRUE, TRUE);
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
   peer_hello (peer);
 
   /* The write waits for a person; a probe is answered meanwhile. */
   peer_send (peer, w1);
-  bridge_test_wait_until (review_waiting, env);
-  peer_send (peer, "{\"type\":\"probe\",\"id\":\"p\",\"caller\":{\"id\":\"" CALLER "\"}}");
+  lumo_test_wait_until (review_waiting, env, "a review to wait");
+  peer_send (peer, "{\"type\":\"probe\",\"id\":\"p\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":\"p\",\"status\":{\"authorized\":true}}");
   g_assert_cmpuint (lumo_bridge_session_get_n_in_flight (only_session (env)), ==, 1);
   decide_oldest (env, TRUE);
@@ -340,7 +347,7 @@ test_review (void)
 
   /* Nobody decides: the review times out on the (fake) clock. */
   peer_send (peer, w3);
-  bridge_test_wait_until (review_waiting, env);
+  lumo_test_wait_until (review_waiting, env, "a review to wait");
   bridge_test_env_advance (env, (LUMO_REVIEW_DEFAULT_TIMEOUT_S + 1) * G_USEC_PER_SEC);
   peer_expect (peer, "{\"type\":\"authorize.result\",\"re\":32,\"allow\":false,\"reason\":\"review_timeout\"}");
 
@@ -356,19 +363,27 @@ on_port_cb (LumoBackend    *backend,
             LumoBridgePort *port,
             guint          *count)
 {
-  g_assert_cmpstr (port->caller_id, ==, CALLER);
+  g_assert_cmpstr (port->caller_id, ==, TEST_CALLER_ID);
   (*count)++;
+}
+
+static gboolean
+audit_has_rows (gpointer env)
+{
+  g_autoptr(GPtrArray) rows = audit_rows (env);
+
+  return rows->len > 0;
 }
 
 static void
 test_close_cancels_and_closes_ports (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = NULL;
   g_autoptr(GPtrArray) ports = NULL;
-  g_autofree char *w = write_request (40, CALLER);
+  g_autofree char *w = write_request (40, TEST_CALLER_ID);
   guint opened = 0;
   guint closed = 0;
 
@@ -376,42 +391,42 @@ test_close_cancels_and_closes_ports (void)
   g_signal_connect (env->backend, "port-closed", G_CALLBACK (on_port_cb), &closed);
 
   setup_provider (env, TRUE, TRUE);
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
   peer_hello (peer);
 
-  peer_send (peer, "{\"type\":\"port\",\"id\":1,\"caller\":{\"id\":\"" CALLER "\"},\"port\":\"p1\",\"state\":\"open\"}");
+  peer_send (peer,
+             "{\"type\":\"port\",\"id\":1,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},\"port\":\"p1\",\"state\":\"open\"}");
   peer_expect (peer, "{\"type\":\"port.result\",\"re\":1}");
-  peer_send (peer, "{\"type\":\"port\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\"},\"port\":\"p2\",\"state\":\"open\"}");
+  peer_send (peer,
+             "{\"type\":\"port\",\"id\":2,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},\"port\":\"p2\",\"state\":\"open\"}");
   peer_expect (peer, "{\"type\":\"port.result\",\"re\":2}");
-  peer_send (peer, "{\"type\":\"port\",\"id\":3,\"caller\":{\"id\":\"" CALLER "\"},\"port\":\"p2\",\"state\":\"closed\"}");
+  peer_send (peer,
+             "{\"type\":\"port\",\"id\":3,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},\"port\":\"p2\",\"state\":\"closed\"}");
   peer_expect (peer, "{\"type\":\"port.result\",\"re\":3}");
-  ports = lumo_backend_list_ports (env->backend, PROVIDER);
+  ports = lumo_backend_list_ports (env->backend, TEST_PROVIDER_ID);
   g_assert_cmpuint (ports->len, ==, 1);
   g_assert_cmpstr (((LumoBridgePort *) g_ptr_array_index (ports, 0))->port_id, ==, "p1");
   g_assert_cmpuint (opened, ==, 2);
   g_assert_cmpuint (closed, ==, 1);
 
   peer_send (peer, w);
-  bridge_test_wait_until (review_waiting, env);
+  lumo_test_wait_until (review_waiting, env, "a review to wait");
 
   /* Chrome closes the pipe (the service worker went away). */
   peer_close_write (peer);
-  bridge_test_wait_until (peer_done, peer);
+  lumo_test_wait_until (peer_done, peer, "the session to end");
   g_assert_cmpstr (peer->reason, ==, "closed");
-  bridge_test_wait_until (review_queue_empty, env);
+  lumo_test_wait_until (review_queue_empty, env, "the review queue to empty");
   g_assert_cmpuint (closed, ==, 2);
   g_clear_pointer (&ports, g_ptr_array_unref);
   ports = lumo_backend_list_ports (env->backend, NULL);
   g_assert_cmpuint (ports->len, ==, 0);
 
   /* The abandoned attempt is still a row. */
-  bridge_test_drain ();
-  while ((rows = audit_rows (env))->len == 0)
-    {
-      g_ptr_array_unref (rows);
-      g_main_context_iteration (NULL, TRUE);
-    }
+  lumo_test_wait_until (audit_has_rows, env, "the audit row");
+  rows = audit_rows (env);
   g_assert_cmpuint (rows->len, ==, 1);
   g_assert_cmpint (lumo_audit_row_get_decision (g_ptr_array_index (rows, 0)), ==, LUMO_AUDIT_DECISION_DENY);
   g_assert_cmpstr (lumo_audit_row_get_reason (g_ptr_array_index (rows, 0)), ==, "review_cancelled");
@@ -424,20 +439,22 @@ static void
 test_revoke_push (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
-  g_autofree char *w = write_request (50, CALLER);
+  g_autofree char *w = write_request (50, TEST_CALLER_ID);
 
   setup_provider (env, TRUE, TRUE);
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
   peer_hello (peer);
 
   /* A write waiting for review when its caller is revoked is not left for
    * a person to approve by mistake. */
   peer_send (peer, w);
-  bridge_test_wait_until (review_waiting, env);
-  lumo_policy_deny_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_test_wait_until (review_waiting, env, "a review to wait");
+  lumo_policy_deny_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                           &error);
   g_assert_no_error (error);
 
   {
@@ -448,7 +465,7 @@ test_revoke_push (void)
     JsonArray *revoked = json_object_get_array_member (push, "revoked");
 
     g_assert_cmpuint (json_array_get_length (revoked), ==, 1);
-    g_assert_cmpstr (json_array_get_string_element (revoked, 0), ==, CALLER);
+    g_assert_cmpstr (json_array_get_string_element (revoked, 0), ==, TEST_CALLER_ID);
     g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "authorize.result");
     g_assert_false (json_object_get_boolean_member (answer, "allow"));
     g_assert_cmpstr (json_object_get_string_member (answer, "reason"), ==, "not_authorized");
@@ -466,7 +483,7 @@ test_malformed_frames (void)
   g_autofree char *path = g_build_filename (dir, "frames.json", NULL);
   g_autoptr(JsonNode) root = bridge_load_json (path);
   JsonArray *frames = json_object_get_array_member (json_node_get_object (root), "frames");
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
 
   peer_hello (peer);
 
@@ -476,7 +493,7 @@ test_malformed_frames (void)
       g_autoptr(GBytes) bytes = bridge_frame_bytes (frame);
       JsonNode *expect_error = json_object_get_member (frame, "error");
       gboolean close = json_object_get_boolean_member_with_default (frame, "close", FALSE);
-      Peer *victim = close ? peer_new (env, ORIGIN) : peer;
+      Peer *victim = close ? peer_new (env, TEST_PROVIDER_ORIGIN) : peer;
 
       g_test_message ("frame: %s", json_object_get_string_member (frame, "name"));
       peer_queue_bytes (victim, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
@@ -485,7 +502,7 @@ test_malformed_frames (void)
           /* Out of sync: at most one answer, then the end. */
           g_autoptr(JsonObject) answer = NULL;
 
-          bridge_test_wait_until (peer_out_empty, victim);
+          lumo_test_wait_until (peer_out_empty, victim, "the provider's bytes to be taken");
           if (expect_error == NULL)
             peer_close_write (victim);   /* the stream ends inside the frame */
           answer = peer_recv (victim);
@@ -501,13 +518,13 @@ test_malformed_frames (void)
             }
           else
             g_assert_null (answer);
-          bridge_test_wait_until (peer_done, victim);
+          lumo_test_wait_until (peer_done, victim, "the session to end");
           g_assert_true (g_str_has_prefix (victim->reason, "error: "));
           peer_free (victim);
           continue;
         }
 
-      bridge_test_wait_until (peer_out_empty, victim);
+      lumo_test_wait_until (peer_out_empty, victim, "the provider's bytes to be taken");
       if (json_object_get_boolean_member (frame, "valid"))
         peer_expect (peer, "{\"type\":\"probe.result\",\"re\":\"p-1\"}");
       else
@@ -521,7 +538,7 @@ test_malformed_frames (void)
     }
 
   /* In sync all along: the first session still works. */
-  peer_send (peer, "{\"type\":\"probe\",\"id\":9,\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_send (peer, "{\"type\":\"probe\",\"id\":9,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":9}");
   g_assert_false (peer->done);
 
@@ -533,8 +550,8 @@ static void
 test_one_byte_writes (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
-  const char *probe = "{\"type\":\"probe\",\"id\":7,\"caller\":{\"id\":\"" CALLER "\"}}";
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
+  const char *probe = "{\"type\":\"probe\",\"id\":7,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}";
 
   peer_hello (peer);
   peer_queue (peer, probe);
@@ -542,7 +559,7 @@ test_one_byte_writes (void)
     {
       peer_write_some (peer, 1);
       /* The app reads each byte as it comes and must wait for the rest. */
-      bridge_test_drain ();
+      lumo_test_drain ();
     }
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":7}");
 
@@ -556,7 +573,7 @@ static void
 test_pipelined_without_reading (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GString) tools = g_string_new ("[");
   LumoBridgeSession *session;
   gsize max_queued = 0;
@@ -622,16 +639,17 @@ static void
 test_busy_and_duplicate_id (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   /* Three callers, so that 64 writes stay under each one's rate limit. */
-  const char *callers[] = { CALLER, CALLER2, "bbbbccccddddeeeeffffgggghhhhiiii" };
+  const char *callers[] = { TEST_CALLER_ID, TEST_CALLER2_ID, TEST_CALLER3_ID };
   guint pushes = 0;
 
   setup_provider (env, TRUE, TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (callers); i++)
     {
-      lumo_policy_allow_caller (env->policy, PROVIDER, callers[i], LUMO_POLICY_ORIGIN_UI, &error);
+      lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, callers[i], LUMO_POLICY_ORIGIN_UI,
+                                &error);
       g_assert_no_error (error);
     }
   peer_hello (peer);
@@ -643,7 +661,7 @@ test_busy_and_duplicate_id (void)
 
       peer_queue (peer, w);
     }
-  peer_send (peer, "{\"type\":\"probe\",\"id\":300,\"caller\":{\"id\":\"" CALLER "\"}}");
+  peer_send (peer, "{\"type\":\"probe\",\"id\":300,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}");
   peer_expect (peer, "{\"type\":\"error\",\"re\":364,\"code\":\"busy\"}");
   peer_expect (peer, "{\"type\":\"error\",\"re\":300,\"code\":\"duplicate_id\",\"field\":\"id\"}");
   g_assert_cmpuint (lumo_bridge_session_get_n_in_flight (only_session (env)), ==, LUMO_BRIDGE_MAX_IN_FLIGHT);
@@ -652,7 +670,8 @@ test_busy_and_duplicate_id (void)
 
   /* Turning the provider off cancels what waits: each answer says why,
    * and one push names every caller that lost access. */
-  lumo_policy_set_switch (env->policy, PROVIDER, LUMO_POLICY_SWITCH_ENABLED, FALSE, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED, FALSE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < LUMO_BRIDGE_MAX_IN_FLIGHT + 1; i++)
     {
@@ -704,51 +723,56 @@ static void
 test_probe_target (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) request = NULL;
   g_autofree char *answer = NULL;
 
   /* No session that said hello: a clear error, at once. */
-  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
-  bridge_test_wait_until (error_set, &error);
+  lumo_backend_probe_target_async (env->backend, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL,
+                                   on_probe_target_cb, &error);
+  lumo_test_wait_until (error_set, &error, "the error");
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);
   g_clear_error (&error);
 
-  lumo_backend_probe_target_async (env->backend, PROVIDER, "notanid", NULL, on_probe_target_cb, &error);
-  bridge_test_wait_until (error_set, &error);
+  lumo_backend_probe_target_async (env->backend, TEST_PROVIDER_ID, "notanid", NULL,
+                                   on_probe_target_cb, &error);
+  lumo_test_wait_until (error_set, &error, "the error");
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ID);
   g_clear_error (&error);
 
   peer_hello (peer);
-  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
+  lumo_backend_probe_target_async (env->backend, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL,
+                                   on_probe_target_cb, &error);
   request = peer_recv (peer);
   g_assert_cmpstr (json_object_get_string_member (request, "type"), ==, "probeTarget");
-  g_assert_cmpstr (json_object_get_string_member (request, "target"), ==, CALLER2);
+  g_assert_cmpstr (json_object_get_string_member (request, "target"), ==, TEST_CALLER2_ID);
   answer = g_strdup_printf ("{\"type\":\"probeTarget.result\",\"re\":\"%s\","
                             "\"outcome\":{\"kind\":\"rejected\",\"error\":\"Receiving end does not exist.\"}}",
                             json_object_get_string_member (request, "id"));
   peer_send (peer, answer);
-  bridge_test_wait_until (error_set, &error);
+  lumo_test_wait_until (error_set, &error, "the error");
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS);   /* the outcome arrived and mapped */
   g_clear_error (&error);
 
   /* The provider refuses: a protocol error. */
   g_clear_pointer (&request, json_object_unref);
   g_clear_pointer (&answer, g_free);
-  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
+  lumo_backend_probe_target_async (env->backend, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL,
+                                   on_probe_target_cb, &error);
   request = peer_recv (peer);
   answer = g_strdup_printf ("{\"type\":\"error\",\"re\":\"%s\",\"code\":\"invalid_id\",\"message\":\"no\"}",
                             json_object_get_string_member (request, "id"));
   peer_send (peer, answer);
-  bridge_test_wait_until (error_set, &error);
+  lumo_test_wait_until (error_set, &error, "the error");
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_PROTOCOL);
   g_clear_error (&error);
 
   /* The session ends before the provider answers. */
-  lumo_backend_probe_target_async (env->backend, PROVIDER, CALLER2, NULL, on_probe_target_cb, &error);
+  lumo_backend_probe_target_async (env->backend, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL,
+                                   on_probe_target_cb, &error);
   peer_close_write (peer);
-  bridge_test_wait_until (error_set, &error);
+  lumo_test_wait_until (error_set, &error, "the error");
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);
 
   peer_free (peer);
@@ -801,16 +825,16 @@ test_many_sessions (void)
     {
       Peer *peer = g_ptr_array_index (peers, i);
 
-      bridge_test_wait_until (peer_out_empty, peer);
+      lumo_test_wait_until (peer_out_empty, peer, "the provider's bytes to be taken");
       peer_expect (peer, "{\"type\":\"hello.result\",\"tools\":{\"accepted\":[\"t\"],\"refused\":[]}}");
-      peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\"}}");
+      peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"}}");
       peer_expect (peer, "{\"type\":\"probe.result\",\"re\":2,\"status\":{\"pendingApproval\":true}}");
     }
   g_assert_cmpuint (lumo_tool_registry_get_n_tools (lumo_backend_get_tool_registry (env->backend)), ==, n);
 
   for (guint i = 0; i < n; i++)
     peer_close_write (g_ptr_array_index (peers, i));
-  bridge_test_wait_until (all_done, peers);
+  lumo_test_wait_until (all_done, peers, "every session to end");
   for (guint i = 0; i < n; i++)
     g_assert_cmpstr (((Peer *) g_ptr_array_index (peers, i))->reason, ==, "closed");
   g_assert_cmpuint (lumo_backend_get_n_sessions (env->backend), ==, 0);

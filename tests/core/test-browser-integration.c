@@ -19,11 +19,8 @@
 
 #include "lumo-browser-integration.h"
 #include "lumo-error.h"
+#include "lumo-test.h"
 
-#define ID_A "abcdefghijklmnopabcdefghijklmnop"
-#define ID_B "ponmlkjihgfedcbaponmlkjihgfedcba"
-#define ORIGIN_A "chrome-extension://" ID_A "/"
-#define ORIGIN_B "chrome-extension://" ID_B "/"
 #define HOST_PATH "/opt/lumo/libexec/lumo-access-host"
 
 typedef struct
@@ -33,51 +30,6 @@ typedef struct
   char                   *system;
   LumoBrowserIntegration *integration;
 } Fixture;
-
-static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  /* Undo the read-only test's chmod so the tree can go. */
-  g_chmod (path, 0755);
-  dir = g_dir_open (path, 0, NULL);
-  if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-
-        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-          rm_rf (child);
-        else
-          g_unlink (child);
-      }
-  g_rmdir (path);
-}
-
-static void
-mkdir_in (const char *base,
-          const char *relative)
-{
-  g_autofree char *path = g_build_filename (base, relative, NULL);
-
-  g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
-}
-
-static void
-write_in (const char *base,
-          const char *relative,
-          const char *contents)
-{
-  g_autofree char *path = g_build_filename (base, relative, NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GError) error = NULL;
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-}
 
 static char *
 manifest_name (void)
@@ -89,11 +41,10 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  const char *ids[] = { ID_B, ID_A, NULL };
+  const char *ids[] = { TEST_PROVIDER2_ID, TEST_PROVIDER_ID, NULL };
   g_autoptr(GError) error = NULL;
 
-  f->root = g_dir_make_tmp ("lumo-browser-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->root = lumo_test_dir_new ("browser");
   f->home = g_build_filename (f->root, "home", NULL);
   f->system = g_build_filename (f->root, "sysroot", NULL);
   g_assert_cmpint (g_mkdir (f->home, 0700), ==, 0);
@@ -112,7 +63,7 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   g_clear_object (&f->integration);
-  rm_rf (f->root);
+  lumo_test_dir_remove (f->root);
   g_free (f->root);
   g_free (f->home);
   g_free (f->system);
@@ -173,8 +124,8 @@ assert_manifest (const char *path,
   g_assert_nonnull (json_object_get_string_member (object, "description"));
   origins = json_object_get_array_member (object, "allowed_origins");
   g_assert_cmpuint (json_array_get_length (origins), ==, 2);
-  g_assert_cmpstr (json_array_get_string_element (origins, 0), ==, ORIGIN_A);
-  g_assert_cmpstr (json_array_get_string_element (origins, 1), ==, ORIGIN_B);
+  g_assert_cmpstr (json_array_get_string_element (origins, 0), ==, TEST_PROVIDER_ORIGIN);
+  g_assert_cmpstr (json_array_get_string_element (origins, 1), ==, TEST_PROVIDER2_ORIGIN);
 
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 0777, ==, 0644);
@@ -232,7 +183,7 @@ test_layout_chrome_only (Fixture       *f,
   g_autofree char *path = NULL;
   LumoBrowser *chrome;
 
-  mkdir_in (f->home, ".config/google-chrome/Default");
+  lumo_test_mkdir_in (f->home, ".config/google-chrome/Default");
   browsers = lumo_browser_integration_scan (f->integration, LUMO_BROWSER_SCOPE_USER);
   chrome = find (browsers, "chrome");
   g_assert_cmpint (lumo_browser_get_status (chrome), ==, LUMO_BROWSER_STATUS_MANIFEST_MISSING);
@@ -289,7 +240,7 @@ test_layout_all_five (Fixture       *f,
     {
       g_autofree char *folder = g_build_filename (".config", folders[i], NULL);
 
-      mkdir_in (f->home, folder);
+      lumo_test_mkdir_in (f->home, folder);
     }
 
   g_assert_cmpuint (lumo_browser_integration_install_detected (f->integration,
@@ -343,7 +294,7 @@ run_wrapper (Fixture    *f,
   g_autofree char *out = NULL;
   g_autofree char *err = NULL;
   g_autoptr(GError) error = NULL;
-  const char *argv[] = { script, ORIGIN_A, NULL };
+  const char *argv[] = { script, TEST_PROVIDER_ORIGIN, NULL };
   const char *fakes[] = { "flatpak-spawn", "flatpak" };
   g_auto(GStrv) envp = g_get_environ ();
   int status = -1;
@@ -382,7 +333,7 @@ test_layout_flatpak_chromium (Fixture       *f,
                                                     "config/chromium/NativeMessagingHosts",
                                                     NULL);
 
-  mkdir_in (f->home, ".var/app/org.chromium.Chromium/config/chromium");
+  lumo_test_mkdir_in (f->home, ".var/app/org.chromium.Chromium/config/chromium");
 
   browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "chromium-flatpak");
   g_assert_cmpstr (lumo_browser_get_flatpak_id (browser), ==, "org.chromium.Chromium");
@@ -414,11 +365,11 @@ test_layout_flatpak_chromium (Fixture       *f,
   assert_manifest (lumo_browser_get_manifest_path (browser), wrapper);
   g_assert_true (g_file_test (wrapper, G_FILE_TEST_IS_EXECUTABLE));
   output = run_wrapper (f, wrapper);
-  g_assert_cmpstr (output, ==, "flatpak-spawn --host " HOST_PATH " " ORIGIN_A);
+  g_assert_cmpstr (output, ==, "flatpak-spawn --host " HOST_PATH " " TEST_PROVIDER_ORIGIN);
   assert_no_temporary_files (expected_dir);
 
   /* Once the user ran the override, the command is no longer offered. */
-  write_in (f->home, ".local/share/flatpak/overrides/org.chromium.Chromium",
+  lumo_test_write_in (f->home, ".local/share/flatpak/overrides/org.chromium.Chromium",
             "[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n");
   g_clear_object (&browser);
   browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "chromium-flatpak");
@@ -426,9 +377,9 @@ test_layout_flatpak_chromium (Fixture       *f,
   g_assert_nonnull (lumo_browser_get_advice (browser));
 
   /* A later "none" in the user override wins over an earlier grant. */
-  write_in (f->system, "var/lib/flatpak/overrides/org.chromium.Chromium",
+  lumo_test_write_in (f->system, "var/lib/flatpak/overrides/org.chromium.Chromium",
             "[Session Bus Policy]\norg.freedesktop.Flatpak=talk\n");
-  write_in (f->home, ".local/share/flatpak/overrides/org.chromium.Chromium",
+  lumo_test_write_in (f->home, ".local/share/flatpak/overrides/org.chromium.Chromium",
             "[Session Bus Policy]\norg.freedesktop.Flatpak=none\n");
   g_clear_object (&browser);
   browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "chromium-flatpak");
@@ -456,9 +407,9 @@ test_stale_wrong_path (Fixture       *f,
                                           "\"type\": \"stdio\", \"allowed_origins\": "
                                           "[\"%s\", \"%s\"], \"x-packager\": {\"keep\": true}}",
                                           lumo_browser_integration_get_host_name (),
-                                          ORIGIN_B, ORIGIN_A);
+                                          TEST_PROVIDER2_ORIGIN, TEST_PROVIDER_ORIGIN);
 
-  write_in (f->home, relative, old);
+  lumo_test_write_in (f->home, relative, old);
   browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "chromium");
   g_assert_cmpint (lumo_browser_get_status (browser), ==, LUMO_BROWSER_STATUS_MANIFEST_STALE);
   /* Order does not matter to Chrome, so only the path is stale. */
@@ -493,22 +444,22 @@ test_stale_missing_origin (Fixture       *f,
                                               "\"type\": \"stdio\", \"allowed_origins\": "
                                               "[\"%s\"]}",
                                               lumo_browser_integration_get_host_name (),
-                                              HOST_PATH, ORIGIN_A);
+                                              HOST_PATH, TEST_PROVIDER_ORIGIN);
   g_autofree char *no_slash = g_strdup_printf ("{\"name\": \"%s\", \"path\": \"%s\", "
                                                "\"type\": \"stdio\", \"allowed_origins\": "
                                                "[\"%s\", \"chrome-extension://%s\"]}",
                                                lumo_browser_integration_get_host_name (),
-                                               HOST_PATH, ORIGIN_A, ID_B);
+                                               HOST_PATH, TEST_PROVIDER_ORIGIN, TEST_PROVIDER2_ID);
   g_autofree char *wildcard = g_strdup_printf ("{\"name\": \"%s\", \"path\": \"%s\", "
                                                "\"type\": \"stdio\", \"allowed_origins\": "
                                                "[\"%s\", \"%s\", \"chrome-extension://*/\"]}",
                                                lumo_browser_integration_get_host_name (),
-                                               HOST_PATH, ORIGIN_A, ORIGIN_B);
+                                               HOST_PATH, TEST_PROVIDER_ORIGIN, TEST_PROVIDER2_ORIGIN);
   const char *variants[] = { missing, no_slash, wildcard };
 
   for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
     {
-      write_in (f->home, relative, variants[i]);
+      lumo_test_write_in (f->home, relative, variants[i]);
       g_clear_object (&browser);
       browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "edge");
       g_assert_cmpint (lumo_browser_get_status (browser), ==,
@@ -522,7 +473,7 @@ test_stale_missing_origin (Fixture       *f,
 
   /* A provider removed from the policy store is removed from the manifest. */
   {
-    const char *only_a[] = { ID_A, NULL };
+    const char *only_a[] = { TEST_PROVIDER_ID, NULL };
     g_autoptr(JsonObject) object = NULL;
 
     lumo_browser_integration_set_extension_ids (f->integration, only_a, &error);
@@ -557,7 +508,7 @@ test_stale_invalid (Fixture       *f,
       g_autoptr(LumoBrowser) browser = NULL;
       g_autoptr(GError) error = NULL;
 
-      write_in (f->home, relative, variants[i]);
+      lumo_test_write_in (f->home, relative, variants[i]);
       browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "vivaldi");
       g_assert_cmpint (lumo_browser_get_status (browser), ==,
                        LUMO_BROWSER_STATUS_MANIFEST_STALE);
@@ -576,7 +527,7 @@ static void
 read_only_child (const char *home)
 {
   g_autoptr(LumoBrowserIntegration) integration = lumo_browser_integration_new (home, "/");
-  const char *ids[] = { ID_A, ID_B, NULL };
+  const char *ids[] = { TEST_PROVIDER_ID, TEST_PROVIDER2_ID, NULL };
   g_autoptr(GError) error = NULL;
   g_autofree char *name = manifest_name ();
   g_autofree char *chrome_dir = g_build_filename (home, ".config/google-chrome", NULL);
@@ -656,17 +607,16 @@ test_read_only (void)
       return;
     }
 
-  root = g_dir_make_tmp ("lumo-browser-XXXXXX", &error);
-  g_assert_no_error (error);
+  root = lumo_test_dir_new ("browser");
   home = g_build_filename (root, "home", NULL);
   chrome_path = g_build_filename (home, ".config/google-chrome/NativeMessagingHosts", name, NULL);
   chrome_dir = g_path_get_dirname (chrome_path);
   chromium_path = g_build_filename (home, ".config/chromium/NativeMessagingHosts", name, NULL);
   beta_parent = g_build_filename (home, ".config/google-chrome-beta", NULL);
 
-  write_in (home, chrome_path + strlen (home) + 1, stale);
-  write_in (home, chromium_path + strlen (home) + 1, stale);
-  mkdir_in (home, ".config/google-chrome-beta");
+  lumo_test_write_in (chrome_path, NULL, stale);
+  lumo_test_write_in (chromium_path, NULL, stale);
+  lumo_test_mkdir_in (home, ".config/google-chrome-beta");
   g_assert_cmpint (g_chmod (chrome_dir, 0555), ==, 0);
   g_assert_cmpint (g_chmod (beta_parent, 0555), ==, 0);
   g_file_get_contents (chrome_path, &before, NULL, NULL);
@@ -688,7 +638,7 @@ test_read_only (void)
   assert_no_temporary_files (chrome_dir);
   assert_manifest (chromium_path, HOST_PATH);
 
-  rm_rf (root);
+  lumo_test_dir_remove (root);
 }
 
 /* ---- other rules -------------------------------------------------------- */
@@ -697,21 +647,14 @@ static void
 test_bad_extension_ids (Fixture       *f,
                         gconstpointer  data)
 {
-  const char *bad[] = {
-    "abcdefghijklmnopabcdefghijklmno",     /* 31 */
-    "abcdefghijklmnopabcdefghijklmnopa",   /* 33 */
-    "Abcdefghijklmnopabcdefghijklmnop",    /* uppercase */
-    "qbcdefghijklmnopabcdefghijklmnop",    /* q is not in a-p */
-    "abcdefghijklmnopabcdefghijklmno1",    /* digit */
-    ORIGIN_A,                              /* an origin, not an ID */
-    "",
-  };
-  const char *dup[] = { ID_A, ID_A, ID_B, NULL };
+  const char *dup[] = { TEST_PROVIDER_ID, TEST_PROVIDER_ID, TEST_PROVIDER2_ID, NULL };
   const char * const *kept;
 
-  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+  for (guint i = 0; i <= g_strv_length ((char **) lumo_test_bad_ids); i++)
     {
-      const char *ids[] = { ID_A, bad[i], NULL };
+      /* Every bad ID, and last an origin: not an ID either. */
+      const char *bad = lumo_test_bad_ids[i] != NULL ? lumo_test_bad_ids[i] : TEST_PROVIDER_ORIGIN;
+      const char *ids[] = { TEST_PROVIDER_ID, bad, NULL };
       g_autoptr(GError) error = NULL;
 
       g_assert_false (lumo_browser_integration_set_extension_ids (f->integration, ids, &error));
@@ -724,8 +667,8 @@ test_bad_extension_ids (Fixture       *f,
   g_assert_true (lumo_browser_integration_set_extension_ids (f->integration, dup, NULL));
   kept = lumo_browser_integration_get_extension_ids (f->integration);
   g_assert_cmpuint (g_strv_length ((char **) kept), ==, 2);
-  g_assert_cmpstr (kept[0], ==, ID_A);
-  g_assert_cmpstr (kept[1], ==, ID_B);
+  g_assert_cmpstr (kept[0], ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (kept[1], ==, TEST_PROVIDER2_ID);
 }
 
 static void
@@ -736,7 +679,7 @@ test_no_providers (Fixture       *f,
   g_autoptr(JsonObject) object = NULL;
   g_autoptr(GError) error = NULL;
 
-  mkdir_in (f->home, ".config/chromium");
+  lumo_test_mkdir_in (f->home, ".config/chromium");
   lumo_browser_integration_set_extension_ids (f->integration, NULL, &error);
   g_assert_no_error (error);
   browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "chromium");
@@ -763,7 +706,7 @@ test_system_scope (Fixture       *f,
   struct stat st;
   mode_t old_umask;
 
-  mkdir_in (f->system, "usr/lib/chromium");
+  lumo_test_mkdir_in (f->system, "usr/lib/chromium");
   browsers = lumo_browser_integration_scan (f->integration, LUMO_BROWSER_SCOPE_SYSTEM);
   g_assert_cmpuint (browsers->len, ==, 3);
   chromium = find (browsers, "chromium");
@@ -838,7 +781,7 @@ test_sandboxed_app (Fixture       *f,
   g_autofree char *output = NULL;
 
   lumo_browser_integration_set_flatpak_app_id (f->integration, "dev.lumo.Access");
-  mkdir_in (f->home, ".config/google-chrome/NativeMessagingHosts");
+  lumo_test_mkdir_in (f->home, ".config/google-chrome/NativeMessagingHosts");
 
   wrapper = lumo_browser_integration_dup_wrapper_path (f->integration);
   expected_wrapper = g_strdup_printf ("%s/.var/app/dev.lumo.Access/data/lumo-access/%s.sh",
@@ -853,7 +796,7 @@ test_sandboxed_app (Fixture       *f,
   assert_manifest (lumo_browser_get_manifest_path (chrome), wrapper);
   output = run_wrapper (f, wrapper);
   g_assert_cmpstr (output, ==,
-                   "flatpak run --command=lumo-access-host dev.lumo.Access " ORIGIN_A);
+                   "flatpak run --command=lumo-access-host dev.lumo.Access " TEST_PROVIDER_ORIGIN);
 
   /* A deleted wrapper makes the manifest stale; the refresh restores it. */
   g_assert_cmpint (g_unlink (wrapper), ==, 0);
@@ -874,7 +817,7 @@ test_sandboxed_app (Fixture       *f,
                    "--talk-name=org.freedesktop.Flatpak org.chromium.Chromium");
 
   /* With that run's extra permission, the wrapper goes through both sandboxes. */
-  mkdir_in (f->home, ".var/app/org.chromium.Chromium/config/chromium");
+  lumo_test_mkdir_in (f->home, ".var/app/org.chromium.Chromium/config/chromium");
   g_clear_object (&flatpak_chromium);
   flatpak_chromium = lookup (f, LUMO_BROWSER_SCOPE_USER, "chromium-flatpak");
   lumo_browser_integration_install (f->integration, flatpak_chromium, &error);
@@ -887,7 +830,7 @@ test_sandboxed_app (Fixture       *f,
     output = run_wrapper (f, json_object_get_string_member (object, "path"));
   }
   g_assert_cmpstr (output, ==, "flatpak-spawn --host flatpak run --command=lumo-access-host "
-                   "dev.lumo.Access " ORIGIN_A);
+                   "dev.lumo.Access " TEST_PROVIDER_ORIGIN);
 
   /* Removing every user manifest also removes the shared wrapper. */
   lumo_browser_integration_remove_all (f->integration, LUMO_BROWSER_SCOPE_USER, &error);
@@ -922,7 +865,7 @@ test_status_notifies (Fixture       *f,
   LumoBrowserStatus status;
   guint count = 0;
 
-  mkdir_in (f->home, ".config/BraveSoftware/Brave-Browser-Beta");
+  lumo_test_mkdir_in (f->home, ".config/BraveSoftware/Brave-Browser-Beta");
   browser = lookup (f, LUMO_BROWSER_SCOPE_USER, "brave-beta");
   g_signal_connect (browser, "notify", G_CALLBACK (on_notify_cb), &count);
 
@@ -944,7 +887,7 @@ static void
 test_requires_providers (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *root = g_dir_make_tmp ("lumo-browser-XXXXXX", &error);
+  g_autofree char *root = lumo_test_dir_new ("browser");
   g_autofree char *chrome = g_build_filename (root, ".config/google-chrome", NULL);
   g_autoptr(LumoBrowserIntegration) integration = lumo_browser_integration_new (root, root);
   g_autoptr(LumoBrowser) browser = NULL;
@@ -964,7 +907,7 @@ test_requires_providers (void)
   g_assert_no_error (error);
   g_assert_false (g_file_test (lumo_browser_get_directory (browser), G_FILE_TEST_EXISTS));
 
-  rm_rf (root);
+  lumo_test_dir_remove (root);
 }
 
 static void
@@ -1012,7 +955,7 @@ test_check_host (Fixture       *f,
   g_clear_error (&error);
 
   /* A file that cannot be run is no helper. */
-  write_in (f->root, "lumo-access-host", "#!/bin/sh\n");
+  lumo_test_write_in (f->root, "lumo-access-host", "#!/bin/sh\n");
   g_assert_cmpint (g_chmod (helper, 0644), ==, 0);
   lumo_browser_integration_set_host_path (f->integration, helper);
   g_assert_false (lumo_browser_integration_check_host (f->integration, &error));

@@ -17,9 +17,8 @@
 #include "lumo-browser-setup.h"
 #include "lumo-error.h"
 #include "lumo-policy.h"
+#include "lumo-test.h"
 
-#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define ID_P "pppppppppppppppppppppppppppppppp"
 
 typedef struct
 {
@@ -30,48 +29,17 @@ typedef struct
 } Fixture;
 
 static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
-write_file (const char *path,
-            const char *contents)
-{
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GError) error = NULL;
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
-}
-
-static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *db = NULL;
 
-  f->root = g_dir_make_tmp ("lumo-browser-setup-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->root = lumo_test_dir_new ("browser-setup");
   f->home = g_build_filename (f->root, "home", NULL);
   f->helper = g_build_filename (f->root, "libexec", "lumo-access-host", NULL);
   g_assert_cmpint (g_mkdir (f->home, 0700), ==, 0);
-  write_file (f->helper, "#!/bin/sh\n");
+  lumo_test_write_in (f->root, "libexec/lumo-access-host", "#!/bin/sh\n");
   g_assert_cmpint (g_chmod (f->helper, 0755), ==, 0);
 
   db = g_build_filename (f->root, "policy.db", NULL);
@@ -87,7 +55,7 @@ fixture_tear_down (Fixture       *f,
 {
   g_unsetenv ("LUMO_ACCESS_HOST_PATH");
   g_clear_object (&f->policy);
-  rm_rf (f->root);
+  lumo_test_dir_remove (f->root);
   g_free (f->root);
   g_free (f->home);
   g_free (f->helper);
@@ -128,9 +96,9 @@ test_provider_ids (Fixture       *f,
   g_assert_cmpstrv (none, lumo_browser_setup_get_bundled_ids ());
 
   /* The store's providers join it, sorted, the bundled one only once. */
-  lumo_policy_add_provider (f->policy, ID_P, LUMO_POLICY_ORIGIN_CLI, &error);
+  lumo_policy_add_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_CLI, &error);
   g_assert_no_error (error);
-  lumo_policy_add_provider (f->policy, ID_A, LUMO_POLICY_ORIGIN_CLI, &error);
+  lumo_policy_add_provider (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI, &error);
   g_assert_no_error (error);
   lumo_policy_add_provider (f->policy, bundled_id (), LUMO_POLICY_ORIGIN_CLI, &error);
   g_assert_no_error (error);
@@ -138,9 +106,9 @@ test_provider_ids (Fixture       *f,
   ids = lumo_browser_setup_dup_provider_ids (f->policy, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_strv_length (ids), ==, 3);
-  g_assert_cmpstr (ids[0], ==, ID_A);
+  g_assert_cmpstr (ids[0], ==, TEST_PROVIDER_ID);
   g_assert_cmpstr (ids[1], ==, bundled_id ());
-  g_assert_cmpstr (ids[2], ==, ID_P);
+  g_assert_cmpstr (ids[2], ==, TEST_PROVIDER2_ID);
 }
 
 static void
@@ -188,7 +156,7 @@ test_new_integration (Fixture       *f,
   g_autoptr(GError) error = NULL;
   const char * const *ids;
 
-  lumo_policy_add_provider (f->policy, ID_A, LUMO_POLICY_ORIGIN_CLI, &error);
+  lumo_policy_add_provider (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI, &error);
   g_assert_no_error (error);
 
   integration = lumo_browser_setup_new_integration (f->policy, f->home, "/nonexistent-root",
@@ -200,18 +168,8 @@ test_new_integration (Fixture       *f,
                    "/nonexistent-root");
   ids = lumo_browser_integration_get_extension_ids (integration);
   g_assert_cmpuint (g_strv_length ((char **) ids), ==, 2);
-  g_assert_cmpstr (ids[0], ==, ID_A);
+  g_assert_cmpstr (ids[0], ==, TEST_PROVIDER_ID);
   g_assert_cmpstr (ids[1], ==, bundled_id ());
-}
-
-static void
-refreshed_cb (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  GAsyncResult **out = user_data;
-
-  *out = g_object_ref (result);
 }
 
 static guint
@@ -220,9 +178,8 @@ refresh (Fixture  *f,
 {
   g_autoptr(GAsyncResult) result = NULL;
 
-  lumo_browser_setup_refresh_stale_async (f->policy, f->home, NULL, refreshed_cb, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_browser_setup_refresh_stale_async (f->policy, f->home, NULL, lumo_test_keep_result_cb, &result);
+  lumo_test_wait_until (lumo_test_is_set, &result, "the refresh");
 
   return lumo_browser_setup_refresh_stale_finish (result, error);
 }
@@ -245,7 +202,7 @@ test_refresh (Fixture       *f,
   g_autoptr(LumoBrowser) browser = NULL;
   guint n;
 
-  write_file (chromium, stale);
+  lumo_test_write_in (chromium, NULL, stale);
   g_assert_cmpint (g_mkdir_with_parents (chrome_dir, 0700), ==, 0);
 
   /* The helper the manifest would name is missing: nothing is touched. */
@@ -262,7 +219,7 @@ test_refresh (Fixture       *f,
   /* With the helper there, the stale manifest is rewritten; the missing one
    * in a detected browser is not created (the user never asked for it). */
   g_setenv ("LUMO_ACCESS_HOST_PATH", f->helper, TRUE);
-  lumo_policy_add_provider (f->policy, ID_P, LUMO_POLICY_ORIGIN_CLI, &error);
+  lumo_policy_add_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_CLI, &error);
   g_assert_no_error (error);
   n = refresh (f, &error);
   g_assert_no_error (error);
@@ -278,7 +235,7 @@ test_refresh (Fixture       *f,
   g_assert_cmpint (lumo_browser_get_status (browser), ==, LUMO_BROWSER_STATUS_OK);
   g_assert_true (g_file_get_contents (chromium, &contents, NULL, NULL));
   g_assert_nonnull (strstr (contents, f->helper));
-  g_assert_nonnull (strstr (contents, "chrome-extension://" ID_P "/"));
+  g_assert_nonnull (strstr (contents, "chrome-extension://" TEST_PROVIDER2_ID "/"));
 
   /* Nothing stale any more: nothing to do. */
   n = refresh (f, &error);

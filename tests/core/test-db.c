@@ -9,6 +9,7 @@
 
 #include "lumo-db.h"
 #include "lumo-error.h"
+#include "lumo-test.h"
 
 static const LumoMigration migrations[] = {
   { 1, "CREATE TABLE a (id INTEGER PRIMARY KEY, v TEXT NOT NULL);" },
@@ -27,10 +28,7 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("lumo-test-db-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = lumo_test_dir_new ("test-db");
   f->path = g_build_filename (f->dir, "test.db", NULL);
 }
 
@@ -38,15 +36,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autoptr(GDir) dir = g_dir_open (f->dir, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (f->dir, name, NULL);
-      g_assert_cmpint (g_unlink (path), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (f->dir), ==, 0);
+  lumo_test_dir_remove (f->dir);
   g_free (f->path);
   g_free (f->dir);
 }

@@ -288,6 +288,12 @@ on_source_cb (GObject  *stream,
   return G_SOURCE_CONTINUE;
 }
 
+static gboolean
+has_fired (gpointer fired)
+{
+  return *(guint *) fired > 0;
+}
+
 /* The source fires when a fill can make progress, and not before. */
 static void
 test_source (void)
@@ -303,21 +309,18 @@ test_source (void)
   g_source_set_callback (source, G_SOURCE_FUNC (on_source_cb), &fired, NULL);
   g_source_attach (source, NULL);
 
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
   g_assert_cmpuint (fired, ==, 0);
 
   raw_frame (&p, "{\"n\":1}", -1);
-  while (fired == 0)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (has_fired, &fired, "the source to fire for a frame");
   fill (reader);
   assert_take_object (reader, 1);
 
   /* The end wakes it too. */
   fired = 0;
   pipe_close_writer (&p);
-  while (fired == 0)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (has_fired, &fired, "the source to fire for the end");
   fill (reader);
   assert_take_status (reader, LUMO_FRAME_READ_END);
 

@@ -26,6 +26,12 @@ numbered (guint n,
   return o;
 }
 
+static gboolean
+writer_is_empty (gpointer writer)
+{
+  return lumo_frame_writer_get_queued_bytes (writer) == 0;
+}
+
 static void
 test_writer_order (void)
 {
@@ -52,8 +58,7 @@ test_writer_order (void)
   for (guint i = 0; i < n; i++)
     assert_read_object (reader, "n", i);
 
-  while (lumo_frame_writer_get_queued_bytes (writer) > 0)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (writer_is_empty, writer, "the queue to empty");
 
   pipe_clear (&p);
 }
@@ -146,8 +151,7 @@ test_writer_back_pressure (void)
       if (!lumo_frame_writer_send (writer, o, &error))
         break;
       sent++;
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
+      lumo_test_drain ();
       if (sent == 1000)
         g_error ("the queue is not bounded");
     }
@@ -166,8 +170,7 @@ test_writer_back_pressure (void)
       if (lumo_frame_writer_get_queued_bytes (writer) >= LUMO_FRAME_WRITER_LOW_WATER)
         g_assert_true (lumo_frame_writer_get_congested (writer));
     }
-  while (!flushed)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (lumo_test_is_true, &flushed, "the writer to flush");
   g_assert_false (lumo_frame_writer_get_congested (writer));
   g_assert_cmpuint (n_notifies, ==, 2);
   g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
@@ -253,8 +256,7 @@ test_writer_direct (void)
     }
 
   lumo_frame_writer_flush_async (writer, NULL, on_flushed_cb, &flushed);
-  while (!flushed)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (lumo_test_is_true, &flushed, "the writer to flush");
 
   pipe_clear (&p);
 }
@@ -298,15 +300,13 @@ test_writer_partial (void)
     }
 
   lumo_frame_writer_flush_async (writer, NULL, on_flushed_cb, &flushed);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
   g_assert_false (flushed);
 
   read_filler (&p, filler);
   for (guint i = 0; i <= 3; i++)
     assert_read_object (reader, "n", i);
-  while (!flushed)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (lumo_test_is_true, &flushed, "the writer to flush");
   g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
 
   pipe_clear (&p);
@@ -337,8 +337,7 @@ test_writer_would_block (void)
       queued += frame_size (o);
       g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, queued);
     }
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
   g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, queued);
 
   read_filler (&p, filler);
@@ -394,6 +393,12 @@ on_closed_cb (LumoFrameWriter *writer,
   c->error = error ? g_error_copy (error) : NULL;
 }
 
+static gboolean
+was_closed (gpointer data)
+{
+  return ((Closed *) data)->n_closed > 0;
+}
+
 static void
 test_writer_peer_gone (void)
 {
@@ -411,8 +416,7 @@ test_writer_peer_gone (void)
   g_assert_true (lumo_frame_writer_send (writer, o, &error));
   /* Reported from the main loop, never from inside send. */
   g_assert_cmpuint (c.n_closed, ==, 0);
-  while (c.n_closed == 0)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (was_closed, &c, "the writer to report the closed pipe");
 
   g_assert_cmpuint (c.n_closed, ==, 1);
   g_assert_error (c.error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE);
@@ -467,12 +471,10 @@ test_writer_close (void)
   g_assert_cmpuint (c.n_closed, ==, 1);
   g_assert_null (c.error);
   g_assert_cmpuint (lumo_frame_writer_get_queued_bytes (writer), ==, 0);
-  while (!failed)
-    g_main_context_iteration (NULL, TRUE);
+  lumo_test_wait_until (lumo_test_is_true, &failed, "the writer to fail");
 
   /* Let the cancelled write in flight finish. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
 
   pipe_clear (&p);
 }

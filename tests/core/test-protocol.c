@@ -8,8 +8,7 @@
 
 #include "lumo-error.h"
 #include "lumo-protocol.h"
-
-#define GOOD_ID "abcdefghijklmnopabcdefghijklmnop"
+#include "lumo-test-ids.h"
 
 static void
 test_fixed_names (void)
@@ -31,7 +30,7 @@ test_fixed_names (void)
 static void
 test_extension_id (void)
 {
-  g_assert_true (lumo_is_extension_id (GOOD_ID));
+  g_assert_true (lumo_is_extension_id (TEST_PROVIDER_ID));
   g_assert_true (lumo_is_extension_id ("pppppppppppppppppppppppppppppppp"));
   g_assert_true (lumo_is_extension_id ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 
@@ -48,10 +47,19 @@ test_extension_id (void)
   g_assert_false (lumo_is_extension_id (" abcdefghijklmnopabcdefghijklmno"));
   g_assert_false (lumo_is_extension_id ("abcdefghijklmnopabcdefghijklmno\n"));
 
+  /* The IDs every other test relies on are what tests/common says. */
+  g_assert_true (lumo_is_extension_id (TEST_PROVIDER2_ID));
+  g_assert_true (lumo_is_extension_id (TEST_CALLER_ID));
+  g_assert_true (lumo_is_extension_id (TEST_CALLER2_ID));
+  g_assert_true (lumo_is_extension_id (TEST_CALLER3_ID));
+  g_assert_true (lumo_is_extension_id (TEST_UNKNOWN_ID));
+  for (guint i = 0; lumo_test_bad_ids[i] != NULL; i++)
+    g_assert_false (lumo_is_extension_id (lumo_test_bad_ids[i]));
+
   /* A NUL inside a length-delimited string is refused. */
-  g_assert_true (lumo_is_extension_id_len (GOOD_ID, 32));
+  g_assert_true (lumo_is_extension_id_len (TEST_PROVIDER_ID, 32));
   g_assert_false (lumo_is_extension_id_len ("abcdefghijklmnop\0bcdefghijklmnop", 32));
-  g_assert_false (lumo_is_extension_id_len (GOOD_ID, 31));
+  g_assert_false (lumo_is_extension_id_len (TEST_PROVIDER_ID, 31));
   g_assert_false (lumo_is_extension_id_len (NULL, 32));
 }
 
@@ -60,7 +68,7 @@ test_validate_extension_id (void)
 {
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (lumo_validate_extension_id (GOOD_ID, "caller ID", &error));
+  g_assert_true (lumo_validate_extension_id (TEST_PROVIDER_ID, "caller ID", &error));
   g_assert_no_error (error);
 
   g_assert_false (lumo_validate_extension_id ("abc", "caller ID", &error));
@@ -94,27 +102,27 @@ static void
 test_origin (void)
 {
   const char *bad[] = {
-    "chrome-extension://" GOOD_ID,                 /* no trailing slash */
-    "chrome-extension://" GOOD_ID "//",
-    "chrome-extension://" GOOD_ID "/x",
-    "chrome-extension://" GOOD_ID "/?a",
+    "chrome-extension://" TEST_PROVIDER_ID,                 /* no trailing slash */
+    "chrome-extension://" TEST_PROVIDER_ID "//",
+    "chrome-extension://" TEST_PROVIDER_ID "/x",
+    "chrome-extension://" TEST_PROVIDER_ID "/?a",
     "chrome-extension://ABCDEFGHIJKLMNOPABCDEFGHIJKLMNOP/",
     "chrome-extension://abcdefghijklmnopabcdefghijklmnoz/",
     "chrome-extension://abcdefghijklmnopabcdefghijklmno/",
-    "Chrome-Extension://" GOOD_ID "/",
-    "moz-extension://" GOOD_ID "/",
-    "https://" GOOD_ID "/",
-    " chrome-extension://" GOOD_ID "/",
-    "chrome-extension:/" GOOD_ID "/",
+    "Chrome-Extension://" TEST_PROVIDER_ID "/",
+    "moz-extension://" TEST_PROVIDER_ID "/",
+    "https://" TEST_PROVIDER_ID "/",
+    " chrome-extension://" TEST_PROVIDER_ID "/",
+    "chrome-extension:/" TEST_PROVIDER_ID "/",
     "",
   };
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
   g_autofree char *origin = NULL;
 
-  id = lumo_extension_id_from_origin ("chrome-extension://" GOOD_ID "/", &error);
+  id = lumo_extension_id_from_origin ("chrome-extension://" TEST_PROVIDER_ID "/", &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (id, ==, GOOD_ID);
+  g_assert_cmpstr (id, ==, TEST_PROVIDER_ID);
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -130,8 +138,8 @@ test_origin (void)
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ID);
   g_clear_error (&error);
 
-  origin = lumo_extension_origin_from_id (GOOD_ID);
-  g_assert_cmpstr (origin, ==, "chrome-extension://" GOOD_ID "/");
+  origin = lumo_extension_origin_from_id (TEST_PROVIDER_ID);
+  g_assert_cmpstr (origin, ==, "chrome-extension://" TEST_PROVIDER_ID "/");
   g_assert_null (lumo_extension_origin_from_id ("nope"));
 }
 
@@ -140,36 +148,35 @@ test_origin (void)
 static void
 test_caller_key (void)
 {
-#define OTHER_ID "pppppppppppppppppppppppppppppppp"
   const char *bad[] = {
     "",
-    GOOD_ID,
-    GOOD_ID "/",
-    "/" OTHER_ID,
-    GOOD_ID OTHER_ID,                    /* no separator */
-    GOOD_ID ":" OTHER_ID,
-    GOOD_ID "/" OTHER_ID "/",            /* anything after */
-    GOOD_ID "/" OTHER_ID "p",
-    GOOD_ID "//" OTHER_ID,
-    GOOD_ID "/ppppppppppppppppppppppppppppppp",  /* 31 letters */
-    "abcdefghijklmnopabcdefghijklmno/" OTHER_ID "p",  /* right length, '/' one early */
-    GOOD_ID "/pppppppppppppppppppppppppppppppq",  /* not a–p */
-    "Abcdefghijklmnopabcdefghijklmnop/" OTHER_ID,
+    TEST_PROVIDER_ID,
+    TEST_PROVIDER_ID "/",
+    "/" TEST_CALLER_ID,
+    TEST_PROVIDER_ID TEST_CALLER_ID,                      /* no separator */
+    TEST_PROVIDER_ID ":" TEST_CALLER_ID,
+    TEST_PROVIDER_ID "/" TEST_CALLER_ID "/",              /* anything after */
+    TEST_PROVIDER_ID "/" TEST_CALLER_ID "p",
+    TEST_PROVIDER_ID "//" TEST_CALLER_ID,
+    TEST_PROVIDER_ID "/ppppppppppppppppppppppppppppppp",  /* 31 letters */
+    TEST_BAD_ID_SHORT "/" TEST_CALLER_ID "p",             /* right length, '/' one early */
+    TEST_PROVIDER_ID "/pppppppppppppppppppppppppppppppq",  /* not a–p */
+    TEST_BAD_ID_ONE_UPPER "/" TEST_CALLER_ID,
   };
   char key[LUMO_CALLER_KEY_SIZE];
   char provider_id[LUMO_EXTENSION_ID_LEN + 1];
   char caller_id[LUMO_EXTENSION_ID_LEN + 1];
   g_autofree char *owned = NULL;
 
-  lumo_caller_key_fill (key, GOOD_ID, OTHER_ID);
-  g_assert_cmpstr (key, ==, GOOD_ID "/" OTHER_ID);
-  owned = lumo_caller_key_new (GOOD_ID, OTHER_ID);
+  lumo_caller_key_fill (key, TEST_PROVIDER_ID, TEST_CALLER_ID);
+  g_assert_cmpstr (key, ==, TEST_PROVIDER_ID "/" TEST_CALLER_ID);
+  owned = lumo_caller_key_new (TEST_PROVIDER_ID, TEST_CALLER_ID);
   g_assert_cmpstr (owned, ==, key);
   g_assert_cmpuint (strlen (key), ==, LUMO_CALLER_KEY_SIZE - 1);
 
   g_assert_true (lumo_caller_key_split (key, provider_id, caller_id));
-  g_assert_cmpstr (provider_id, ==, GOOD_ID);
-  g_assert_cmpstr (caller_id, ==, OTHER_ID);
+  g_assert_cmpstr (provider_id, ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (caller_id, ==, TEST_CALLER_ID);
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
@@ -187,10 +194,9 @@ test_caller_key (void)
   if (g_test_undefined ())
     {
       g_test_expect_message ("lumo-protocol", G_LOG_LEVEL_CRITICAL, "*lumo_is_extension_id*");
-      g_assert_null (lumo_caller_key_new ("a/b", OTHER_ID));
+      g_assert_null (lumo_caller_key_new ("a/b", TEST_CALLER_ID));
       g_test_assert_expected_messages ();
     }
-#undef OTHER_ID
 }
 
 static void

@@ -6,10 +6,12 @@
 
 #include "lumo-protocol.h"
 #include "lumo-rate-limiter.h"
+#include "lumo-test-ids.h"
 
 #define S(x) ((gint64) (x) * G_USEC_PER_SEC)
-#define KEY_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-#define KEY_B "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/cccccccccccccccccccccccccccccccc"
+/* Two callers of one provider, KEY_A sorting first. */
+#define KEY_A TEST_PROVIDER_ID "/" TEST_CALLER2_ID
+#define KEY_B TEST_PROVIDER_ID "/" TEST_CALLER3_ID
 
 typedef struct
 {
@@ -190,8 +192,7 @@ test_keys_independent (Fixture       *f,
   g_assert_cmpstr (active[0], ==, KEY_A);
   g_assert_cmpstr (active[1], ==, KEY_B);
 
-  key = lumo_caller_key_new ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-                             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+  key = lumo_caller_key_new (TEST_PROVIDER_ID, TEST_CALLER2_ID);
   g_assert_cmpstr (key, ==, KEY_A);
 
   /* After a window nothing is active, and idle keys are forgotten. */

@@ -8,12 +8,9 @@
 
 #include "lumo-error.h"
 #include "lumo-review-queue.h"
+#include "lumo-test.h"
 
 #define S(x) ((gint64) (x) * G_USEC_PER_SEC)
-#define PROVIDER "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define PROVIDER2 "dddddddddddddddddddddddddddddddd"
-#define CALLER "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-#define CALLER2 "cccccccccccccccccccccccccccccccc"
 #define PREVIEW "{ \"uuid\": \"0b7c\", \"name\": \"Hello\", \"bytes\": 120, \"added\": 3 }"
 
 typedef struct
@@ -107,8 +104,7 @@ fixture_tear_down (Fixture       *f,
 {
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->queue)), ==, 0);
   /* Pending idles (deferred cancellations) hold references. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
   g_assert_finalize_object (f->queue);
   g_ptr_array_unref (f->mirror);
 }
@@ -158,8 +154,7 @@ submit (Fixture      *f,
 static void
 wait_done (Submitted *s)
 {
-  while (!s->done)
-    g_main_context_iteration (NULL, FALSE);
+  lumo_test_wait_until (lumo_test_is_true, &s->done, "the review's outcome");
 }
 
 /* The poll timeout the main context would use now: -1 means no timer. */
@@ -192,9 +187,9 @@ test_request_properties (Fixture       *f,
   g_assert_cmpuint (lumo_review_queue_get_timeout (f->queue), ==, 60);
   g_assert_true (g_list_model_get_item_type (G_LIST_MODEL (f->queue)) == LUMO_TYPE_REVIEW_REQUEST);
 
-  request = submit (f, PROVIDER, CALLER, NULL, &s);
-  g_assert_cmpstr (lumo_review_request_get_provider_id (request), ==, PROVIDER);
-  g_assert_cmpstr (lumo_review_request_get_caller_id (request), ==, CALLER);
+  request = submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &s);
+  g_assert_cmpstr (lumo_review_request_get_provider_id (request), ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (lumo_review_request_get_caller_id (request), ==, TEST_CALLER_ID);
   g_assert_cmpstr (lumo_review_request_get_caller_name (request), ==, "Agent");
   g_assert_cmpstr (lumo_review_request_get_tool (request), ==, "userscripts.save");
   g_assert_cmpstr (lumo_review_request_get_target (request), ==, "0b7c");
@@ -226,8 +221,8 @@ test_approve_reject (Fixture       *f,
   g_autofree char *id2 = NULL;
   Submitted s1, s2;
 
-  id1 = g_strdup (lumo_review_request_get_id (submit (f, PROVIDER, CALLER, NULL, &s1)));
-  id2 = g_strdup (lumo_review_request_get_id (submit (f, PROVIDER, CALLER2, NULL, &s2)));
+  id1 = g_strdup (lumo_review_request_get_id (submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &s1)));
+  id2 = g_strdup (lumo_review_request_get_id (submit (f, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL, &s2)));
   g_assert_cmpstr (id1, !=, id2);
   g_assert_cmpuint (f->n_items_notifies, ==, 2);
 
@@ -275,13 +270,12 @@ test_timeout (Fixture       *f,
   /* No timer while the queue is empty… */
   g_assert_cmpint (context_timeout (), ==, -1);
 
-  id = g_strdup (lumo_review_request_get_id (submit (f, PROVIDER, CALLER, NULL, &s)));
+  id = g_strdup (lumo_review_request_get_id (submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &s)));
   /* …one while a review waits… */
   g_assert_cmpint (context_timeout (), ==, 60 * 1000);
 
   f->now += S (60) - 1;
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
   g_assert_false (s.done);
   g_assert_cmpint (context_timeout (), ==, 1);
 
@@ -307,11 +301,11 @@ test_timeout_changes (Fixture       *f,
   Submitted slow, fast;
 
   lumo_review_queue_set_timeout (f->queue, 10);
-  submit (f, PROVIDER, CALLER, NULL, &slow);
+  submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &slow);
   /* The app changes the setting: later reviews get the new timeout, and
    * an earlier deadline behind a later one is still honoured. */
   g_object_set (f->queue, "timeout", 5, NULL);
-  submit (f, PROVIDER, CALLER2, NULL, &fast);
+  submit (f, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL, &fast);
 
   f->now += S (5);
   wait_done (&fast);
@@ -341,9 +335,9 @@ test_cancel (Fixture       *f,
   Submitted s1, s2, s3;
 
   /* A closed session cancels its pending reviews, and only those. */
-  id = g_strdup (lumo_review_request_get_id (submit (f, PROVIDER, CALLER, session, &s1)));
-  id2 = g_strdup (lumo_review_request_get_id (submit (f, PROVIDER, CALLER, other, &s2)));
-  submit (f, PROVIDER, CALLER, session, &s3);
+  id = g_strdup (lumo_review_request_get_id (submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, session, &s1)));
+  id2 = g_strdup (lumo_review_request_get_id (submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, other, &s2)));
+  submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, session, &s3);
 
   g_cancellable_cancel (session);
   wait_done (&s1);
@@ -379,7 +373,7 @@ test_cancel_before_submit (Fixture       *f,
   Submitted s = { 0 };
 
   g_cancellable_cancel (cancellable);
-  lumo_review_queue_submit_async (f->queue, PROVIDER, CALLER, NULL, "t", NULL, "{}",
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, "t", NULL, "{}",
                                   cancellable, on_submitted_cb, &s);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->queue)), ==, 0);
   wait_done (&s);
@@ -395,19 +389,19 @@ test_cancel_matching (Fixture       *f,
 {
   Submitted s1, s2, s3;
 
-  submit (f, PROVIDER, CALLER, NULL, &s1);
-  submit (f, PROVIDER2, CALLER, NULL, &s2);
-  submit (f, PROVIDER, CALLER2, NULL, &s3);
+  submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &s1);
+  submit (f, TEST_PROVIDER2_ID, TEST_CALLER_ID, NULL, &s2);
+  submit (f, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL, &s3);
 
-  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, PROVIDER, CALLER2), ==, 1);
+  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, TEST_PROVIDER_ID, TEST_CALLER2_ID), ==, 1);
   wait_done (&s3);
   g_assert_cmpint (s3.outcome, ==, LUMO_REVIEW_OUTCOME_CANCELLED);
   assert_mirror (f);
 
-  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, PROVIDER, NULL), ==, 1);
+  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, TEST_PROVIDER_ID, NULL), ==, 1);
   wait_done (&s1);
-  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, PROVIDER, NULL), ==, 0);
-  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, PROVIDER2, NULL), ==, 1);
+  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, TEST_PROVIDER_ID, NULL), ==, 0);
+  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, TEST_PROVIDER2_ID, NULL), ==, 1);
   wait_done (&s2);
   assert_mirror (f);
   g_assert_cmpint (context_timeout (), ==, -1);
@@ -427,16 +421,16 @@ test_bad_input (Fixture       *f,
     int code;
     const char *needle;
   } cases[] = {
-    { NULL, CALLER, "t", "{}", LUMO_ERROR_INVALID_ARGUMENT, "provider ID" },
-    { "", CALLER, "t", "{}", LUMO_ERROR_INVALID_ARGUMENT, "provider ID" },
-    { PROVIDER, NULL, "t", "{}", LUMO_ERROR_INVALID_ARGUMENT, "caller ID" },
-    { PROVIDER, CALLER, NULL, "{}", LUMO_ERROR_INVALID_ARGUMENT, "tool" },
-    { PROVIDER, CALLER, "t", NULL, LUMO_ERROR_INVALID_ARGUMENT, "preview" },
-    { PROVIDER, CALLER, "t", "{", LUMO_ERROR_INVALID_ARGUMENT, "not valid JSON" },
-    { PROVIDER, CALLER, "t", "[1]", LUMO_ERROR_INVALID_ARGUMENT, "JSON object" },
-    { PROVIDER, CALLER, "t", "{\"a\":1,\"a\":2}", LUMO_ERROR_INVALID_ARGUMENT, "twice" },
-    { PROVIDER, CALLER, "t", "\xff", LUMO_ERROR_INVALID_ARGUMENT, "UTF-8" },
-    { PROVIDER, CALLER, "t", NULL, LUMO_ERROR_LIMIT_EXCEEDED, "summary" },
+    { NULL, TEST_CALLER_ID, "t", "{}", LUMO_ERROR_INVALID_ARGUMENT, "provider ID" },
+    { "", TEST_CALLER_ID, "t", "{}", LUMO_ERROR_INVALID_ARGUMENT, "provider ID" },
+    { TEST_PROVIDER_ID, NULL, "t", "{}", LUMO_ERROR_INVALID_ARGUMENT, "caller ID" },
+    { TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, "{}", LUMO_ERROR_INVALID_ARGUMENT, "tool" },
+    { TEST_PROVIDER_ID, TEST_CALLER_ID, "t", NULL, LUMO_ERROR_INVALID_ARGUMENT, "preview" },
+    { TEST_PROVIDER_ID, TEST_CALLER_ID, "t", "{", LUMO_ERROR_INVALID_ARGUMENT, "not valid JSON" },
+    { TEST_PROVIDER_ID, TEST_CALLER_ID, "t", "[1]", LUMO_ERROR_INVALID_ARGUMENT, "JSON object" },
+    { TEST_PROVIDER_ID, TEST_CALLER_ID, "t", "{\"a\":1,\"a\":2}", LUMO_ERROR_INVALID_ARGUMENT, "twice" },
+    { TEST_PROVIDER_ID, TEST_CALLER_ID, "t", "\xff", LUMO_ERROR_INVALID_ARGUMENT, "UTF-8" },
+    { TEST_PROVIDER_ID, TEST_CALLER_ID, "t", NULL, LUMO_ERROR_LIMIT_EXCEEDED, "summary" },
   };
 
   big = g_strnfill (70 * 1024, ' ');

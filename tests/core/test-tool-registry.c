@@ -8,9 +8,8 @@
 
 #include "lumo-error.h"
 #include "lumo-tool-registry.h"
+#include "lumo-test-ids.h"
 
-#define PROVIDER_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define PROVIDER_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
 static LumoCatalogue *
 catalogue (const char *ns,
@@ -48,9 +47,9 @@ test_first_comer_keeps (void)
 
   g_signal_connect (registry, "changed", G_CALLBACK (on_changed_cb), &n_changed);
 
-  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, PROVIDER_A, a, refusals), ==, 2);
+  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER_ID, a, refusals), ==, 2);
   g_assert_cmpuint (refusals->len, ==, 0);
-  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, PROVIDER_B, b, refusals), ==, 1);
+  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER2_ID, b, refusals), ==, 1);
   g_assert_cmpuint (n_changed, ==, 2);
 
   /* B's "scripts.save" is refused, naming who holds it… */
@@ -59,19 +58,19 @@ test_first_comer_keeps (void)
   g_assert_cmpint (r->code, ==, LUMO_ERROR_DUPLICATE);
   g_assert_cmpstr (r->name, ==, "save");
   g_assert_cmpuint (r->index, ==, 0);
-  g_assert_nonnull (strstr (r->reason, PROVIDER_A));
+  g_assert_nonnull (strstr (r->reason, TEST_PROVIDER_ID));
   g_assert_nonnull (strstr (r->reason, "scripts.save"));
 
   /* …and A's tool is untouched. */
-  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.save", &info), ==, PROVIDER_A);
+  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.save", &info), ==, TEST_PROVIDER_ID);
   g_assert_true (info->write);
   g_assert_null (info->description);
-  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.run", NULL), ==, PROVIDER_B);
+  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.run", NULL), ==, TEST_PROVIDER2_ID);
   g_assert_null (lumo_tool_registry_lookup (registry, "scripts.nope", &info));
   g_assert_null (info);
 
-  g_assert_cmpuint (lumo_tool_registry_count (registry, PROVIDER_A), ==, 2);
-  g_assert_cmpuint (lumo_tool_registry_count (registry, PROVIDER_B), ==, 1);
+  g_assert_cmpuint (lumo_tool_registry_count (registry, TEST_PROVIDER_ID), ==, 2);
+  g_assert_cmpuint (lumo_tool_registry_count (registry, TEST_PROVIDER2_ID), ==, 1);
   g_assert_cmpuint (lumo_tool_registry_get_n_tools (registry), ==, 3);
 }
 
@@ -86,19 +85,19 @@ test_add_single (void)
   const LumoToolInfo *info = NULL;
   LumoToolInfo bad = { 0 };
 
-  g_assert_true (lumo_tool_registry_add (registry, PROVIDER_A, tool, &error));
+  g_assert_true (lumo_tool_registry_add (registry, TEST_PROVIDER_ID, tool, &error));
   g_assert_no_error (error);
 
-  g_assert_false (lumo_tool_registry_add (registry, PROVIDER_B, tool, &error));
+  g_assert_false (lumo_tool_registry_add (registry, TEST_PROVIDER2_ID, tool, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE);
-  g_assert_nonnull (strstr (error->message, PROVIDER_A));
+  g_assert_nonnull (strstr (error->message, TEST_PROVIDER_ID));
   g_clear_error (&error);
 
   /* The holder may update its own tool. */
-  g_assert_true (lumo_tool_registry_add (registry, PROVIDER_A, g_ptr_array_index (a2->tools, 0), &error));
+  g_assert_true (lumo_tool_registry_add (registry, TEST_PROVIDER_ID, g_ptr_array_index (a2->tools, 0), &error));
   lumo_tool_registry_lookup (registry, "notes.add", &info);
   g_assert_cmpstr (info->title, ==, "Add v2");
-  g_assert_cmpuint (lumo_tool_registry_count (registry, PROVIDER_A), ==, 1);
+  g_assert_cmpuint (lumo_tool_registry_count (registry, TEST_PROVIDER_ID), ==, 1);
 
   /* Only extension IDs hold tools, and only well-formed names. */
   g_assert_false (lumo_tool_registry_add (registry, "not-an-id", tool, &error));
@@ -107,17 +106,17 @@ test_add_single (void)
 
   bad.name = (char *) "x";
   bad.qualified_name = (char *) "page.x";
-  g_assert_false (lumo_tool_registry_add (registry, PROVIDER_A, &bad, &error));
+  g_assert_false (lumo_tool_registry_add (registry, TEST_PROVIDER_ID, &bad, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_RESERVED_NAMESPACE);
   g_clear_error (&error);
 
   bad.qualified_name = (char *) "x";
-  g_assert_false (lumo_tool_registry_add (registry, PROVIDER_A, &bad, &error));
+  g_assert_false (lumo_tool_registry_add (registry, TEST_PROVIDER_ID, &bad, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_NAME);
   g_clear_error (&error);
 
   bad.qualified_name = (char *) "ns.y";
-  g_assert_false (lumo_tool_registry_add (registry, PROVIDER_A, &bad, &error));
+  g_assert_false (lumo_tool_registry_add (registry, TEST_PROVIDER_ID, &bad, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_NAME);
 }
 
@@ -130,22 +129,22 @@ test_remove_provider (void)
   g_autoptr(GPtrArray) refusals = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_tool_refusal_free);
   g_auto(GStrv) names = NULL;
 
-  lumo_tool_registry_set_catalogue (registry, PROVIDER_A, a, NULL);
-  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, PROVIDER_B, b, refusals), ==, 0);
+  lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER_ID, a, NULL);
+  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER2_ID, b, refusals), ==, 0);
 
-  names = lumo_tool_registry_list (registry, PROVIDER_A);
+  names = lumo_tool_registry_list (registry, TEST_PROVIDER_ID);
   g_assert_cmpuint (g_strv_length (names), ==, 2);
   g_assert_cmpstr (names[0], ==, "scripts.list");
   g_assert_cmpstr (names[1], ==, "scripts.save");
 
-  g_assert_cmpuint (lumo_tool_registry_remove_provider (registry, PROVIDER_A), ==, 2);
-  g_assert_cmpuint (lumo_tool_registry_remove_provider (registry, PROVIDER_A), ==, 0);
-  g_assert_cmpuint (lumo_tool_registry_count (registry, PROVIDER_A), ==, 0);
+  g_assert_cmpuint (lumo_tool_registry_remove_provider (registry, TEST_PROVIDER_ID), ==, 2);
+  g_assert_cmpuint (lumo_tool_registry_remove_provider (registry, TEST_PROVIDER_ID), ==, 0);
+  g_assert_cmpuint (lumo_tool_registry_count (registry, TEST_PROVIDER_ID), ==, 0);
   g_assert_null (lumo_tool_registry_lookup (registry, "scripts.save", NULL));
 
   /* Once freed, the name goes to whoever registers next. */
-  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, PROVIDER_B, b, NULL), ==, 1);
-  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.save", NULL), ==, PROVIDER_B);
+  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER2_ID, b, NULL), ==, 1);
+  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.save", NULL), ==, TEST_PROVIDER2_ID);
 }
 
 static void
@@ -155,11 +154,11 @@ test_catalogue_replaces (void)
   g_autoptr(LumoCatalogue) v1 = catalogue ("scripts", "[{\"name\":\"a\"},{\"name\":\"b\"}]");
   g_autoptr(LumoCatalogue) v2 = catalogue ("scripts", "[{\"name\":\"b\"},{\"name\":\"c\"}]");
 
-  lumo_tool_registry_set_catalogue (registry, PROVIDER_A, v1, NULL);
-  lumo_tool_registry_set_catalogue (registry, PROVIDER_A, v2, NULL);
+  lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER_ID, v1, NULL);
+  lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER_ID, v2, NULL);
   g_assert_null (lumo_tool_registry_lookup (registry, "scripts.a", NULL));
-  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.c", NULL), ==, PROVIDER_A);
-  g_assert_cmpuint (lumo_tool_registry_count (registry, PROVIDER_A), ==, 2);
+  g_assert_cmpstr (lumo_tool_registry_lookup (registry, "scripts.c", NULL), ==, TEST_PROVIDER_ID);
+  g_assert_cmpuint (lumo_tool_registry_count (registry, TEST_PROVIDER_ID), ==, 2);
 }
 
 static void
@@ -176,16 +175,16 @@ test_limit (void)
   g_string_append (json, "]");
   many = catalogue ("many", json->str);
 
-  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, PROVIDER_A, many, NULL), ==, 64);
+  g_assert_cmpuint (lumo_tool_registry_set_catalogue (registry, TEST_PROVIDER_ID, many, NULL), ==, 64);
 
   /* Even across namespaces, one provider holds at most 64 tools. */
-  g_assert_false (lumo_tool_registry_add (registry, PROVIDER_A, g_ptr_array_index (more->tools, 0), &error));
+  g_assert_false (lumo_tool_registry_add (registry, TEST_PROVIDER_ID, g_ptr_array_index (more->tools, 0), &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED);
   g_assert_nonnull (strstr (error->message, "64"));
   g_clear_error (&error);
-  g_assert_cmpuint (lumo_tool_registry_count (registry, PROVIDER_A), ==, 64);
+  g_assert_cmpuint (lumo_tool_registry_count (registry, TEST_PROVIDER_ID), ==, 64);
 
-  g_assert_true (lumo_tool_registry_add (registry, PROVIDER_B, g_ptr_array_index (more->tools, 0), &error));
+  g_assert_true (lumo_tool_registry_add (registry, TEST_PROVIDER2_ID, g_ptr_array_index (more->tools, 0), &error));
   g_assert_no_error (error);
 }
 

@@ -7,7 +7,8 @@
  * lumo_frame_decode(), exactly as LumoFrameReader does, and each goes to
  * _lumo_bridge_session_dispatch() on a detached session of a backend whose
  * policy and audit databases live in a temporary directory made once per
- * process. No pipes, no real I/O besides SQLite.
+ * process. No pipes, no real I/O besides SQLite. The corpus speaks for
+ * TEST_PROVIDER_ID; TEST_CALLER_ID is allowed, TEST_CALLER2_ID denied.
  *
  * Oracles beyond the sanitizers: everything the app sends must pass
  * lumo_bridge_validate_app_message(), the in-flight count never passes its
@@ -18,17 +19,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include <glib/gstdio.h>
-
 #include "lumo-backend.h"
 #include "lumo-bridge-session-private.h"
 #include "lumo-frame.h"
 #include "lumo-policy.h"
 #include "lumo-review-queue.h"
-
-#define PROVIDER "abcdefghijklmnopabcdefghijklmnop"
-#define ALLOWED  "ponmlkjihgfedcbaponmlkjihgfedcba"
-#define DENIED   "aaaabbbbccccddddeeeeffffgggghhhh"
+#include "lumo-test.h"
 
 enum {
   SCENE_DISABLED     = 1 << 0,
@@ -54,18 +50,8 @@ fake_clock (gpointer user_data)
 static void
 remove_data_dir (void)
 {
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (data_dir == NULL || !(dir = g_dir_open (data_dir, 0, NULL)))
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (data_dir, name, NULL);
-
-      g_unlink (path);
-    }
-  g_rmdir (data_dir);
+  if (data_dir != NULL)
+    lumo_test_dir_remove (data_dir);
 }
 
 static void
@@ -81,8 +67,7 @@ setup_once (void)
   g_log_set_writer_func (g_log_writer_default, NULL, NULL);
   g_setenv ("G_MESSAGES_DEBUG", "", TRUE);
 
-  data_dir = g_dir_make_tmp ("lumo-fuzz-XXXXXX", &error);
-  g_assert_no_error (error);
+  data_dir = lumo_test_dir_new ("fuzz");
   atexit (remove_data_dir);
 
   backend = lumo_backend_new_for_data_dir (data_dir, &error);
@@ -90,11 +75,13 @@ setup_once (void)
   lumo_backend_set_clock (backend, fake_clock, NULL);
 
   policy = lumo_backend_get_policy (backend);
-  lumo_policy_add_provider (policy, PROVIDER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_add_provider (policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
-  lumo_policy_allow_caller (policy, PROVIDER, ALLOWED, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
   g_assert_no_error (error);
-  lumo_policy_deny_caller (policy, PROVIDER, DENIED, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_deny_caller (policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI,
+                           &error);
   g_assert_no_error (error);
 }
 
@@ -104,13 +91,16 @@ set_scene (guint8 scene)
   LumoPolicy *policy = lumo_backend_get_policy (backend);
   g_autoptr(GError) error = NULL;
 
-  lumo_policy_set_switch (policy, PROVIDER, LUMO_POLICY_SWITCH_ENABLED, !(scene & SCENE_DISABLED),
+  lumo_policy_set_switch (policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED,
+                          !(scene & SCENE_DISABLED),
                           LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
-  lumo_policy_set_switch (policy, PROVIDER, LUMO_POLICY_SWITCH_WRITES, !(scene & SCENE_WRITES_OFF),
+  lumo_policy_set_switch (policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES,
+                          !(scene & SCENE_WRITES_OFF),
                           LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
-  lumo_policy_set_switch (policy, PROVIDER, LUMO_POLICY_SWITCH_REVIEW, !!(scene & SCENE_REVIEW),
+  lumo_policy_set_switch (policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW,
+                          !!(scene & SCENE_REVIEW),
                           LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
 }
@@ -181,7 +171,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   setup_once ();
   scene = data[0];
   set_scene (scene);
-  session = g_object_ref (_lumo_backend_add_detached_session (backend, PROVIDER));
+  session = g_object_ref (_lumo_backend_add_detached_session (backend, TEST_PROVIDER_ID));
 
   while (offset < size && !lumo_bridge_session_is_closed (session))
     {
@@ -207,11 +197,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       if ((scene & SCENE_PROBE_TARGET) && !probe_target_sent && lumo_bridge_session_get_hello_done (session))
         {
           probe_target_sent = TRUE;
-          lumo_backend_probe_target_async (backend, PROVIDER, DENIED, NULL, on_probe_target_cb, NULL);
+          lumo_backend_probe_target_async (backend, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL,
+                                           on_probe_target_cb, NULL);
         }
 
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
+      lumo_test_drain ();
       check_outgoing (session);
     }
 
@@ -222,16 +212,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_main_context_iteration (NULL, TRUE);
       decide_reviews (scene);
     }
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
   check_outgoing (session);
 
   _lumo_backend_remove_detached_session (backend, session);
   /* A closed session's requests still finish (their audit rows). */
   while (lumo_bridge_session_get_n_in_flight (session) > 0)
     g_main_context_iteration (NULL, TRUE);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  lumo_test_drain ();
 
   /* The next input starts with an empty rate-limit window. */
   fake_now += (gint64) 61 * G_USEC_PER_SEC;
