@@ -16,59 +16,17 @@
 #include <glib/gstdio.h>
 
 #include "cli-browsers-util.h"
+#include "lumo-test.h"
 #include "lumo-browser-integration.h"
 #include "lumo-browser-setup.h"
 #include "lumo-policy.h"
 
-
-void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  g_chmod (path, 0755);
-  dir = g_dir_open (path, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_assert_cmpint (g_remove (child), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (path), ==, 0);
-}
 
 char *
 path_in (const char *base,
          const char *relative)
 {
   return g_build_filename (base, relative, NULL);
-}
-
-void
-mkdir_in (const char *base,
-          const char *relative)
-{
-  g_autofree char *path = path_in (base, relative);
-
-  g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
-}
-
-void
-write_in (const char *base,
-          const char *relative,
-          const char *contents)
-{
-  g_autofree char *path = path_in (base, relative);
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autoptr(GError) error = NULL;
-
-  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
-  g_file_set_contents (path, contents, -1, &error);
-  g_assert_no_error (error);
 }
 
 char *
@@ -136,10 +94,7 @@ void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("lumo-cli-browsers-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = lumo_test_dir_new ("cli-browsers");
   f->home = path_in (f->dir, "home");
   f->config = path_in (f->home, ".config");
   f->data_dir = path_in (f->dir, "data");
@@ -148,7 +103,7 @@ fixture_set_up (Fixture       *f,
   g_assert_cmpint (g_mkdir (f->home, 0700), ==, 0);
   g_assert_cmpint (g_mkdir (f->data_dir, 0700), ==, 0);
   g_assert_cmpint (g_mkdir (f->sysroot, 0755), ==, 0);
-  write_in (f->dir, "libexec/lumo-access-host", "#!/bin/sh\nexit 0\n");
+  lumo_test_write_in (f->dir, "libexec/lumo-access-host", "#!/bin/sh\nexit 0\n");
   g_assert_cmpint (g_chmod (f->helper, 0755), ==, 0);
 }
 
@@ -156,7 +111,7 @@ void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  remove_tree (f->dir);
+  lumo_test_dir_remove (f->dir);
   g_free (f->ctl);
   g_free (f->out);
   g_free (f->err);
@@ -182,10 +137,8 @@ run_ctl_argv (Fixture            *f,
               const char * const *argv)
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *bus_address = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autofree char *bus_address = g_strdup_printf ("unix:path=%s/no-such-bus", f->dir);
   g_autofree char *data_home = path_in (f->home, ".local/share");
   const char *ctl = f->ctl ? f->ctl : g_getenv ("LUMO_ACCESS_CTL");
 
@@ -197,8 +150,6 @@ run_ctl_argv (Fixture            *f,
     g_ptr_array_add (args, (char *) argv[i]);
   g_ptr_array_add (args, NULL);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_unsetenv (launcher, "LUMO_ACCESS_DATA_DIR");
   g_subprocess_launcher_unsetenv (launcher, "HOST_XDG_CONFIG_HOME");
   g_subprocess_launcher_setenv (launcher, "HOME", f->home, TRUE);
@@ -206,22 +157,11 @@ run_ctl_argv (Fixture            *f,
   g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", data_home, TRUE);
   g_subprocess_launcher_setenv (launcher, "LUMO_ACCESS_HOST_PATH",
                                 f->host_env ? f->host_env : f->helper, TRUE);
-  bus_address = g_strdup_printf ("unix:path=%s/no-such-bus", f->dir);
   g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", bus_address, TRUE);
   if (f->as_nobody)
     g_subprocess_launcher_set_child_setup (launcher, drop_privileges_cb, NULL, NULL);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
-  g_assert_no_error (error);
 
-  g_clear_pointer (&f->out, g_free);
-  g_clear_pointer (&f->err, g_free);
-  g_subprocess_communicate_utf8 (process, NULL, NULL, &f->out, &f->err, &error);
-  g_assert_no_error (error);
-  if (f->err != NULL && *f->err != '\0')
-    g_test_message ("stderr: %s", f->err);
-
-  g_assert_true (g_subprocess_get_if_exited (process));
-  return g_subprocess_get_exit_status (process);
+  return lumo_test_run (launcher, (const char * const *) args->pdata, NULL, &f->out, &f->err);
 }
 
 JsonNode *

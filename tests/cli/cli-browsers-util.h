@@ -10,6 +10,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "lumo-test.h"
+
 #define NOBODY 65534
 
 typedef struct
@@ -27,15 +29,10 @@ typedef struct
   char     *err;
 } Fixture;
 
-/* Files in the fake home. */
-void         remove_tree (const char *path);
+/* Files in the fake home (lumo_test_mkdir_in() and lumo_test_write_in()
+ * make them). */
 char        *path_in (const char *base,
                       const char *relative);
-void         mkdir_in (const char *base,
-                       const char *relative);
-void         write_in (const char *base,
-                       const char *relative,
-                       const char *contents);
 char        *read_in (const char *base,
                       const char *relative);
 gboolean     exists_in (const char *base,

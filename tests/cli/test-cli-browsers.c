@@ -27,7 +27,6 @@
 #include "lumo-error.h"
 #include "lumo-policy.h"
 
-#define PROV "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
 /* ---- browsers ------------------------------------------------------------ */
 
@@ -86,8 +85,8 @@ test_browsers_chrome_chromium (Fixture       *f,
   g_autoptr(JsonNode) root = NULL;
   JsonArray *why;
 
-  mkdir_in (f->home, ".config/google-chrome");
-  write_in (f->home, chromium, stale);
+  lumo_test_mkdir_in (f->home, ".config/google-chrome");
+  lumo_test_write_in (f->home, chromium, stale);
 
   g_assert_cmpint (run_ctl (f, "browsers"), ==, 0);
   g_assert_true (row_says (f->out, "chrome", "manifest missing"));
@@ -126,13 +125,13 @@ test_install_detected (Fixture       *f,
   g_autofree char *stale = g_strdup_printf ("{\"name\": \"%s\", \"path\": \"/old\", "
                                             "\"type\": \"stdio\", \"allowed_origins\": [\"*\"]}",
                                             lumo_browser_integration_get_host_name ());
-  const char *ids[] = { PROV, bundled_id (), NULL };   /* sorted */
+  const char *ids[] = { TEST_PROVIDER_ID, bundled_id (), NULL };   /* sorted */
   g_autoptr(JsonNode) root = NULL;
 
-  g_assert_cmpstr (PROV, <, bundled_id ());
-  mkdir_in (f->home, ".config/google-chrome");
-  write_in (f->home, chromium, stale);
-  add_provider (f, PROV);
+  g_assert_cmpstr (TEST_PROVIDER_ID, <, bundled_id ());
+  lumo_test_mkdir_in (f->home, ".config/google-chrome");
+  lumo_test_write_in (f->home, chromium, stale);
+  add_provider (f, TEST_PROVIDER_ID);
 
   g_assert_cmpint (run_ctl (f, "install-manifest"), ==, 0);
   g_assert_nonnull (strstr (f->out, chrome_path));
@@ -158,7 +157,7 @@ test_install_detected (Fixture       *f,
     g_autofree char *after = NULL;
 
     g_assert_cmpint (run_ctl (f, "remove-manifest"), ==, 0);
-    remove_tree (f->config);
+    lumo_test_dir_remove (f->config);
     before = snapshot (f->dir);
     g_assert_cmpint (run_ctl (f, "install-manifest"), ==, 0);
     g_assert_nonnull (strstr (f->err, "--browser"));
@@ -177,8 +176,8 @@ test_install_xdg_config_home (Fixture       *f,
 
   g_free (f->config);
   f->config = path_in (f->dir, "cfg");
-  mkdir_in (f->dir, "cfg/chromium");
-  mkdir_in (f->home, ".config/chromium");
+  lumo_test_mkdir_in (f->dir, "cfg/chromium");
+  lumo_test_mkdir_in (f->home, ".config/chromium");
 
   g_assert_cmpint (run_ctl (f, "install-manifest"), ==, 0);
   {
@@ -199,10 +198,10 @@ test_install_dry_run (Fixture       *f,
   g_autofree char *after = NULL;
   g_autofree char *preview = NULL;
   g_autofree char *written = NULL;
-  const char *ids[] = { PROV, bundled_id (), NULL };
+  const char *ids[] = { TEST_PROVIDER_ID, bundled_id (), NULL };
 
-  mkdir_in (f->home, ".config/chromium");
-  add_provider (f, PROV);
+  lumo_test_mkdir_in (f->home, ".config/chromium");
+  add_provider (f, TEST_PROVIDER_ID);
   before = snapshot (f->dir);
 
   /* Every detected browser: the manifest on stdout, nothing on disk. */
@@ -236,7 +235,7 @@ test_install_unknown_browser (Fixture       *f,
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
 
-  mkdir_in (f->home, ".config/chromium");
+  lumo_test_mkdir_in (f->home, ".config/chromium");
   before = snapshot (f->dir);
 
   g_assert_cmpint (run_ctl (f, "install-manifest", "--browser", "nosuch"), ==, 2);
@@ -274,7 +273,7 @@ test_install_flatpak_browser (Fixture       *f,
   const char *ids[] = { bundled_id (), NULL };
   struct stat st;
 
-  mkdir_in (f->home, ".var/app/org.chromium.Chromium");
+  lumo_test_mkdir_in (f->home, ".var/app/org.chromium.Chromium");
 
   g_assert_cmpint (run_ctl (f, "install-manifest", "--browser", "chromium-flatpak"), ==, 0);
   /* The manifest starts the wrapper, which leaves the sandbox for the helper. */
@@ -308,9 +307,9 @@ test_remove (Fixture       *f,
   g_autofree char *chromium_path = path_in (f->home, chromium);
   const char *other = ".config/chromium/NativeMessagingHosts/org.example.other.json";
 
-  mkdir_in (f->home, ".config/google-chrome");
-  mkdir_in (f->home, ".config/chromium");
-  write_in (f->home, other, "{\"name\": \"org.example.other\"}");
+  lumo_test_mkdir_in (f->home, ".config/google-chrome");
+  lumo_test_mkdir_in (f->home, ".config/chromium");
+  lumo_test_write_in (f->home, other, "{\"name\": \"org.example.other\"}");
   g_assert_cmpint (run_ctl (f, "install-manifest"), ==, 0);
   g_assert_true (g_file_test (chrome_path, G_FILE_TEST_EXISTS));
 
@@ -352,7 +351,7 @@ test_system (Fixture       *f,
   const char *ids[] = { bundled_id (), NULL };
   struct stat st;
 
-  mkdir_in (f->home, ".config/google-chrome");
+  lumo_test_mkdir_in (f->home, ".config/google-chrome");
   home_before = snapshot (f->home);
 
   /* No browser under the root yet: nothing detected, nothing written. */
@@ -362,7 +361,7 @@ test_system (Fixture       *f,
   sys_after = snapshot (f->sysroot);
   g_assert_cmpstr (sys_before, ==, sys_after);
 
-  mkdir_in (f->sysroot, "opt/google/chrome");
+  lumo_test_mkdir_in (f->sysroot, "opt/google/chrome");
   g_assert_cmpint (run_ctl (f, "browsers", "--system", "--system-root", f->sysroot, "--json"), ==, 0);
   root = parse_text (f->out);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "scope"), ==,
@@ -429,8 +428,8 @@ test_read_only (Fixture       *f,
   const char *ids[] = { bundled_id (), NULL };
   const char *name;
 
-  write_in (f->home, chrome, stale);
-  mkdir_in (f->home, ".config/chromium");
+  lumo_test_write_in (f->home, chrome, stale);
+  lumo_test_mkdir_in (f->home, ".config/chromium");
   g_assert_true (g_file_get_contents (chrome_path, &before, NULL, NULL));
   g_assert_cmpint (g_chmod (chrome_dir, 0555), ==, 0);
 
@@ -484,8 +483,8 @@ test_damaged_store (Fixture       *f,
   g_autofree char *before = NULL;
   g_autofree char *after = NULL;
 
-  mkdir_in (f->home, ".config/chromium");
-  write_in (f->data_dir, "policy.db", "this is not a database, just some text that is long "
+  lumo_test_mkdir_in (f->home, ".config/chromium");
+  lumo_test_write_in (f->data_dir, "policy.db", "this is not a database, just some text that is long "
                                       "enough to have a header");
   before = snapshot (f->dir);
 
@@ -507,7 +506,7 @@ test_host_path (Fixture       *f,
   g_autofree char *missing = path_in (f->dir, "nowhere/lumo-access-host");
   const char *ids[] = { bundled_id (), NULL };
 
-  mkdir_in (f->home, ".config/chromium");
+  lumo_test_mkdir_in (f->home, ".config/chromium");
 
   /* A relative helper path would be resolved in the browser's folder. */
   f->host_env = g_strdup ("build/src/host/lumo-access-host");

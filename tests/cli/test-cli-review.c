@@ -20,8 +20,8 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
-#define PROV      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define CALL      "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#include "lumo-test.h"
+
 #define REVIEW_1  "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e21"
 #define REVIEW_2  "7d4e2f10-3b5a-4c8e-a1d2-9e8f7a6b5c43"
 #define UNKNOWN   "11111111-2222-4333-8444-555555555555"
@@ -71,12 +71,12 @@ on_method_call_cb (GDBusConnection       *connection,
 
       g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(sssssssxx)"));
       if (g_ptr_array_find_with_equal_func (f->waiting, REVIEW_1, g_str_equal, NULL))
-        g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_1, PROV, CALL, "Lumo Agent",
+        g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_1, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo Agent",
                                "userscripts.save_script", "0f8e3b7c-4d2a-4c1e-9b5f-2a6d8c9e1f03",
                                "{\"name\":\"dark.user.js\",\"bytes\":1204,\"linesAdded\":3}",
                                SUBMITTED, SUBMITTED + 300 * G_USEC_PER_SEC);
       if (g_ptr_array_find_with_equal_func (f->waiting, REVIEW_2, g_str_equal, NULL))
-        g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_2, PROV, CALL, "",
+        g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_2, TEST_PROVIDER_ID, TEST_CALLER_ID, "",
                                "userscripts.delete_script", "", "", SUBMITTED, (gint64) 0);
       g_dbus_method_invocation_return_value (invocation,
                                              g_variant_new ("(a(sssssssxx))", &builder));
@@ -177,14 +177,6 @@ fixture_tear_down (Fixture       *f,
   g_free (f->err);
 }
 
-static void
-on_communicated_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
 /* Runs the CLI on the private bus while this thread keeps serving the
  * stand-in app; returns the exit status, output in f->out / f->err. */
 static int
@@ -192,10 +184,7 @@ run_ctl_argv (Fixture            *f,
               const char * const *argv)
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GAsyncResult) result = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
   const char *ctl = g_getenv ("LUMO_ACCESS_CTL");
 
   g_assert_nonnull (ctl);
@@ -204,26 +193,9 @@ run_ctl_argv (Fixture            *f,
     g_ptr_array_add (args, (char *) argv[i]);
   g_ptr_array_add (args, NULL);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS",
                                 g_test_dbus_get_bus_address (f->bus), TRUE);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
-  g_assert_no_error (error);
-
-  g_clear_pointer (&f->out, g_free);
-  g_clear_pointer (&f->err, g_free);
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated_cb, &result);
-  while (result == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  g_subprocess_communicate_utf8_finish (process, result, &f->out, &f->err, &error);
-  g_assert_no_error (error);
-  g_subprocess_wait (process, NULL, &error);
-  g_assert_no_error (error);
-  if (f->err != NULL && *f->err != '\0')
-    g_test_message ("stderr: %s", f->err);
-
-  g_assert_true (g_subprocess_get_if_exited (process));
-  return g_subprocess_get_exit_status (process);
+  return lumo_test_run (launcher, (const char * const *) args->pdata, NULL, &f->out, &f->err);
 }
 
 #define run_ctl(f, ...) run_ctl_argv ((f), (const char * const[]) { __VA_ARGS__, NULL })
@@ -289,8 +261,8 @@ test_list (Fixture       *f,
 
   first = json_array_get_object_element (array, 0);
   g_assert_cmpstr (json_object_get_string_member (first, "id"), ==, REVIEW_1);
-  g_assert_cmpstr (json_object_get_string_member (first, "provider"), ==, PROV);
-  g_assert_cmpstr (json_object_get_string_member (first, "caller"), ==, CALL);
+  g_assert_cmpstr (json_object_get_string_member (first, "provider"), ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (json_object_get_string_member (first, "caller"), ==, TEST_CALLER_ID);
   g_assert_cmpstr (json_object_get_string_member (first, "callerName"), ==, "Lumo Agent");
   g_assert_cmpstr (json_object_get_string_member (first, "tool"), ==, "userscripts.save_script");
   g_assert_cmpstr (json_object_get_string_member (first, "target"), ==,

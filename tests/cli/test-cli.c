@@ -19,18 +19,8 @@
 #include "lumo-canonical-json.h"
 #include "lumo-error.h"
 #include "lumo-policy.h"
+#include "lumo-test.h"
 
-#define PROV  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define PROV2 "pppppppppppppppppppppppppppppppp"
-#define CALL  "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-#define CALL2 "cccccccccccccccccccccccccccccccc"
-
-static const char *bad_ids[] = {
-  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",     /* 31 characters */
-  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",   /* 33 characters */
-  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",    /* upper case */
-  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa7",    /* a digit */
-};
 
 typedef struct
 {
@@ -43,31 +33,10 @@ typedef struct
 } Fixture;
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        remove_tree (child);
-      else
-        g_assert_cmpint (g_remove (child), ==, 0);
-    }
-  g_assert_cmpint (g_rmdir (path), ==, 0);
-}
-
-static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->dir = g_dir_make_tmp ("lumo-cli-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = lumo_test_dir_new ("cli");
   f->data_dir = g_build_filename (f->dir, "data", NULL);
   g_assert_cmpint (g_mkdir (f->data_dir, 0700), ==, 0);
   f->policy_path = g_build_filename (f->data_dir, "policy.db", NULL);
@@ -78,7 +47,7 @@ fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
   g_clear_object (&f->policy);
-  remove_tree (f->dir);
+  lumo_test_dir_remove (f->dir);
   g_free (f->out);
   g_free (f->err);
   g_free (f->policy_path);
@@ -108,10 +77,8 @@ run_ctl_input (Fixture            *f,
                const char * const *argv)
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *bus_address = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autofree char *bus_address = g_strdup_printf ("unix:path=%s/no-such-bus", f->dir);
   const char *ctl = g_getenv ("LUMO_ACCESS_CTL");
 
   g_assert_nonnull (ctl);
@@ -122,26 +89,12 @@ run_ctl_input (Fixture            *f,
     g_ptr_array_add (args, (char *) argv[i]);
   g_ptr_array_add (args, NULL);
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_unsetenv (launcher, "LUMO_ACCESS_DATA_DIR");
   /* Hermetic: no command may reach a real session bus or app. "review"
    * then sees no bus at all (tests/cli/test-cli-review.c gives it one). */
-  bus_address = g_strdup_printf ("unix:path=%s/no-such-bus", f->dir);
   g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", bus_address, TRUE);
-  process = g_subprocess_launcher_spawnv (launcher, (const char * const *) args->pdata, &error);
-  g_assert_no_error (error);
 
-  g_clear_pointer (&f->out, g_free);
-  g_clear_pointer (&f->err, g_free);
-  g_subprocess_communicate_utf8 (process, input ? input : "", NULL, &f->out, &f->err, &error);
-  g_assert_no_error (error);
-  if (f->err != NULL && *f->err != '\0')
-    g_test_message ("stderr: %s", f->err);
-
-  g_assert_true (g_subprocess_get_if_exited (process));
-  return g_subprocess_get_exit_status (process);
+  return lumo_test_run (launcher, (const char * const *) args->pdata, input, &f->out, &f->err);
 }
 
 #define run_ctl(f, ...) run_ctl_input ((f), NULL, (const char * const[]) { __VA_ARGS__, NULL })
@@ -186,7 +139,7 @@ probe (Fixture    *f,
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  g_assert_true (lumo_policy_probe (policy (f), PROV, caller, "Lumo", &status, &error));
+  g_assert_true (lumo_policy_probe (policy (f), TEST_PROVIDER_ID, caller, "Lumo", &status, &error));
   g_assert_no_error (error);
 }
 
@@ -220,27 +173,27 @@ test_providers (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "providers"), ==, 0);
   g_assert_nonnull (strstr (f->out, "No providers"));
 
-  register_provider (f, PROV, "Lumo Userscripts");
+  register_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
   g_assert_cmpint (run_ctl (f, "providers"), ==, 0);
-  g_assert_nonnull (strstr (f->out, PROV));
+  g_assert_nonnull (strstr (f->out, TEST_PROVIDER_ID));
   g_assert_nonnull (strstr (f->out, "Lumo Userscripts"));
 
   g_assert_cmpint (run_ctl (f, "providers", "--json"), ==, 0);
   root = parse_out (f);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
   p = json_array_get_object_element (json_node_get_array (root), 0);
-  g_assert_cmpstr (json_object_get_string_member (p, "id"), ==, PROV);
+  g_assert_cmpstr (json_object_get_string_member (p, "id"), ==, TEST_PROVIDER_ID);
   g_assert_true (json_object_get_boolean_member (p, "enabled"));
   g_assert_true (json_object_get_boolean_member (p, "writes"));
   g_assert_true (json_object_get_boolean_member (p, "review"));
 
   /* watch / unwatch */
-  g_assert_cmpint (run_ctl (f, "watch", PROV2), ==, 0);
+  g_assert_cmpint (run_ctl (f, "watch", TEST_PROVIDER2_ID), ==, 0);
   g_assert_cmpint (run_ctl (f, "providers", "--json"), ==, 0);
   g_assert_cmpuint (json_array_length_of_out (f), ==, 2);
-  g_assert_cmpint (run_ctl (f, "watch", PROV2), ==, 1);     /* already there */
-  g_assert_cmpint (run_ctl (f, "unwatch", PROV2), ==, 0);
-  g_assert_cmpint (run_ctl (f, "unwatch", PROV2), ==, 1);   /* not there */
+  g_assert_cmpint (run_ctl (f, "watch", TEST_PROVIDER2_ID), ==, 1);     /* already there */
+  g_assert_cmpint (run_ctl (f, "unwatch", TEST_PROVIDER2_ID), ==, 0);
+  g_assert_cmpint (run_ctl (f, "unwatch", TEST_PROVIDER2_ID), ==, 1);   /* not there */
 }
 
 static void
@@ -250,18 +203,19 @@ test_callers (Fixture       *f,
   g_autoptr(JsonNode) root = NULL;
   JsonObject *c;
 
-  register_provider (f, PROV, "Lumo Userscripts");
-  probe (f, CALL);
+  register_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  probe (f, TEST_CALLER_ID);
 
   g_assert_cmpint (run_ctl (f, "callers"), ==, 0);
-  g_assert_nonnull (strstr (f->out, CALL));
+  g_assert_nonnull (strstr (f->out, TEST_CALLER_ID));
   g_assert_nonnull (strstr (f->out, "pending"));
 
-  g_assert_cmpint (run_ctl (f, "callers", "--provider", PROV, "--state", "pending", "--json"), ==, 0);
+  g_assert_cmpint (run_ctl (f, "callers", "--provider", TEST_PROVIDER_ID, "--state", "pending",
+                            "--json"), ==, 0);
   root = parse_out (f);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
   c = json_array_get_object_element (json_node_get_array (root), 0);
-  g_assert_cmpstr (json_object_get_string_member (c, "id"), ==, CALL);
+  g_assert_cmpstr (json_object_get_string_member (c, "id"), ==, TEST_CALLER_ID);
   g_assert_cmpstr (json_object_get_string_member (c, "state"), ==, "pending");
   g_assert_cmpint (json_object_get_int_member (c, "probes"), ==, 1);
 
@@ -274,39 +228,44 @@ static void
 test_allow_deny_forget (Fixture       *f,
                         gconstpointer  data)
 {
-  register_provider (f, PROV, "Lumo Userscripts");
-  probe (f, CALL);
+  register_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  probe (f, TEST_CALLER_ID);
 
   /* One provider: --provider may be left out. */
-  g_assert_cmpint (run_ctl (f, "allow", CALL), ==, 0);
-  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_ALLOWED);
-  g_assert_cmpint (run_ctl (f, "allow", CALL), ==, 0);
+  g_assert_cmpint (run_ctl (f, "allow", TEST_CALLER_ID), ==, 0);
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER_ID, TEST_CALLER_ID), ==,
+                   LUMO_CALLER_STATE_ALLOWED);
+  g_assert_cmpint (run_ctl (f, "allow", TEST_CALLER_ID), ==, 0);
   g_assert_nonnull (strstr (f->out, "already"));
 
-  g_assert_cmpint (run_ctl (f, "deny", CALL, "--provider", PROV), ==, 0);
-  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_DENIED);
+  g_assert_cmpint (run_ctl (f, "deny", TEST_CALLER_ID, "--provider", TEST_PROVIDER_ID), ==, 0);
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER_ID, TEST_CALLER_ID), ==,
+                   LUMO_CALLER_STATE_DENIED);
 
-  g_assert_cmpint (run_ctl (f, "forget", CALL), ==, 0);
-  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_ANY);
-  g_assert_cmpint (run_ctl (f, "forget", CALL), ==, 1);
-  g_assert_nonnull (strstr (f->err, CALL));
+  g_assert_cmpint (run_ctl (f, "forget", TEST_CALLER_ID), ==, 0);
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER_ID, TEST_CALLER_ID), ==, LUMO_CALLER_STATE_ANY);
+  g_assert_cmpint (run_ctl (f, "forget", TEST_CALLER_ID), ==, 1);
+  g_assert_nonnull (strstr (f->err, TEST_CALLER_ID));
 
   /* Two providers: the CLI asks which, and lists them. */
-  register_provider (f, PROV2, "Other");
-  g_assert_cmpint (run_ctl (f, "allow", CALL2), ==, 2);
-  g_assert_nonnull (strstr (f->err, PROV));
-  g_assert_nonnull (strstr (f->err, PROV2));
-  g_assert_cmpint (caller_state (f, PROV, CALL2), ==, LUMO_CALLER_STATE_ANY);
-  g_assert_cmpint (run_ctl (f, "allow", "-p", PROV2, CALL2), ==, 0);
-  g_assert_cmpint (caller_state (f, PROV2, CALL2), ==, LUMO_CALLER_STATE_ALLOWED);
+  register_provider (f, TEST_PROVIDER2_ID, "Other");
+  g_assert_cmpint (run_ctl (f, "allow", TEST_CALLER2_ID), ==, 2);
+  g_assert_nonnull (strstr (f->err, TEST_PROVIDER_ID));
+  g_assert_nonnull (strstr (f->err, TEST_PROVIDER2_ID));
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER_ID, TEST_CALLER2_ID), ==, LUMO_CALLER_STATE_ANY);
+  g_assert_cmpint (run_ctl (f, "allow", "-p", TEST_PROVIDER2_ID, TEST_CALLER2_ID), ==, 0);
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER2_ID, TEST_CALLER2_ID), ==,
+                   LUMO_CALLER_STATE_ALLOWED);
 
   /* The provider may also come first. */
-  g_assert_cmpint (run_ctl (f, "allow", PROV, CALL2), ==, 0);
-  g_assert_cmpint (caller_state (f, PROV, CALL2), ==, LUMO_CALLER_STATE_ALLOWED);
-  g_assert_cmpint (run_ctl (f, "deny", PROV, CALL2, "--provider", PROV), ==, 2);
+  g_assert_cmpint (run_ctl (f, "allow", TEST_PROVIDER_ID, TEST_CALLER2_ID), ==, 0);
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER_ID, TEST_CALLER2_ID), ==,
+                   LUMO_CALLER_STATE_ALLOWED);
+  g_assert_cmpint (run_ctl (f, "deny", TEST_PROVIDER_ID, TEST_CALLER2_ID, "--provider",
+                            TEST_PROVIDER_ID), ==, 2);
 
   /* An unknown provider is a failure, not a usage error. */
-  g_assert_cmpint (run_ctl (f, "allow", "--provider", "dddddddddddddddddddddddddddddddd", CALL), ==, 1);
+  g_assert_cmpint (run_ctl (f, "allow", "--provider", TEST_UNKNOWN_ID, TEST_CALLER_ID), ==, 1);
 }
 
 static void
@@ -317,11 +276,11 @@ test_set (Fixture       *f,
 
   g_assert_cmpint (run_ctl (f, "set", "writes", "off"), ==, 1);   /* no provider yet */
 
-  register_provider (f, PROV, "Lumo Userscripts");
+  register_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
   g_assert_cmpint (run_ctl (f, "set", "writes", "off"), ==, 0);
-  g_assert_cmpint (run_ctl (f, "set", "review", "off", "--provider", PROV), ==, 0);
-  g_assert_cmpint (run_ctl (f, "set", PROV, "enabled", "off"), ==, 0);
-  info = lumo_policy_get_provider (policy (f), PROV, NULL);
+  g_assert_cmpint (run_ctl (f, "set", "review", "off", "--provider", TEST_PROVIDER_ID), ==, 0);
+  g_assert_cmpint (run_ctl (f, "set", TEST_PROVIDER_ID, "enabled", "off"), ==, 0);
+  info = lumo_policy_get_provider (policy (f), TEST_PROVIDER_ID, NULL);
   g_assert_false (info->writes);
   g_assert_false (info->review);
   g_assert_false (info->enabled);
@@ -342,8 +301,8 @@ test_history_undo (Fixture       *f,
   g_autoptr(LumoProviderInfo) info = NULL;
   JsonObject *newest;
 
-  register_provider (f, PROV, "Lumo Userscripts");
-  g_assert_cmpint (run_ctl (f, "allow", CALL), ==, 0);
+  register_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  g_assert_cmpint (run_ctl (f, "allow", TEST_CALLER_ID), ==, 0);
   g_assert_cmpint (run_ctl (f, "set", "writes", "off"), ==, 0);
 
   g_assert_cmpint (run_ctl (f, "history"), ==, 0);
@@ -361,10 +320,10 @@ test_history_undo (Fixture       *f,
   g_assert_cmpuint (json_array_length_of_out (f), ==, 1);
 
   g_assert_cmpint (run_ctl (f, "undo"), ==, 0);
-  info = lumo_policy_get_provider (policy (f), PROV, NULL);
+  info = lumo_policy_get_provider (policy (f), TEST_PROVIDER_ID, NULL);
   g_assert_true (info->writes);
   g_assert_cmpint (run_ctl (f, "undo"), ==, 0);
-  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_ANY);
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER_ID, TEST_CALLER_ID), ==, LUMO_CALLER_STATE_ANY);
   /* The provider's hello is not a person's change. */
   g_assert_cmpint (run_ctl (f, "undo"), ==, 1);
   g_assert_nonnull (strstr (f->err, "Nothing to undo"));
@@ -392,26 +351,26 @@ test_bad_ids_change_nothing (Fixture       *f,
   guint history_before;
 
   /* Before anything exists, a bad ID does not even create the database. */
-  g_assert_cmpint (run_ctl (f, "allow", bad_ids[0]), ==, 2);
+  g_assert_cmpint (run_ctl (f, "allow", TEST_BAD_ID_SHORT), ==, 2);
   g_assert_false (g_file_test (f->policy_path, G_FILE_TEST_EXISTS));
 
-  register_provider (f, PROV, "Lumo Userscripts");
-  probe (f, CALL);
+  register_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  probe (f, TEST_CALLER_ID);
   history_before = history_count (f);
   wal_path = g_strconcat (f->policy_path, "-wal", NULL);
   db_before = read_file_or_empty (f->policy_path);
   wal_before = read_file_or_empty (wal_path);
 
-  for (guint i = 0; i < G_N_ELEMENTS (bad_ids); i++)
+  for (guint i = 0; lumo_test_bad_ids[i] != NULL; i++)
     {
-      const char *bad = bad_ids[i];
+      const char *bad = lumo_test_bad_ids[i];
 
       g_assert_cmpint (run_ctl (f, "allow", bad), ==, 2);
       g_assert_nonnull (strstr (f->err, "not an extension ID"));
       g_assert_cmpint (run_ctl (f, "deny", bad), ==, 2);
       g_assert_cmpint (run_ctl (f, "forget", bad), ==, 2);
-      g_assert_cmpint (run_ctl (f, "allow", CALL, "--provider", bad), ==, 2);
-      g_assert_cmpint (run_ctl (f, "allow", bad, CALL), ==, 2);
+      g_assert_cmpint (run_ctl (f, "allow", TEST_CALLER_ID, "--provider", bad), ==, 2);
+      g_assert_cmpint (run_ctl (f, "allow", bad, TEST_CALLER_ID), ==, 2);
       g_assert_cmpint (run_ctl (f, "set", "writes", "off", "--provider", bad), ==, 2);
       g_assert_cmpint (run_ctl (f, "watch", bad), ==, 2);
       g_assert_cmpint (run_ctl (f, "unwatch", bad), ==, 2);
@@ -419,7 +378,8 @@ test_bad_ids_change_nothing (Fixture       *f,
     }
 
   g_assert_cmpuint (history_count (f), ==, history_before);
-  g_assert_cmpint (caller_state (f, PROV, CALL), ==, LUMO_CALLER_STATE_PENDING);
+  g_assert_cmpint (caller_state (f, TEST_PROVIDER_ID, TEST_CALLER_ID), ==,
+                   LUMO_CALLER_STATE_PENDING);
   {
     g_autofree char *db_after = read_file_or_empty (f->policy_path);
     g_autofree char *wal_after = read_file_or_empty (wal_path);
@@ -473,7 +433,7 @@ test_review_usage (Fixture       *f,
     "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e211",   /* 37 */
     "0b9c1a52_6e1d_4d0b_9f6c_2f1f3c6a8e21",    /* wrong separators */
     "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8ezz",    /* not hex */
-    CALL,                                      /* a caller ID is not a review */
+    TEST_CALLER_ID,                                      /* a caller ID is not a review */
     "",
   };
 
@@ -526,7 +486,7 @@ append_row (LumoAuditStore *store,
   g_autofree char *sha = lumo_canonical_json_sha256 (params, NULL);
   g_autoptr(GError) error = NULL;
   LumoAuditRecord record = {
-    .provider_id = PROV,
+    .provider_id = TEST_PROVIDER_ID,
     .caller_id = caller,
     .caller_name = "Lumo",
     .tool = "userscripts.save_script",
@@ -555,9 +515,9 @@ fill_audit (Fixture *f)
 
   store = lumo_audit_store_new (path, &error);
   g_assert_no_error (error);
-  append_row (store, CALL, "{\"name\":\"a\",\"size\":1}", TRUE);
-  append_row (store, CALL, "{\"name\":\"b\"}", FALSE);
-  append_row (store, CALL2, "[1,2,3]", TRUE);
+  append_row (store, TEST_CALLER_ID, "{\"name\":\"a\",\"size\":1}", TRUE);
+  append_row (store, TEST_CALLER_ID, "{\"name\":\"b\"}", FALSE);
+  append_row (store, TEST_CALLER2_ID, "[1,2,3]", TRUE);
 }
 
 static void
@@ -566,7 +526,7 @@ test_audit_search (Fixture       *f,
 {
   fill_audit (f);
 
-  g_assert_cmpint (run_ctl (f, "audit", "search", "caller:" CALL, "--json"), ==, 0);
+  g_assert_cmpint (run_ctl (f, "audit", "search", "caller:" TEST_CALLER_ID, "--json"), ==, 0);
   g_assert_cmpuint (json_array_length_of_out (f), ==, 2);
   g_assert_cmpint (run_ctl (f, "audit", "search", "decision:deny"), ==, 0);
   g_assert_nonnull (strstr (f->out, "rate_limited"));
