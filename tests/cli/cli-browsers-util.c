@@ -164,17 +164,6 @@ run_ctl_argv (Fixture            *f,
   return lumo_test_run (launcher, (const char * const *) args->pdata, NULL, &f->out, &f->err);
 }
 
-JsonNode *
-parse_text (const char *text)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-
-  json_parser_load_from_data (parser, text, -1, &error);
-  g_assert_no_error (error);
-  return json_parser_steal_root (parser);
-}
-
 void
 add_provider (Fixture    *f,
               const char *id)
@@ -215,7 +204,7 @@ assert_manifest_text (const char         *text,
                       const char         *expected_path,
                       const char * const *ids)
 {
-  g_autoptr(JsonNode) root = parse_text (text);
+  g_autoptr(JsonNode) root = lumo_test_parse_json (text);
   JsonObject *object;
   JsonArray *origins;
   guint n_ids = g_strv_length ((char **) ids);

@@ -49,7 +49,6 @@ void         fixture_tear_down (Fixture *f,
 int          run_ctl_argv (Fixture *f,
                            const char * const *argv);
 
-JsonNode    *parse_text (const char *text);
 /* Adds a provider to the fixture's policy.db, as `watch` would. */
 void         add_provider (Fixture *f,
                            const char *id);

@@ -48,7 +48,7 @@ test_browsers_none (Fixture       *f,
   g_assert_nonnull (strstr (f->out, bundled_id ()));
 
   g_assert_cmpint (run_ctl (f, "browsers", "--json"), ==, 0);
-  root = parse_text (f->out);
+  root = lumo_test_parse_json (f->out);
   object = json_node_get_object (root);
   g_assert_cmpstr (json_object_get_string_member (object, "scope"), ==, "user");
   g_assert_cmpstr (json_object_get_string_member (object, "hostPath"), ==, f->helper);
@@ -97,7 +97,7 @@ test_browsers_chrome_chromium (Fixture       *f,
   g_assert_nonnull (strstr (f->out, "/old/lumo-access-host"));
 
   g_assert_cmpint (run_ctl (f, "browsers", "--json"), ==, 0);
-  root = parse_text (f->out);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpstr (status_of (root, "chrome"), ==, "manifest-missing");
   g_assert_cmpstr (status_of (root, "chromium"), ==, "manifest-stale");
   g_assert_cmpstr (status_of (root, "chrome-beta"), ==, "not-installed");
@@ -145,7 +145,7 @@ test_install_detected (Fixture       *f,
   g_assert_false (exists_in (f->home, ".config/BraveSoftware"));
 
   g_assert_cmpint (run_ctl (f, "browsers", "--json"), ==, 0);
-  root = parse_text (f->out);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpstr (status_of (root, "chrome"), ==, "ok");
   g_assert_cmpstr (status_of (root, "chromium"), ==, "ok");
   g_assert_cmpint (run_ctl (f, "browsers"), ==, 0);
@@ -363,7 +363,7 @@ test_system (Fixture       *f,
 
   lumo_test_mkdir_in (f->sysroot, "opt/google/chrome");
   g_assert_cmpint (run_ctl (f, "browsers", "--system", "--system-root", f->sysroot, "--json"), ==, 0);
-  root = parse_text (f->out);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "scope"), ==,
                    "system");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (

@@ -200,18 +200,6 @@ run_ctl_argv (Fixture            *f,
 
 #define run_ctl(f, ...) run_ctl_argv ((f), (const char * const[]) { __VA_ARGS__, NULL })
 
-static JsonNode *
-parse_out (Fixture *f)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-
-  json_parser_load_from_data (parser, f->out, -1, &error);
-  g_assert_no_error (error);
-
-  return json_node_copy (json_parser_get_root (parser));
-}
-
 /* ---- tests ----------------------------------------------------------------- */
 
 static void
@@ -254,7 +242,7 @@ test_list (Fixture       *f,
   g_assert_null (strstr (f->out, "dark.user.js"));
 
   g_assert_cmpint (run_ctl (f, "review", "list", "--json"), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
   array = json_node_get_array (root);
   g_assert_cmpuint (json_array_get_length (array), ==, 2);
@@ -301,7 +289,7 @@ test_decide (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1), ==, 0);
   g_assert_nonnull (strstr (f->out, REVIEW_1));
   g_assert_cmpint (run_ctl (f, "review", "reject", "--json", REVIEW_2), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "id"), ==, REVIEW_2);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "decision"), ==, "rejected");
 

@@ -100,22 +100,10 @@ run_ctl_input (Fixture            *f,
 #define run_ctl(f, ...) run_ctl_input ((f), NULL, (const char * const[]) { __VA_ARGS__, NULL })
 #define run_ctl_stdin(f, input, ...) run_ctl_input ((f), (input), (const char * const[]) { __VA_ARGS__, NULL })
 
-static JsonNode *
-parse_out (Fixture *f)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
-
-  json_parser_load_from_data (parser, f->out, -1, &error);
-  g_assert_no_error (error);
-
-  return json_node_copy (json_parser_get_root (parser));
-}
-
 static guint
 json_array_length_of_out (Fixture *f)
 {
-  g_autoptr(JsonNode) root = parse_out (f);
+  g_autoptr(JsonNode) root = lumo_test_parse_json (f->out);
 
   g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
   return json_array_get_length (json_node_get_array (root));
@@ -179,7 +167,7 @@ test_providers (Fixture       *f,
   g_assert_nonnull (strstr (f->out, "Lumo Userscripts"));
 
   g_assert_cmpint (run_ctl (f, "providers", "--json"), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
   p = json_array_get_object_element (json_node_get_array (root), 0);
   g_assert_cmpstr (json_object_get_string_member (p, "id"), ==, TEST_PROVIDER_ID);
@@ -212,7 +200,7 @@ test_callers (Fixture       *f,
 
   g_assert_cmpint (run_ctl (f, "callers", "--provider", TEST_PROVIDER_ID, "--state", "pending",
                             "--json"), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
   c = json_array_get_object_element (json_node_get_array (root), 0);
   g_assert_cmpstr (json_object_get_string_member (c, "id"), ==, TEST_CALLER_ID);
@@ -308,7 +296,7 @@ test_history_undo (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "history"), ==, 0);
   g_assert_nonnull (strstr (f->out, "writes"));
   g_assert_cmpint (run_ctl (f, "history", "--json"), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 3);
   newest = json_array_get_object_element (json_node_get_array (root), 0);
   g_assert_cmpstr (json_object_get_string_member (newest, "origin"), ==, "cli");
@@ -580,7 +568,7 @@ test_audit_check_params (Fixture       *f,
   /* Same arguments in another key order and spacing: the canonical form
    * matches. */
   g_assert_cmpint (run_ctl (f, "audit", "check-params", "--json", "{ \"size\": 1, \"name\": \"a\" }"), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   rows = json_object_get_array_member (json_node_get_object (root), "rows");
   g_assert_cmpuint (json_array_get_length (rows), ==, 1);
   g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (rows, 0), "id"), ==, 1);
@@ -613,7 +601,7 @@ test_audit_verify (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "audit", "verify"), ==, 0);
   g_assert_nonnull (strstr (f->out, "intact"));
   g_assert_cmpint (run_ctl (f, "audit", "verify", "--json"), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_true (json_object_get_boolean_member (json_node_get_object (root), "ok"));
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "rowsChecked"), ==, 3);
 
@@ -638,7 +626,7 @@ test_audit_verify (Fixture       *f,
   g_assert_cmpstr (f->err, !=, "");
   g_assert_cmpint (run_ctl (f, "audit", "verify", "--json"), ==, 1);
   g_clear_pointer (&root, json_node_unref);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_false (json_object_get_boolean_member (json_node_get_object (root), "ok"));
   g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "badId"), ==, 2);
 }
@@ -664,7 +652,7 @@ test_probe_state (Fixture       *f,
                                   "\"version\":\"1\"},\"status\":{\"enabled\":true,\"authorized\":true,"
                                   "\"ready\":true,\"pendingApproval\":false}}",
                                   "probe-state", "--tools", "3", "--json"), ==, 0);
-  root = parse_out (f);
+  root = lumo_test_parse_json (f->out);
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "state"), ==, "connected");
   g_assert_cmpstr (json_object_get_string_member (json_node_get_object (root), "row"), ==, "connected");
   g_assert_nonnull (strstr (json_object_get_string_member (json_node_get_object (root), "message"), "3"));

@@ -94,6 +94,13 @@ lumo_test_policy_tear_down (LumoTestPolicy *f,
   g_clear_pointer (&f->dir, g_free);
 }
 
+void
+lumo_test_policy_add (const char         *path,
+                      LumoTestPolicyFunc  func)
+{
+  g_test_add (path, LumoTestPolicy, NULL, lumo_test_policy_set_up, func, lumo_test_policy_tear_down);
+}
+
 static char *
 event_name (const char *signal_name,
             const char *caller)

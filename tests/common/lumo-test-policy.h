@@ -4,10 +4,8 @@
  *
  * LumoTestPolicy owns a temporary directory (also the data dir), the
  * policy.db in it, the LumoPolicy open on it, a record of every signal the
- * policy emits, and the rate limiter's clock. Use it as a GTest fixture:
- *
- *   g_test_add ("/policy/x", LumoTestPolicy, NULL,
- *               lumo_test_policy_set_up, test_x, lumo_test_policy_tear_down);
+ * policy emits, and the rate limiter's clock. It is a GTest fixture:
+ * lumo_test_policy_add ("/policy/x", test_x) runs test_x on a fresh one.
  *
  * The helpers below act as TEST_PROVIDER_ID's owner would and assert that
  * each step succeeded, so a test states only what it checks.
@@ -31,6 +29,12 @@ typedef struct
   gint64      now;      /* the rate limiter's clock, µs; starts at 1000 s */
 } LumoTestPolicy;
 
+typedef void (*LumoTestPolicyFunc) (LumoTestPolicy *f,
+                                    gconstpointer   data);
+
+/* g_test_add() of @func as @path, with set-up and tear-down below. */
+void            lumo_test_policy_add             (const char        *path,
+                                                  LumoTestPolicyFunc func);
 void            lumo_test_policy_set_up          (LumoTestPolicy   *f,
                                                   gconstpointer     data);
 void            lumo_test_policy_tear_down       (LumoTestPolicy   *f,

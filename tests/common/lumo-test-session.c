@@ -189,17 +189,12 @@ JsonArray *
 lumo_test_audit_search (LumoTestBus *bus,
                         const char  *caller_id)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) error = NULL;
   g_autofree char *out = NULL;
   g_autofree char *query = g_strdup_printf ("caller:%s", caller_id);
-  JsonNode *root;
+  g_autoptr(JsonNode) root = NULL;
 
   g_assert_cmpint (lumo_test_bus_run_ctl (bus, &out, "audit", "search", "--json", query, NULL), ==, 0);
-  json_parser_load_from_data (parser, out, -1, &error);
-  g_assert_no_error (error);
-
-  root = json_parser_get_root (parser);
+  root = lumo_test_parse_json (out);
   g_assert_true (JSON_NODE_HOLDS_ARRAY (root));
 
   return json_array_ref (json_node_get_array (root));

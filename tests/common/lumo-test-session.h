@@ -4,8 +4,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * LumoTestSession owns a LumoTestBus (the app starts by activation when
- * the first helper calls it), the environment helpers and the CLI run in,
- * and every helper the test started. Most tests begin with
+ * the first helper calls it; the CLI runs on it too), the environment the
+ * helpers run in, and every helper the test started. Most tests begin with
  *
  *   g_autoptr(LumoTestSession) s = lumo_test_session_start ();
  *

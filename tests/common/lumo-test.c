@@ -101,30 +101,9 @@ lumo_test_write_in (const char *base,
 /* ---- waiting ------------------------------------------------------------ */
 
 static gboolean
-on_deadline_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
 on_tick_cb (gpointer user_data)
 {
   return G_SOURCE_CONTINUE;
-}
-
-static GSource *
-attach_timeout (GMainContext *context,
-                guint         interval_ms,
-                GSourceFunc   func,
-                gpointer      data)
-{
-  GSource *source = g_timeout_source_new (interval_ms);
-
-  g_source_set_callback (source, func, data, NULL);
-  g_source_set_name (source, "[lumo-test] wait");
-  g_source_attach (source, context);
-  return source;
 }
 
 gboolean
@@ -133,24 +112,28 @@ lumo_test_try_wait_until (LumoTestCondition condition,
                           guint             timeout_ms)
 {
   g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
-  gboolean expired = FALSE;
-  GSource *deadline;
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
   GSource *tick;
   gboolean holds;
 
   if (condition (data))
     return TRUE;
 
-  deadline = attach_timeout (context, timeout_ms, on_deadline_cb, &expired);
-  tick = attach_timeout (context, TICK_MS, on_tick_cb, NULL);
+  /* The tick only wakes an idle loop: at the lowest priority it never
+   * stands in front of the work being waited for (GTK lays out and draws
+   * at G_PRIORITY_HIGH_IDLE + 20). The deadline is the clock's, not a
+   * source's, for the same reason. */
+  tick = g_timeout_source_new (TICK_MS);
+  g_source_set_priority (tick, G_PRIORITY_LOW);
+  g_source_set_callback (tick, on_tick_cb, NULL, NULL);
+  g_source_set_name (tick, "[lumo-test] wait tick");
+  g_source_attach (tick, context);
 
-  while (!(holds = condition (data)) && !expired)
+  while (!(holds = condition (data)) && g_get_monotonic_time () < deadline)
     g_main_context_iteration (context, TRUE);
 
   g_source_destroy (tick);
   g_source_unref (tick);
-  g_source_destroy (deadline);
-  g_source_unref (deadline);
 
   return holds;
 }
@@ -250,4 +233,18 @@ lumo_test_run (GSubprocessLauncher *launcher,
     }
 
   return g_subprocess_get_exit_status (process);
+}
+
+JsonNode *
+lumo_test_parse_json (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (text);
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (json_parser_get_root (parser));
+
+  return json_parser_steal_root (parser);
 }

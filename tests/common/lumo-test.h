@@ -1,16 +1,17 @@
 /* lumo-test.h — what every suite's tests share: temporary directories,
- * waiting on a condition, running a program
+ * waiting on a condition, running a program, reading its JSON
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * GLib and GIO only, so display-less tests and the app's alike link it.
- * Every helper fails the test itself (with a message that says what it
- * was doing) rather than hand back something a caller could forget to
- * check.
+ * GLib, GIO and json-glib only, so display-less tests and the app's alike
+ * link it. Every helper fails the test itself (with a message that says
+ * what it was doing) rather than hand back something a caller could
+ * forget to check.
  */
 #pragma once
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 
 #include "lumo-test-ids.h"
 
@@ -44,11 +45,12 @@ typedef gboolean (*LumoTestCondition) (gpointer data);
  * measurement. */
 #define LUMO_TEST_WAIT_DEADLINE_S 120
 
-/* Iterates the default main context until @condition returns TRUE. Past
- * LUMO_TEST_WAIT_DEADLINE_S of real time the test fails with "Still
- * waiting for @what". Conditions another thread or process makes true
- * (a commit, an exit) wake no source of ours, so they are also checked
- * every few milliseconds while it waits. */
+/* Iterates the thread-default main context until @condition returns
+ * TRUE (at once if it already does). Past LUMO_TEST_WAIT_DEADLINE_S of
+ * real time the test fails with "Still waiting for @what". Conditions
+ * another thread or process makes true (a commit, an exit) wake no source
+ * of ours, so they are also checked every few milliseconds while it
+ * waits. */
 void        lumo_test_wait_until      (LumoTestCondition  condition,
                                        gpointer           data,
                                        const char        *what);
@@ -84,5 +86,9 @@ int         lumo_test_run             (GSubprocessLauncher *launcher,
                                        const char          *input,
                                        char               **out,
                                        char               **err);
+
+/* The document @text holds (what a program printed with --json); fails
+ * the test when it is not JSON. */
+JsonNode   *lumo_test_parse_json      (const char          *text);
 
 G_END_DECLS

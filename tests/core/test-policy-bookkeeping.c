@@ -344,17 +344,11 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(name, func) \
-  g_test_add ("/policy/" name, LumoTestPolicy, NULL, \
-              lumo_test_policy_set_up, func, lumo_test_policy_tear_down)
-
-  ADD ("bookkeeping/flush", test_bookkeeping_flush);
-  ADD ("bookkeeping/dispose", test_bookkeeping_dispose);
-  ADD ("bookkeeping/timer", test_bookkeeping_timer);
-  ADD ("bookkeeping/write-fails", test_bookkeeping_write_fails);
-  ADD ("decision/sees-other-process", test_snapshot_sees_other_process);
-
-#undef ADD
+  lumo_test_policy_add ("/policy/bookkeeping/flush", test_bookkeeping_flush);
+  lumo_test_policy_add ("/policy/bookkeeping/dispose", test_bookkeeping_dispose);
+  lumo_test_policy_add ("/policy/bookkeeping/timer", test_bookkeeping_timer);
+  lumo_test_policy_add ("/policy/bookkeeping/write-fails", test_bookkeeping_write_fails);
+  lumo_test_policy_add ("/policy/decision/sees-other-process", test_snapshot_sees_other_process);
 
   return g_test_run ();
 }

@@ -803,27 +803,21 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
 
-#define ADD(name, func) \
-  g_test_add ("/policy/" name, LumoTestPolicy, NULL, \
-              lumo_test_policy_set_up, func, lumo_test_policy_tear_down)
-
-  ADD ("defaults", test_defaults);
-  ADD ("probe/unknown-caller-pending", test_unknown_caller_pending);
-  ADD ("probe/unknown-provider", test_probe_unknown_provider);
-  ADD ("callers/approve-deny-forget", test_approve_deny_forget);
-  ADD ("decision/order", test_decision_order);
-  ADD ("decision/rate-limit-clock", test_rate_limit_clock);
-  ADD ("switches-and-history", test_switches_and_history);
-  ADD ("undo/walk-back", test_undo);
-  ADD ("undo/removals", test_undo_removals);
-  ADD ("bad-ids", test_bad_ids);
-  ADD ("failed-change-changes-nothing", test_failed_change_changes_nothing);
-  ADD ("other-process", test_other_process);
+  lumo_test_policy_add ("/policy/defaults", test_defaults);
+  lumo_test_policy_add ("/policy/probe/unknown-caller-pending", test_unknown_caller_pending);
+  lumo_test_policy_add ("/policy/probe/unknown-provider", test_probe_unknown_provider);
+  lumo_test_policy_add ("/policy/callers/approve-deny-forget", test_approve_deny_forget);
+  lumo_test_policy_add ("/policy/decision/order", test_decision_order);
+  lumo_test_policy_add ("/policy/decision/rate-limit-clock", test_rate_limit_clock);
+  lumo_test_policy_add ("/policy/switches-and-history", test_switches_and_history);
+  lumo_test_policy_add ("/policy/undo/walk-back", test_undo);
+  lumo_test_policy_add ("/policy/undo/removals", test_undo_removals);
+  lumo_test_policy_add ("/policy/bad-ids", test_bad_ids);
+  lumo_test_policy_add ("/policy/failed-change-changes-nothing", test_failed_change_changes_nothing);
+  lumo_test_policy_add ("/policy/other-process", test_other_process);
   g_test_add_func ("/policy/newer-db-refused", test_newer_db_refused);
   g_test_add_func ("/policy/default-path", test_default_path);
   g_test_add_func ("/policy/strings", test_strings);
-
-#undef ADD
 
   return g_test_run ();
 }
