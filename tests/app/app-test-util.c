@@ -42,8 +42,7 @@ app_fixture_setup_stores (AppFixture *f)
   g_autofree char *policy_path = NULL;
   g_autofree char *audit_path = NULL;
 
-  f->dir = g_dir_make_tmp ("lumo-app-test-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = lumo_test_dir_new ("app-test");
 
   policy_path = g_build_filename (f->dir, "policy.db", NULL);
   audit_path = g_build_filename (f->dir, "audit.db", NULL);
@@ -76,24 +75,6 @@ app_fixture_setup (AppFixture    *f,
 }
 
 void
-app_test_remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
-        app_test_remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-void
 app_fixture_teardown (AppFixture    *f,
                       gconstpointer  data)
 {
@@ -107,7 +88,7 @@ app_fixture_teardown (AppFixture    *f,
   g_clear_object (&f->policy);
   app_test_iterate ();
 
-  app_test_remove_tree (f->dir);
+  lumo_test_dir_remove (f->dir);
   g_clear_pointer (&f->dir, g_free);
 }
 
@@ -125,36 +106,8 @@ app_fixture_add_provider (AppFixture *f,
 void
 app_test_iterate (void)
 {
-  /* Bounded: a widget that queues work forever must not hang the test. */
   for (guint i = 0; i < 1000 && g_main_context_pending (NULL); i++)
     g_main_context_iteration (NULL, FALSE);
-}
-
-static gboolean
-on_guard_cb (gpointer user_data)
-{
-  gboolean *expired = user_data;
-
-  *expired = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-void
-app_test_wait_until (gboolean   (*condition) (gpointer),
-                     gpointer     data,
-                     guint        guard_ms,
-                     const char  *what)
-{
-  gboolean expired = FALSE;
-  guint guard_id = g_timeout_add (guard_ms, on_guard_cb, &expired);
-
-  while (!condition (data) && !expired)
-    g_main_context_iteration (NULL, TRUE);
-
-  if (!expired)
-    g_source_remove (guard_id);
-  else if (!condition (data))
-    g_error ("Still waiting after %u ms for %s", guard_ms, what);
 }
 
 static GtkWidget *
@@ -205,28 +158,49 @@ app_test_count_widgets (GtkWidget *root,
 }
 
 GtkWidget *
+app_test_find_widget_where (GtkWidget     *root,
+                            GType          type,
+                            AppTestMatch   match,
+                            gconstpointer  data)
+{
+  for (guint i = 0;; i++)
+    {
+      GtkWidget *widget = app_test_find_widget (root, type, i);
+
+      if (widget == NULL || match (widget, data))
+        return widget;
+    }
+}
+
+typedef struct
+{
+  const char *action_name;
+  GVariant   *target;
+} ActionTarget;
+
+static gboolean
+has_action (GtkWidget     *button,
+            gconstpointer  data)
+{
+  const ActionTarget *wanted = data;
+  GVariant *target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
+
+  if (g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), wanted->action_name) != 0)
+    return FALSE;
+  if (wanted->target == NULL || target == NULL)
+    return wanted->target == target;
+  return g_variant_equal (target, wanted->target);
+}
+
+GtkWidget *
 app_test_find_action_button (GtkWidget  *root,
                              const char *action_name,
                              GVariant   *target)
 {
   g_autoptr(GVariant) owned = target != NULL ? g_variant_ref_sink (target) : NULL;
+  ActionTarget wanted = { action_name, owned };
 
-  for (guint i = 0;; i++)
-    {
-      GtkWidget *button = app_test_find_widget (root, GTK_TYPE_BUTTON, i);
-      GVariant *button_target;
-
-      if (button == NULL)
-        return NULL;
-
-      if (g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), action_name) != 0)
-        continue;
-      button_target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (button));
-      if (owned == NULL && button_target == NULL)
-        return button;
-      if (owned != NULL && button_target != NULL && g_variant_equal (button_target, owned))
-        return button;
-    }
+  return app_test_find_widget_where (root, GTK_TYPE_BUTTON, has_action, &wanted);
 }
 
 static void
@@ -350,15 +324,16 @@ app_test_fill_audit (LumoAuditStore *store,
     }
 }
 
+static gboolean
+has_label (GtkWidget     *button,
+           gconstpointer  label)
+{
+  return g_strcmp0 (gtk_button_get_label (GTK_BUTTON (button)), label) == 0;
+}
+
 GtkWidget *
 app_test_find_button_with_label (GtkWidget  *root,
                                  const char *label)
 {
-  for (guint i = 0;; i++)
-    {
-      GtkWidget *button = app_test_find_widget (root, GTK_TYPE_BUTTON, i);
-
-      if (button == NULL || g_strcmp0 (gtk_button_get_label (GTK_BUTTON (button)), label) == 0)
-        return button;
-    }
+  return app_test_find_widget_where (root, GTK_TYPE_BUTTON, has_label, label);
 }

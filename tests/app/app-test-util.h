@@ -6,7 +6,8 @@
  * temporary directory (removed afterwards), builds a LumoBackend over them
  * and a LumoWindow for that backend, in one GtkApplication shared by the
  * test program. Helpers iterate the main context (never sleep) and walk
- * the widget tree.
+ * the widget tree; tests/common (lumo-test.h) gives the temporary
+ * directories, the test IDs and lumo_test_wait_until().
  */
 #pragma once
 
@@ -16,15 +17,10 @@
 #include "lumo-backend.h"
 #include "lumo-policy.h"
 #include "lumo-review-queue.h"
+#include "lumo-test.h"
 #include "lumo-window-private.h"
 
 G_BEGIN_DECLS
-
-#define TEST_PROVIDER_ID  "aaaabbbbccccddddeeeeffffgggghhhh"
-#define TEST_PROVIDER2_ID "ppppoooonnnnmmmmllllkkkkjjjjiiii"
-#define TEST_CALLER_ID    "bcdefghijklmnopabcdefghijklmnopa"
-#define TEST_CALLER2_ID   "cdefghijklmnopabcdefghijklmnopab"
-#define TEST_CALLER3_ID   "defghijklmnopabcdefghijklmnopabc"
 
 typedef struct
 {
@@ -57,17 +53,10 @@ void        app_fixture_add_provider (AppFixture *f,
                                       const char *provider_id,
                                       const char *name);
 
-/* Removes a directory and everything in it. */
-void        app_test_remove_tree (const char *path);
-
-/* Dispatches what is pending now, without blocking. */
+/* Dispatches what is pending now, without blocking, and at most 1000
+ * times: a widget that queues work forever must not hang the test (wait
+ * for a condition with lumo_test_wait_until()). */
 void        app_test_iterate     (void);
-/* Iterates until @condition holds; fails the test after @guard_ms (a guard
- * against hanging, never a timing assertion). */
-void        app_test_wait_until  (gboolean     (*condition) (gpointer),
-                                  gpointer       data,
-                                  guint          guard_ms,
-                                  const char    *what);
 
 /* Depth-first: the @nth widget of @type under @root (0 = the first). */
 GtkWidget  *app_test_find_widget (GtkWidget    *root,
@@ -75,6 +64,14 @@ GtkWidget  *app_test_find_widget (GtkWidget    *root,
                                   guint         nth);
 guint       app_test_count_widgets (GtkWidget  *root,
                                     GType       type);
+/* Depth-first: the first widget of @type under @root that @match accepts
+ * (called with @data), or NULL. */
+typedef gboolean (*AppTestMatch) (GtkWidget     *widget,
+                                  gconstpointer  data);
+GtkWidget  *app_test_find_widget_where (GtkWidget    *root,
+                                        GType         type,
+                                        AppTestMatch  match,
+                                        gconstpointer data);
 /* The first GtkButton under @root whose action target equals @target and
  * whose action name is @action_name. */
 GtkWidget  *app_test_find_action_button (GtkWidget  *root,

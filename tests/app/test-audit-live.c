@@ -66,7 +66,21 @@ append_burst (AppFixture *f,
 
       lumo_audit_store_append_async (f->audit, &record, NULL, on_appended_cb, &pending);
     }
-  app_test_wait_until (none_pending, &pending, 30000, "the appends");
+  lumo_test_wait_until (none_pending, &pending, "the appends");
+}
+
+typedef struct
+{
+  LumoAuditModel *model;
+  guint           n;
+} ModelWait;
+
+static gboolean
+settled_at (gpointer data)
+{
+  ModelWait *wait = data;
+
+  return settled (wait->model) && g_list_model_get_n_items (G_LIST_MODEL (wait->model)) >= wait->n;
 }
 
 /* The model is the log: n rows, ids n … 1 from the top. */
@@ -74,20 +88,18 @@ static void
 check_model (LumoAuditModel *model,
              guint           n)
 {
-  /* The live head refreshes on a timer too; give it a moment to settle. */
-  for (guint spin = 0; spin < 300; spin++)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-  app_test_wait_until (settled, model, 30000, "the model");
+  ModelWait wait = { model, n };
+
+  /* The live head refreshes on a timer too: the rows arrive when they do,
+   * but they must arrive, and no more of them. */
+  lumo_test_wait_until (settled_at, &wait, "the model to hold the whole log");
 
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, n);
   for (guint p = 0; p < n; p++)
     {
       g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), p);
 
-      app_test_wait_until (item_loaded, item, 30000, "a row");
+      lumo_test_wait_until (item_loaded, item, "a row");
       if (lumo_audit_row_get_id (lumo_audit_item_get_row (item)) != (gint64) (n - p))
         g_error ("position %u holds row %" G_GINT64_FORMAT ", not %u",
                  p, lumo_audit_row_get_id (lumo_audit_item_get_row (item)), n - p);
@@ -136,18 +148,35 @@ shown_agents (AppFixture *f)
   return texts;
 }
 
+typedef struct
+{
+  GdkFrameClock *clock;
+  gint64         frame;
+} FrameWait;
+
+static gboolean
+frame_drawn (gpointer data)
+{
+  FrameWait *wait = data;
+
+  return gdk_frame_clock_get_frame_counter (wait->clock) >= wait->frame;
+}
+
 /* The rows on screen are the model's first rows. */
 static void
 check_view (AppFixture     *f,
             LumoAuditModel *model)
 {
+  GtkWidget *view = app_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_COLUMN_VIEW, 0);
   g_autoptr(GPtrArray) shown = NULL;
+  FrameWait wait = { gtk_widget_get_frame_clock (view), 0 };
 
-  for (guint spin = 0; spin < 300; spin++)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
+  /* The column view lays out what the model announced on the next frames
+   * of the clock: let two go by. */
+  g_assert_nonnull (wait.clock);
+  wait.frame = gdk_frame_clock_get_frame_counter (wait.clock) + 2;
+  gtk_widget_queue_draw (view);
+  lumo_test_wait_until (frame_drawn, &wait, "the view to draw");
   shown = shown_agents (f);
   g_assert_cmpuint (shown->len, >, 3);
   for (guint p = 0; p < shown->len; p++)
@@ -166,7 +195,7 @@ test_burst_while_another_page_shows (AppFixture    *f,
 
   gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
   lumo_window_set_page (f->window, "requests");
-  app_test_wait_until (settled, model, 30000, "the empty log");
+  lumo_test_wait_until (settled, model, "the empty log");
 
   app_test_fill_audit (f->audit, 1000, 0);
   append_burst (f, 44);
@@ -188,7 +217,7 @@ test_bursts_into_an_empty_log (AppFixture    *f,
   LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
 
   lumo_window_set_page (f->window, "audit");
-  app_test_wait_until (settled, model, 30000, "the empty log");
+  lumo_test_wait_until (settled, model, "the empty log");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 0);
 
   append_burst (f, 3);
@@ -204,7 +233,7 @@ test_import_then_burst (AppFixture    *f,
   LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
 
   lumo_window_set_page (f->window, "audit");
-  app_test_wait_until (settled, model, 30000, "the empty log");
+  lumo_test_wait_until (settled, model, "the empty log");
 
   /* An import announces nothing; the burst after it does. */
   app_test_fill_audit (f->audit, 1000, 0);

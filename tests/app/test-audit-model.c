@@ -81,7 +81,7 @@ loaded_item (LumoAuditModel *model,
   LumoAuditItem *item = g_list_model_get_item (G_LIST_MODEL (model), position);
 
   g_assert_nonnull (item);
-  app_test_wait_until (item_loaded, item, 30000, "an item's page");
+  lumo_test_wait_until (item_loaded, item, "an item's page");
   return item;
 }
 
@@ -93,7 +93,7 @@ test_million_rows_without_loading_them (Fixture       *f,
   gint64 top;
   LumoAuditItem *item;
 
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
+  lumo_test_wait_until (model_counted, f->model, "the count of the log");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->model)), ==, N_ROWS);
 
   /* The view asked for the rows it shows; nothing near a million. */
@@ -141,7 +141,7 @@ test_search_narrows_in_sql (Fixture       *f,
   LumoAuditItem *item;
   LumoAuditItem *top;
 
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
+  lumo_test_wait_until (model_counted, f->model, "the count of the log");
 
   /* Fewer than three characters: no search yet, and the page says why. */
   gtk_editable_set_text (entry, "sp");
@@ -159,7 +159,7 @@ test_search_narrows_in_sql (Fixture       *f,
   top = loaded_item (f->model, 0);
   gtk_editable_set_text (entry, "tool:special");
   g_assert_true (lumo_audit_page_search_now (page));
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the search");
+  lumo_test_wait_until (model_counted, f->model, "the count of the search");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->model)), ==, N_ROWS / SPECIAL_EVERY);
 
   /* The top position keeps its item object (the view keeps its row
@@ -178,14 +178,14 @@ test_search_narrows_in_sql (Fixture       *f,
   /* Free text and a field filter together. */
   gtk_editable_set_text (entry, "special result:denied");
   g_assert_true (lumo_audit_page_search_now (page));
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the search");
+  lumo_test_wait_until (model_counted, f->model, "the count of the search");
   /* Every 7th row is denied; of the special rows (k = 1000 m) those with
    * 7 | m are: floor (1000 / 7). */
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->model)), ==, (N_ROWS / SPECIAL_EVERY) / 7);
 
   gtk_editable_set_text (entry, "");
   g_assert_true (lumo_audit_page_search_now (page));
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
+  lumo_test_wait_until (model_counted, f->model, "the count of the log");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->model)), ==, N_ROWS);
 }
 
@@ -236,13 +236,13 @@ test_new_rows_appear_at_the_top (Fixture       *f,
   guint n;
   gint64 id;
 
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
+  lumo_test_wait_until (model_counted, f->model, "the count of the log");
   n = g_list_model_get_n_items (G_LIST_MODEL (f->model));
   g_signal_connect (f->model, "items-changed", G_CALLBACK (on_items_changed_cb), &change);
 
   id = lumo_audit_store_append (f->audit, &record, &error);
   g_assert_no_error (error);
-  app_test_wait_until (change_seen, &change, 10000, "the new row");
+  lumo_test_wait_until (change_seen, &change, "the new row");
 
   g_assert_cmpuint (change.position, ==, 0);
   g_assert_cmpuint (change.removed, ==, 0);
@@ -299,7 +299,7 @@ export_and_check (Fixture               *f,
   guint expected = N_ROWS / SPECIAL_EVERY;
 
   lumo_audit_page_export_async (page, file, format, NULL, on_export_done_cb, &result);
-  app_test_wait_until (job_done, &result, 120000, "the export");
+  lumo_test_wait_until (job_done, &result, "the export");
   g_assert_no_error (result.error);
   g_assert_true (result.ok);
 
@@ -328,10 +328,10 @@ test_export_writes_the_search (Fixture       *f,
 {
   LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
 
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
+  lumo_test_wait_until (model_counted, f->model, "the count of the log");
   gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:special_tool");
   g_assert_true (lumo_audit_page_search_now (page));
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the search");
+  lumo_test_wait_until (model_counted, f->model, "the count of the search");
 
   export_and_check (f, LUMO_AUDIT_EXPORT_CSV, "export.csv");
   export_and_check (f, LUMO_AUDIT_EXPORT_JSONL, "export.jsonl");
@@ -348,13 +348,13 @@ test_export_cancelled_keeps_old_file (Fixture       *f,
   g_autofree char *contents = NULL;
   JobResult result = { 0 };
 
-  app_test_wait_until (model_counted, f->model, 60000, "the count of the log");
+  lumo_test_wait_until (model_counted, f->model, "the count of the log");
   g_assert_true (g_file_set_contents (path, "earlier export\n", -1, NULL));
 
   /* The whole log, cancelled at once: the earlier file stays as it was. */
   g_cancellable_cancel (cancellable);
   lumo_audit_page_export_async (page, file, LUMO_AUDIT_EXPORT_CSV, cancellable, on_export_done_cb, &result);
-  app_test_wait_until (job_done, &result, 120000, "the export");
+  lumo_test_wait_until (job_done, &result, "the export");
   g_assert_false (result.ok);
   g_assert_error (result.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&result.error);
@@ -375,8 +375,7 @@ main (int   argc,
   gtk_test_init (&argc, &argv, NULL);
   app_test_init_application ();
 
-  shared_dir = g_dir_make_tmp ("lumo-app-audit-XXXXXX", &error);
-  g_assert_no_error (error);
+  shared_dir = lumo_test_dir_new ("app-audit");
   audit_path = g_build_filename (shared_dir, "audit.db", NULL);
   store = lumo_audit_store_new (audit_path, &error);
   g_assert_no_error (error);
@@ -391,7 +390,7 @@ main (int   argc,
 
   status = g_test_run ();
 
-  app_test_remove_tree (shared_dir);
+  lumo_test_dir_remove (shared_dir);
   g_free (shared_dir);
   return status;
 }

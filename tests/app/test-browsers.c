@@ -32,7 +32,7 @@ idle_cb (gpointer data)
 static void
 wait_idle (AppFixture *f)
 {
-  app_test_wait_until (idle_cb, browsers_group (f), 10000, "the browser job");
+  lumo_test_wait_until (idle_cb, browsers_group (f), "the browser job");
 }
 
 static char *
@@ -240,8 +240,7 @@ main (int   argc,
   int ret;
 
   /* Before any thread: the helper is read from the environment. */
-  helper_dir = g_dir_make_tmp ("lumo-browsers-test-XXXXXX", &error);
-  g_assert_no_error (error);
+  helper_dir = lumo_test_dir_new ("browsers-test");
   helper_path = g_build_filename (helper_dir, "lumo-access-host", NULL);
   g_file_set_contents (helper_path, "#!/bin/sh\n", -1, &error);
   g_assert_no_error (error);
@@ -261,7 +260,7 @@ main (int   argc,
 #undef ADD
 
   ret = g_test_run ();
-  app_test_remove_tree (helper_dir);
+  lumo_test_dir_remove (helper_dir);
   g_free (helper_path);
   g_free (helper_dir);
   return ret;

@@ -94,7 +94,7 @@ test_canary_never_shown (AppFixture    *f,
                                     "userscripts.install_script", "0b7f2a52-4a53-4e0e-9d3e-6f1f5c3a9e11",
                                     previews[i], NULL, on_review_done_cb, NULL);
   append_rows (f);
-  app_test_wait_until (audit_loaded, f, 10000, "the audit rows");
+  lumo_test_wait_until (audit_loaded, f, "the audit rows");
 
   /* Every review row is there, with what may be shown … */
   g_assert_cmpuint (app_test_count_widgets (requests, LUMO_TYPE_REVIEW_ROW), ==, G_N_ELEMENTS (previews));

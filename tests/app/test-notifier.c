@@ -124,7 +124,7 @@ test_pending_agent_notifies_and_approves (NotifierFixture *f,
     g_autofree char *expected = g_strdup_printf ("add %s 3", id);
 
     /* It reached the desktop with Deny, Approve and Open. */
-    app_test_wait_until (server_saw, expected, 5000, expected);
+    lumo_test_wait_until (server_saw, expected, expected);
   }
 
   /* A second probe of the same agent does not notify again. */
@@ -191,7 +191,7 @@ test_review_notifies_and_rejects (NotifierFixture *f,
   request = g_list_model_get_item (G_LIST_MODEL (f->base.queue), 0);
   g_action_group_activate_action (app, "reject-review",
                                   g_variant_new_string (lumo_review_request_get_id (request)));
-  app_test_wait_until (review_done, &result, 5000, "the review's outcome");
+  lumo_test_wait_until (review_done, &result, "the review's outcome");
   g_assert_cmpint (result.outcome, ==, LUMO_REVIEW_OUTCOME_REJECTED);
   g_assert_cmpuint (lumo_notifier_get_n_withdrawn (f->notifier), ==, 1);
 }

@@ -10,22 +10,21 @@
 #include "lumo-provider-row.h"
 #include "probe-cases.h"
 
+static gboolean
+is_row_of (GtkWidget     *row,
+           gconstpointer  provider_id)
+{
+  return g_str_equal (lumo_provider_item_get_id (lumo_provider_row_get_item (LUMO_PROVIDER_ROW (row))),
+                      provider_id);
+}
+
 static LumoProviderRow *
 provider_row (AppFixture *f,
               const char *provider_id)
 {
   GtkWidget *page = GTK_WIDGET (_lumo_window_get_providers_page (f->window));
 
-  for (guint i = 0;; i++)
-    {
-      GtkWidget *row = app_test_find_widget (page, LUMO_TYPE_PROVIDER_ROW, i);
-
-      if (row == NULL)
-        return NULL;
-      if (g_str_equal (lumo_provider_item_get_id (lumo_provider_row_get_item (LUMO_PROVIDER_ROW (row))),
-                       provider_id))
-        return LUMO_PROVIDER_ROW (row);
-    }
+  return LUMO_PROVIDER_ROW (app_test_find_widget_where (page, LUMO_TYPE_PROVIDER_ROW, is_row_of, provider_id));
 }
 
 static LumoProbeOutcome *
@@ -146,19 +145,21 @@ test_watch_by_id (AppFixture    *f,
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
 }
 
+static gboolean
+has_text (GtkWidget     *label,
+          gconstpointer  text)
+{
+  return g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), text) == 0;
+}
+
 /* The "Recommended servers" heading is there and visible. */
 static gboolean
 recommended_shown (LumoProviderRow *row)
 {
-  for (guint i = 0;; i++)
-    {
-      GtkWidget *label = app_test_find_widget (GTK_WIDGET (row), GTK_TYPE_LABEL, i);
+  GtkWidget *label = app_test_find_widget_where (GTK_WIDGET (row), GTK_TYPE_LABEL, has_text,
+                                                 "Recommended servers");
 
-      if (label == NULL)
-        return FALSE;
-      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), "Recommended servers") == 0)
-        return gtk_widget_is_visible (label);
-    }
+  return label != NULL && gtk_widget_is_visible (label);
 }
 
 static void

@@ -8,22 +8,21 @@
 #include "lumo-caller-row.h"
 #include "lumo-review-row.h"
 
+static gboolean
+is_row_of (GtkWidget     *row,
+           gconstpointer  caller_id)
+{
+  return g_str_equal (lumo_caller_item_get_caller_id (lumo_caller_row_get_item (LUMO_CALLER_ROW (row))),
+                      caller_id);
+}
+
 static LumoCallerRow *
 find_caller_row (AppFixture *f,
                  const char *caller_id)
 {
   GtkWidget *page = GTK_WIDGET (_lumo_window_get_requests_page (f->window));
 
-  for (guint i = 0;; i++)
-    {
-      GtkWidget *row = app_test_find_widget (page, LUMO_TYPE_CALLER_ROW, i);
-
-      if (row == NULL)
-        return NULL;
-      if (g_str_equal (lumo_caller_item_get_caller_id (lumo_caller_row_get_item (LUMO_CALLER_ROW (row))),
-                       caller_id))
-        return LUMO_CALLER_ROW (row);
-    }
+  return LUMO_CALLER_ROW (app_test_find_widget_where (page, LUMO_TYPE_CALLER_ROW, is_row_of, caller_id));
 }
 
 static void
@@ -208,7 +207,7 @@ run_review (AppFixture *f,
                                         g_variant_new_string (lumo_review_request_get_id (request)));
   g_assert_nonnull (button);
   app_test_click (button);
-  app_test_wait_until (review_done, &result, 5000, "the review's outcome");
+  lumo_test_wait_until (review_done, &result, "the review's outcome");
 
   g_assert_cmpint (result.outcome, ==, approve ? LUMO_REVIEW_OUTCOME_APPROVED : LUMO_REVIEW_OUTCOME_REJECTED);
   app_test_iterate ();

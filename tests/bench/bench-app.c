@@ -207,7 +207,7 @@ bench_fetches (const char     *label,
       g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), position);
       double ms;
 
-      app_test_wait_until (item_loaded, item, 60000, "a page");
+      lumo_test_wait_until (item_loaded, item, "a page");
       ms = (g_get_monotonic_time () - start) / 1000.0;
       g_array_append_val (times, ms);
     }
@@ -247,10 +247,10 @@ bench_audit (const char *dir)
   page = _lumo_window_get_audit_page (f.window);
   model = lumo_audit_page_get_model (page);
 
-  app_test_wait_until (first_page, model, 60000, "the first page");
+  lumo_test_wait_until (first_page, model, "the first page");
   g_print ("1,000,000-row log: first rows in the model %.1f ms after the window was started\n",
            (g_get_monotonic_time () - start) / 1000.0);
-  app_test_wait_until (counted, model, 60000, "the count");
+  lumo_test_wait_until (counted, model, "the count");
   g_print ("1,000,000-row log: count known after %.1f ms (n_items = %u, rows fetched so far %" G_GUINT64_FORMAT ")\n",
            (g_get_monotonic_time () - start) / 1000.0, g_list_model_get_n_items (G_LIST_MODEL (model)),
            lumo_audit_model_get_rows_fetched (model));
@@ -270,7 +270,7 @@ bench_audit (const char *dir)
 
         lumo_audit_model_set_query (model, NULL);
         t_set = g_get_monotonic_time ();
-        app_test_wait_until (first_page, model, 60000, "the first page");
+        lumo_test_wait_until (first_page, model, "the first page");
         ms = (g_get_monotonic_time () - t) / 1000.0;
         if (g_getenv ("LUMO_BENCH_VERBOSE"))
           g_print ("  set_query %.2f ms, then %.2f ms\n", (t_set - t) / 1000.0, (g_get_monotonic_time () - t_set) / 1000.0);
@@ -278,7 +278,7 @@ bench_audit (const char *dir)
       }
     g_print ("1,000,000-row log: new query to first rows, model shown in the column view: median %.2f ms, max %.2f ms (20 runs)\n",
              percentile (times, 0.5), percentile (times, 1.0));
-    app_test_wait_until (counted, model, 60000, "the count");
+    lumo_test_wait_until (counted, model, "the count");
   }
 
   /* The same without a view: what the model and SQLite cost alone. */
@@ -286,17 +286,17 @@ bench_audit (const char *dir)
     g_autoptr(GArray) times = g_array_new (FALSE, FALSE, sizeof (double));
     g_autoptr(LumoAuditModel) alone = lumo_audit_model_new (f.audit);
 
-    app_test_wait_until (counted, alone, 60000, "the count");
+    lumo_test_wait_until (counted, alone, "the count");
     for (guint i = 0; i < 20; i++)
       {
         gint64 t = g_get_monotonic_time ();
         double ms;
 
         lumo_audit_model_set_query (alone, NULL);
-        app_test_wait_until (first_page, alone, 60000, "the first page");
+        lumo_test_wait_until (first_page, alone, "the first page");
         ms = (g_get_monotonic_time () - t) / 1000.0;
         g_array_append_val (times, ms);
-        app_test_wait_until (counted, alone, 60000, "the count");
+        lumo_test_wait_until (counted, alone, "the count");
       }
     g_print ("1,000,000-row log: new query to first rows, model without a view: median %.2f ms, max %.2f ms (20 runs)\n",
              percentile (times, 0.5), percentile (times, 1.0));
@@ -305,16 +305,16 @@ bench_audit (const char *dir)
   gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:special");
   start = g_get_monotonic_time ();
   lumo_audit_page_search_now (page);
-  app_test_wait_until (first_page, model, 60000, "the first page of the search");
+  lumo_test_wait_until (first_page, model, "the first page of the search");
   g_print ("search “tool:special” (1,000 of 1,000,000 rows): first rows after %.1f ms\n",
            (g_get_monotonic_time () - start) / 1000.0);
-  app_test_wait_until (counted, model, 60000, "the count of the search");
+  lumo_test_wait_until (counted, model, "the count of the search");
   g_print ("search “tool:special”: count known after %.1f ms\n", (g_get_monotonic_time () - start) / 1000.0);
   bench_fetches ("search", model);
 
   gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "");
   lumo_audit_page_search_now (page);
-  app_test_wait_until (counted, model, 60000, "the count");
+  lumo_test_wait_until (counted, model, "the count");
   bench_fetches ("unfiltered again", model);
 
   rss = read_status_field ("VmRSS:");
@@ -358,11 +358,11 @@ main (int   argc,
   app_test_init_application ();
 
   /* Cold: the first start of the binary in this run, on a new store. */
-  empty_dir = g_dir_make_tmp ("lumo-bench-app-XXXXXX", NULL);
+  empty_dir = lumo_test_dir_new ("bench-app");
   bench_launch ("new data directory", empty_dir, "requests", launches);
 
   if (dir == NULL)
-    dir = g_dir_make_tmp ("lumo-bench-app-1m-XXXXXX", NULL);
+    dir = lumo_test_dir_new ("bench-app-1m");
   audit_path = g_build_filename (dir, "audit.db", NULL);
   if (!g_file_test (audit_path, G_FILE_TEST_EXISTS))
     {
@@ -378,6 +378,6 @@ main (int   argc,
   bench_launch ("1,000,000-row log", dir, "audit", launches);
   bench_audit (dir);
 
-  app_test_remove_tree (empty_dir);
+  lumo_test_dir_remove (empty_dir);
   return 0;
 }

@@ -27,6 +27,7 @@
 #include "lumo-audit-private.h"
 #include "lumo-audit-store.h"
 #include "lumo-db.h"
+#include "lumo-test.h"
 
 static gint64 opt_rows = 1000000;
 static double opt_seconds = 3.0;
@@ -230,8 +231,8 @@ time_append (LumoAuditStore *store)
 {
   g_autoptr(GError) error = NULL;
   LumoAuditRecord r = {
-    .provider_id = "aaaabbbbccccddddeeeeffffgggghhhh",
-    .caller_id = "ponmlkjihgfedcbaponmlkjihgfedcba",
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = TEST_CALLER_ID,
     .caller_name = "Bench",
     .tool = "userscripts.save_script",
     .write = TRUE,
@@ -337,8 +338,8 @@ writer_thread (gpointer data)
   WriterData *wd = data;
   g_autofree char *target = g_uuid_string_random ();
   LumoAuditRecord r = {
-    .provider_id = "aaaabbbbccccddddeeeeffffgggghhhh",
-    .caller_id = "ponmlkjihgfedcbaponmlkjihgfedcba",
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = TEST_CALLER_ID,
     .caller_name = "Bench",
     .tool = "userscripts.save_script",
     .write = TRUE,
@@ -400,28 +401,6 @@ bench_durable (guint n_threads)
   g_free (wd);
   g_free (threads);
   return rate;
-}
-
-static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-
-  if (dir != NULL)
-    {
-      const char *name;
-
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
 }
 
 static gint64
@@ -684,8 +663,7 @@ main (int   argc,
   if (opt_rows < 1000)
     opt_rows = 1000;
   if (opt_dir == NULL)
-    opt_dir = tmp = g_dir_make_tmp ("lumo-bench-audit-XXXXXX", &error);
-  g_assert_no_error (error);
+    opt_dir = tmp = lumo_test_dir_new ("bench-audit");
 
   g_print ("lumo-bench-audit: %" G_GINT64_FORMAT " rows, %.1f s per durable phase, in %s\n"
            "SQLite %s\n\n", opt_rows, opt_seconds, opt_dir, sqlite3_libversion ());
@@ -763,6 +741,6 @@ out:
 
   dataset_free (ds);
   if (tmp != NULL)
-    remove_tree (tmp);
+    lumo_test_dir_remove (tmp);
   return 0;
 }

@@ -19,15 +19,13 @@
 
 #include "config.h"
 
-#include <glib/gstdio.h>
 #include <stdlib.h>
 
 #include "lumo-paths.h"
 #include "lumo-policy.h"
 #include "lumo-rate-limiter.h"
+#include "lumo-test.h"
 
-#define PROV "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define CALL "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 #define N_BATCHES 7
 
 typedef struct
@@ -59,7 +57,8 @@ op_probe (Bench *b)
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
 
-  check (lumo_policy_probe (b->policy, PROV, CALL, "Bench agent", &status, &error), error);
+  check (lumo_policy_probe (b->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Bench agent", &status,
+                            &error), error);
   g_assert (status.authorized);
 }
 
@@ -69,8 +68,8 @@ op_authorize_read (Bench *b)
   g_autoptr(GError) error = NULL;
   LumoPolicyDecision decision;
 
-  check (lumo_policy_authorize (b->policy, PROV, CALL, "userscripts.list", FALSE,
-                                NULL, NULL, &decision, &error), error);
+  check (lumo_policy_authorize (b->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "userscripts.list",
+                                FALSE, NULL, NULL, &decision, &error), error);
   g_assert (decision.allowed);
 }
 
@@ -82,8 +81,8 @@ op_authorize_write (Bench *b)
 
   /* 30 writes per 60 s: one every 2 s never fills the window. */
   b->clock += 2 * G_USEC_PER_SEC;
-  check (lumo_policy_authorize (b->policy, PROV, CALL, "userscripts.save", TRUE,
-                                NULL, NULL, &decision, &error), error);
+  check (lumo_policy_authorize (b->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "userscripts.save",
+                                TRUE, NULL, NULL, &decision, &error), error);
   g_assert (decision.allowed);
 }
 
@@ -93,7 +92,7 @@ op_authorize_unknown_provider (Bench *b)
   g_autoptr(GError) error = NULL;
   LumoPolicyDecision decision;
 
-  check (lumo_policy_authorize (b->policy, "pppppppppppppppppppppppppppppppp", CALL,
+  check (lumo_policy_authorize (b->policy, TEST_UNKNOWN_ID, TEST_CALLER_ID,
                                 "userscripts.list", FALSE, NULL, NULL, &decision, &error), error);
   g_assert (!decision.allowed);
 }
@@ -103,8 +102,8 @@ op_set_switch (Bench *b)
 {
   g_autoptr(GError) error = NULL;
 
-  check (lumo_policy_set_switch (b->policy, PROV, LUMO_POLICY_SWITCH_REVIEW, b->i++ % 2 == 0,
-                                 LUMO_POLICY_ORIGIN_CLI, &error), error);
+  check (lumo_policy_set_switch (b->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW,
+                                 b->i++ % 2 == 0, LUMO_POLICY_ORIGIN_CLI, &error), error);
 }
 
 #ifdef LUMO_POLICY_FLUSH_DELAY_SECONDS
@@ -155,21 +154,6 @@ run (Bench      *b,
            name, means[N_BATCHES / 2], means[0], means[N_BATCHES - 1], iterations);
 }
 
-static void
-remove_dir (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)))
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      g_remove (child);
-    }
-  g_rmdir (path);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -186,8 +170,7 @@ main (int   argc,
       return 2;
     }
 
-  dir = g_dir_make_tmp ("lumo-bench-policy-XXXXXX", &error);
-  check (dir != NULL, error);
+  dir = lumo_test_dir_new ("bench-policy");
   path = g_build_filename (dir, "policy.db", NULL);
   lumo_paths_set_data_dir (dir);
 
@@ -196,11 +179,11 @@ main (int   argc,
   b.clock = 1000 * G_USEC_PER_SEC;
   lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (b.policy), bench_clock, &b);
 
-  check (lumo_policy_register_provider (b.policy, PROV, "userscripts", "Lumo Userscripts",
-                                        "1.0", &error), error);
-  check (lumo_policy_add_caller (b.policy, PROV, CALL, "Bench agent", LUMO_POLICY_ORIGIN_CLI,
-                                 &error), error);
-  check (lumo_policy_set_switch (b.policy, PROV, LUMO_POLICY_SWITCH_REVIEW, FALSE,
+  check (lumo_policy_register_provider (b.policy, TEST_PROVIDER_ID, "userscripts",
+                                        "Lumo Userscripts", "1.0", &error), error);
+  check (lumo_policy_add_caller (b.policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Bench agent",
+                                 LUMO_POLICY_ORIGIN_CLI, &error), error);
+  check (lumo_policy_set_switch (b.policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, FALSE,
                                  LUMO_POLICY_ORIGIN_CLI, &error), error);
 
   g_print ("LumoPolicy on %s, median of %u batches\n", "a temporary policy.db", N_BATCHES);
@@ -214,7 +197,7 @@ main (int   argc,
 #endif
 
   g_clear_object (&b.policy);
-  remove_dir (dir);
+  lumo_test_dir_remove (dir);
 
   return 0;
 }

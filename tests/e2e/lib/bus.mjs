@@ -2,7 +2,7 @@
 //
 // A private session bus on which the app under test is started by D-Bus
 // activation, the way a user's session starts it when Chrome runs the
-// native host (the same idea as tests/integration/lumo-test-bus.c, in JS).
+// native host (the same idea as tests/common/lumo-test-bus.c, in JS).
 // Everything lives in one temporary directory: XDG data/config/cache/
 // state/runtime dirs, the bus config and a services dir holding only
 // dev.lumo.Access.service. The daemon's environment is the activation
