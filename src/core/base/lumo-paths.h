@@ -9,6 +9,7 @@
  *   audit.db     the append-only audit log (SQLite, WAL, synchronous=FULL)
  *   audit.key    the per-install HMAC secret, mode 0600, outside the database
  *   audit.head   the hash-chain head checkpoint, outside the database
+ *   agents.key   the per-install key of desktop agents' token MACs, mode 0600
  *
  * LUMO_ACCESS_DATA_DIR overrides the directory (the CLI's --data-dir sets it).
  */
