@@ -40,6 +40,9 @@ static const char * const message_types[] = {
   [LUMO_BRIDGE_MESSAGE_PORT] = "port",
   [LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT] = "probeTarget.result",
   [LUMO_BRIDGE_MESSAGE_ERROR] = "error",
+  [LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT] = "agentOpen.result",
+  [LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE] = "agentMessage",
+  [LUMO_BRIDGE_MESSAGE_AGENT_CLOSE] = "agentClose",
 };
 
 const char *
@@ -175,6 +178,8 @@ lumo_bridge_message_free (LumoBridgeMessage *message)
   g_free (message->preview_json);
   g_free (message->error);
   g_free (message->port);
+  g_clear_pointer (&message->jsonrpc, json_object_unref);
+  g_free (message->reason);
   g_clear_pointer (&message->outcome, lumo_probe_outcome_free);
   g_free (message->error_code);
   g_free (message->error_message);
@@ -187,7 +192,81 @@ lumo_bridge_message_is_request (const LumoBridgeMessage *message)
   g_return_val_if_fail (message != NULL, FALSE);
 
   return message->type != LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT &&
-         message->type != LUMO_BRIDGE_MESSAGE_ERROR;
+         message->type != LUMO_BRIDGE_MESSAGE_ERROR &&
+         message->type != LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT &&
+         !lumo_bridge_message_is_push (message);
+}
+
+gboolean
+lumo_bridge_message_is_push (const LumoBridgeMessage *message)
+{
+  g_return_val_if_fail (message != NULL, FALSE);
+
+  return message->type == LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE ||
+         message->type == LUMO_BRIDGE_MESSAGE_AGENT_CLOSE;
+}
+
+/* ---- desktop agents ------------------------------------------------------- */
+
+gboolean
+lumo_bridge_is_agent_port_id (const char *port)
+{
+  gsize len;
+
+  if (port == NULL)
+    return FALSE;
+
+  len = strlen (port);
+  if (len < 1 || len > LUMO_BRIDGE_MAX_PORT_LEN)
+    return FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (!(g_ascii_isalnum (port[i]) || port[i] == '_' || port[i] == '-'))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+is_jsonrpc_id (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         (json_node_get_value_type (node) == G_TYPE_STRING ||
+          json_node_get_value_type (node) == G_TYPE_INT64);
+}
+
+gboolean
+lumo_bridge_is_jsonrpc_message (JsonObject *object)
+{
+  JsonNode *version;
+  JsonNode *method;
+  JsonNode *id;
+  gboolean result;
+  gboolean error;
+
+  if (object == NULL)
+    return FALSE;
+
+  version = json_object_get_member (object, "jsonrpc");
+  if (version == NULL || !JSON_NODE_HOLDS_VALUE (version) ||
+      json_node_get_value_type (version) != G_TYPE_STRING ||
+      !g_str_equal (json_node_get_string (version), "2.0"))
+    return FALSE;
+
+  method = json_object_get_member (object, "method");
+  id = json_object_get_member (object, "id");
+  if (method != NULL)
+    return JSON_NODE_HOLDS_VALUE (method) && json_node_get_value_type (method) == G_TYPE_STRING &&
+           (id == NULL || is_jsonrpc_id (id));
+
+  result = json_object_has_member (object, "result");
+  error = json_object_has_member (object, "error");
+  if (result == error)
+    return FALSE;
+
+  return is_jsonrpc_id (id) || (error && id != NULL && JSON_NODE_HOLDS_NULL (id));
 }
 
 /* ---- catalogues ----------------------------------------------------------- */
