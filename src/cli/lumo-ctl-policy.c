@@ -293,6 +293,7 @@ caller_to_json (const LumoCallerInfo *c)
   lumo_ctl_json_member (b, "id", c->id);
   lumo_ctl_json_member (b, "name", c->display_name);
   lumo_ctl_json_member (b, "state", lumo_caller_state_to_string (c->state));
+  lumo_ctl_json_member (b, "kind", lumo_caller_kind_to_string (c->kind));
   lumo_ctl_json_member (b, "firstSeen", first);
   lumo_ctl_json_member (b, "lastSeen", last);
   json_builder_set_member_name (b, "probes");
@@ -358,7 +359,7 @@ lumo_ctl_callers (const LumoCtlCommand   *command,
   else
     {
       g_autoptr(LumoCtlTable) table =
-        lumo_ctl_table_new (_("ID"), _("NAME"), _("STATE"), _("PROVIDER"),
+        lumo_ctl_table_new (_("ID"), _("NAME"), _("KIND"), _("STATE"), _("PROVIDER"),
                             _("PROBES"), _("WRITES"), _("LAST SEEN"), NULL);
 
       for (guint i = 0; i < callers->len; i++)
@@ -369,6 +370,7 @@ lumo_ctl_callers (const LumoCtlCommand   *command,
           g_autofree char *writes = g_strdup_printf ("%" G_GUINT64_FORMAT, c->write_count);
 
           lumo_ctl_table_add (table, c->id, c->display_name ? c->display_name : "—",
+                              c->kind == LUMO_CALLER_KIND_AGENT ? _("desktop agent") : _("extension"),
                               lumo_caller_state_to_string (c->state), c->provider_id,
                               probes, writes, last, NULL);
         }
@@ -575,8 +577,9 @@ lumo_ctl_history (const LumoCtlCommand   *command,
                                 : h->undone_by != 0 ? g_strdup_printf (_("undone by %s"), other)
                                 : g_strdup ("");
 
+          /* An agent's entry belongs to no provider. */
           lumo_ctl_table_add (table, id, time, lumo_policy_origin_to_string (h->origin),
-                              h->provider_id, h->caller_id ? h->caller_id : "—",
+                              h->provider_id ? h->provider_id : "—", h->caller_id ? h->caller_id : "—",
                               h->field, change, note, NULL);
         }
       lumo_ctl_table_print (table);
@@ -605,7 +608,10 @@ lumo_ctl_undo (const LumoCtlCommand   *command,
 
   change = describe_change (undone);
   id = g_strdup_printf ("#%" G_GINT64_FORMAT, undone->id);
-  if (undone->caller_id != NULL)
+  if (undone->provider_id == NULL)
+    g_print (_("Undid %s (%s, desktop agent %s: %s).\n"),
+             id, lumo_policy_origin_to_string (undone->origin), undone->caller_id, change);
+  else if (undone->caller_id != NULL)
     g_print (_("Undid %s (%s, caller %s of %s: %s).\n"),
              id, lumo_policy_origin_to_string (undone->origin),
              undone->caller_id, undone->provider_id, change);

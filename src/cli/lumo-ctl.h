@@ -83,8 +83,8 @@ void      lumo_ctl_json_member    (JsonBuilder           *builder,
 /* Pretty JSON and a newline to stdout. */
 void      lumo_ctl_print_json     (JsonNode              *node);
 
-/* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
- * lumo-ctl-review.c, lumo-ctl-browsers.c). */
+/* Subcommands (lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c,
+ * lumo-ctl-probe.c, lumo-ctl-review.c, lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
 LUMO_CTL_DECLARE (lumo_ctl_providers);
 LUMO_CTL_DECLARE (lumo_ctl_watch);
@@ -107,5 +107,8 @@ LUMO_CTL_DECLARE (lumo_ctl_review_reject);
 LUMO_CTL_DECLARE (lumo_ctl_browsers);
 LUMO_CTL_DECLARE (lumo_ctl_install_manifest);
 LUMO_CTL_DECLARE (lumo_ctl_remove_manifest);
+LUMO_CTL_DECLARE (lumo_ctl_agents);
+LUMO_CTL_DECLARE (lumo_ctl_agents_add);
+LUMO_CTL_DECLARE (lumo_ctl_agents_remove);
 
 G_END_DECLS

@@ -531,7 +531,8 @@ test_key_file (LumoTestPolicy *f,
   g_assert_cmpint (st.st_size, ==, LUMO_SECRET_SIZE);
 
   /* Neither the token nor its secret half is in any file of the data
-   * directory (the database, its WAL, the key). */
+   * directory (the database, its WAL, the key). Reading them drops this
+   * process's SQLite locks, so only a new connection is used after. */
   dir = g_dir_open (f->dir, 0, &error);
   g_assert_no_error (error);
   while ((name = g_dir_read_name (dir)) != NULL)
