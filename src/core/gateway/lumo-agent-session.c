@@ -78,8 +78,9 @@ emit_message (LumoAgentSession *self,
               JsonObject       *message,
               JsonNode         *related)
 {
-  g_autoptr(JsonObject) owned = message;
+  g_autoptr(JsonObject) owned = NULL;
 
+  owned = message;
   if (self->closed)
     return;
 
@@ -175,7 +176,7 @@ on_port_message_cb (LumoAgentPort    *port,
                     JsonObject       *message,
                     LumoAgentSession *self)
 {
-  g_autoptr(LumoAgentSession) hold = g_object_ref (self);
+  g_autoptr(LumoAgentSession) hold = NULL;
   g_autoptr(JsonObject) answer = NULL;
   JsonNode *id = json_object_get_member (message, "id");
   gpointer key = NULL;
@@ -183,6 +184,8 @@ on_port_message_cb (LumoAgentPort    *port,
   gint64 our_id;
   InFlight *f;
 
+  /* The agent's handler may end the session. */
+  hold = g_object_ref (self);
   if (lumo_mcp_kind (message) != LUMO_MCP_RESPONSE)
     {
       /* The server's own requests and notifications pass as they are:
@@ -252,8 +255,9 @@ on_port_closed_cb (LumoAgentPort    *port,
                    const char       *reason,
                    LumoAgentSession *self)
 {
-  g_autoptr(LumoAgentSession) hold = g_object_ref (self);
+  g_autoptr(LumoAgentSession) hold = NULL;
 
+  hold = g_object_ref (self);
   g_debug ("The port of %s's session with %s ended: %s", self->agent_name, self->provider_id, reason);
   drop_port (self);
   /* Never silence: what was asked is answered, and the session stays. */
@@ -265,8 +269,9 @@ send_to_port (LumoAgentSession  *self,
               JsonObject        *message,
               GError           **error)
 {
-  g_autoptr(JsonObject) owned = message;
+  g_autoptr(JsonObject) owned = NULL;
 
+  owned = message;
   return lumo_agent_port_send (self->port, message, error);
 }
 

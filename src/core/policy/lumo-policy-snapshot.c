@@ -332,7 +332,6 @@ _lumo_policy_store_remove_agent (sqlite3     *db,
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(GPtrArray) callers = NULL;
-  g_autofree char *mac_hex = NULL;
   int rc;
 
   if (!(stmt = lumo_db_prepare (db, "SELECT id, name, hex (token_mac), created FROM agents WHERE id = ?",
