@@ -246,6 +246,18 @@ lumo_ctl_check_id (const char *id,
   return FALSE;
 }
 
+LumoPolicy *
+lumo_ctl_open_policy (int *exit_code)
+{
+  g_autoptr(GError) error = NULL;
+  LumoPolicy *policy;
+
+  if (!(policy = lumo_policy_new (NULL, &error)))
+    *exit_code = lumo_ctl_fail (error);
+
+  return policy;
+}
+
 char *
 lumo_ctl_format_time (gint64 time_us)
 {

@@ -25,18 +25,6 @@
 #include "lumo-paths.h"
 #include "lumo-policy.h"
 
-static LumoPolicy *
-open_policy (int *exit_code)
-{
-  g_autoptr(GError) error = NULL;
-  LumoPolicy *policy;
-
-  if (!(policy = lumo_policy_new (NULL, &error)))
-    *exit_code = lumo_ctl_fail (error);
-
-  return policy;
-}
-
 /* The endpoint's port as the app uses it: GSettings desktop-agents-port
  * when the app's schema has it, else the default. */
 static guint
@@ -150,7 +138,7 @@ lumo_ctl_agents (const LumoCtlCommand   *command,
   };
 
   if (!lumo_ctl_parse (command, entries, args, 0, 0, &exit_code) ||
-      !(policy = open_policy (&exit_code)))
+      !(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!(agents = lumo_policy_list_agents (policy, &error)))
@@ -274,7 +262,7 @@ lumo_ctl_agents_add (const LumoCtlCommand   *command,
   for (guint i = 0; provider_opts != NULL && provider_opts[i] != NULL; i++)
     if (!lumo_ctl_check_id (provider_opts[i], "provider ID"))
       return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   /* The providers it is allowed on, as they are known now. */
@@ -359,7 +347,7 @@ lumo_ctl_agents_remove (const LumoCtlCommand   *command,
   id = (*args)[1];
   if (!lumo_ctl_check_id (id, "agent ID"))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!(agent = lumo_policy_get_agent (policy, id, &error)) ||

@@ -18,18 +18,6 @@
 #include "lumo-error.h"
 #include "lumo-policy.h"
 
-static LumoPolicy *
-open_policy (int *exit_code)
-{
-  g_autoptr(GError) error = NULL;
-  LumoPolicy *policy;
-
-  if (!(policy = lumo_policy_new (NULL, &error)))
-    *exit_code = lumo_ctl_fail (error);
-
-  return policy;
-}
-
 static const char *
 on_off (gboolean on)
 {
@@ -125,7 +113,7 @@ lumo_ctl_providers (const LumoCtlCommand   *command,
   };
 
   if (!lumo_ctl_parse (command, entries, args, 0, 0, &exit_code) ||
-      !(policy = open_policy (&exit_code)))
+      !(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!(providers = lumo_policy_list_providers (policy, &error)))
@@ -186,7 +174,7 @@ change_provider (const LumoCtlCommand   *command,
   id = (*args)[1];
   if (!lumo_ctl_check_id (id, "provider ID"))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (add ? !lumo_policy_add_provider (policy, id, LUMO_POLICY_ORIGIN_CLI, &error)
@@ -259,7 +247,7 @@ lumo_ctl_set (const LumoCtlCommand   *command,
 
   if (provider_opt != NULL && !lumo_ctl_check_id (provider_opt, "provider ID"))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)) ||
+  if (!(policy = lumo_ctl_open_policy (&exit_code)) ||
       !(provider = resolve_provider (policy, provider_opt, &exit_code)))
     return exit_code;
 
@@ -334,7 +322,7 @@ lumo_ctl_callers (const LumoCtlCommand   *command,
                                  state_opt);
   if (provider != NULL && !lumo_ctl_check_id (provider, "provider ID"))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   /* Listing is harmless, so without --provider it shows every provider's
@@ -422,7 +410,7 @@ change_caller (const LumoCtlCommand   *command,
   if (!lumo_ctl_check_id (caller, "caller ID") ||
       (provider_opt != NULL && !lumo_ctl_check_id (provider_opt, "provider ID")))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)) ||
+  if (!(policy = lumo_ctl_open_policy (&exit_code)) ||
       !(provider = resolve_provider (policy, provider_opt, &exit_code)))
     return exit_code;
 
@@ -539,7 +527,7 @@ lumo_ctl_history (const LumoCtlCommand   *command,
     return exit_code;
   if (limit < 0)
     return lumo_ctl_usage_error (command, _("--limit must be 0 or more, not %d"), limit);
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!(history = lumo_policy_list_history (policy, (guint) limit, &error)))
@@ -600,7 +588,7 @@ lumo_ctl_undo (const LumoCtlCommand   *command,
   int exit_code = 0;
 
   if (!lumo_ctl_parse (command, NULL, args, 0, 0, &exit_code) ||
-      !(policy = open_policy (&exit_code)))
+      !(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!lumo_policy_undo_last (policy, LUMO_POLICY_ORIGIN_CLI, &undone, &error))

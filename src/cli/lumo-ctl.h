@@ -14,6 +14,8 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "lumo-policy.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -57,6 +59,10 @@ int       lumo_ctl_usage_error    (const LumoCtlCommand  *command,
  * returns FALSE for a bad ID. */
 gboolean  lumo_ctl_check_id       (const char            *id,
                                    const char            *what);
+
+/* policy.db of the data directory; NULL (the error printed, *exit_code
+ * set) when it cannot be opened. */
+LumoPolicy *lumo_ctl_open_policy  (int                   *exit_code);
 
 /* Local time "2025-01-31 10:00:00", or "—" for 0. */
 char     *lumo_ctl_format_time    (gint64                 time_us);

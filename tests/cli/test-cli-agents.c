@@ -41,21 +41,6 @@ count_agents (Fixture *f)
   return agents->len;
 }
 
-static gboolean
-file_contains (const char *path,
-               const char *needle)
-{
-  g_autofree char *contents = NULL;
-  gsize len = 0;
-
-  if (!g_file_get_contents (path, &contents, &len, NULL))
-    return FALSE;
-  for (gsize i = 0; i + strlen (needle) <= len; i++)
-    if (memcmp (contents + i, needle, strlen (needle)) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 static void
 test_add_list_remove (Fixture       *f,
                       gconstpointer  data)
@@ -136,7 +121,7 @@ test_add_list_remove (Fixture       *f,
     {
       g_autofree char *path = g_build_filename (f->data_dir, name, NULL);
 
-      g_assert_false (file_contains (path, token + 38));
+      g_assert_false (lumo_test_file_contains (path, token + 38));
     }
 }
 

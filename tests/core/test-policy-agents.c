@@ -493,21 +493,6 @@ test_bad_input (LumoTestPolicy *f,
 
 /* ---- the key file, and where the token is not ----------------------------- */
 
-static gboolean
-file_contains (const char *path,
-               const char *needle)
-{
-  g_autofree char *contents = NULL;
-  gsize len = 0;
-
-  if (!g_file_get_contents (path, &contents, &len, NULL))
-    return FALSE;
-  for (gsize i = 0; i + strlen (needle) <= len; i++)
-    if (memcmp (contents + i, needle, strlen (needle)) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 static void
 test_key_file (LumoTestPolicy *f,
                gconstpointer   data)
@@ -539,8 +524,8 @@ test_key_file (LumoTestPolicy *f,
     {
       g_autofree char *path = g_build_filename (f->dir, name, NULL);
 
-      g_assert_false (file_contains (path, token));
-      g_assert_false (file_contains (path, token + 38));
+      g_assert_false (lumo_test_file_contains (path, token));
+      g_assert_false (lumo_test_file_contains (path, token + 38));
     }
 
   /* A key others can read keys nothing: refused, not used. */
