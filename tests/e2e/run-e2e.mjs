@@ -430,12 +430,12 @@ async function runBench ({ expectRow, ctlRun, refresh, call, callerEval, browser
   });
   await step('bench: a site tool read (caller → provider → app → the tab\'s content script → caller)', async () => {
     // The first call opens the pack's page (its jump link) and waits for it.
-    const first = await call('userscripts.baidu_get-page-title');
+    const first = await call('userscripts.baidu-e2e_get-page-title');
     check(first.ok && !first.isError, JSON.stringify(first));
-    const site = await callerEval(`lumoTest.bench('userscripts.baidu_get-page-title', ${JSON.stringify(Array.from({ length: reads }, () => ({})))})`);
+    const site = await callerEval(`lumoTest.bench('userscripts.baidu-e2e_get-page-title', ${JSON.stringify(Array.from({ length: reads }, () => ({})))})`);
     check(site.errors === 0, `errors: ${site.errors}`);
     const f = (x) => x.toFixed(2).padStart(8);
-    return `site tool read (baidu_get-page-title)  ${String(site.n).padStart(5)}  ${f(site.p50)} ${f(site.p99)} ${f(site.max)}`;
+    return `site tool read (baidu-e2e_get-page-title)  ${String(site.n).padStart(5)}  ${f(site.p50)} ${f(site.p99)} ${f(site.max)}`;
   });
 }
 
