@@ -218,7 +218,8 @@ export async function buildProvider ({ outdir, siteDirs, keyOverride, onWarning 
         run_at: 'document_idle',
       }]);
       manifest(join(here, 'manifest.json'), join(out, 'manifest.json'), keyOverride, contentScripts);
-      for (const f of ['popup.html', 'sandbox.html', 'offscreen.html'])
+      mkdirSync(join(out, 'icons'));
+      for (const f of ['popup.html', 'sandbox.html', 'offscreen.html', 'icons/lumo-128.png'])
         cpSync(join(here, f), join(out, f));
     });
     return { packs: inspected.packs.map(describePack), warnings: inspected.warnings };

@@ -70,6 +70,7 @@ export async function siteSteps ({ step, check, poll, browser, worker, caller, c
 
   await step('site packs: the bundled packs are there; the always-enabled www.baidu-e2e.test lists its tools with no tab open', async () => {
     check(idOf('www.baidu-e2e.test') !== undefined && idOf('example-e2e.test') !== undefined, JSON.stringify(packs));
+    check(JSON.stringify(await worker('chrome.notifications.getAll()')) === '{}', 'user scripts are allowed here: no notification');
     const t = await tools();
     check(t.includes('userscripts.baidu-e2e_get-page-title') && t.includes('userscripts.baidu-e2e_fill-search-box'), JSON.stringify(t));
     check(!t.some((n) => n.startsWith('userscripts.example-e2e_')), `example-e2e.test is listed with no tab open: ${JSON.stringify(t)}`);
@@ -257,7 +258,7 @@ export async function siteSteps ({ step, check, poll, browser, worker, caller, c
 
 // A second profile without "Allow User Scripts": the documented reason,
 // and a bundled contentScriptMcpServer pack that works all the same.
-export async function noUserScriptsSteps ({ step, check, poll, browser, caller, repo, provider }) {
+export async function noUserScriptsSteps ({ step, check, poll, browser, caller, repo, provider, worker, restartWorker }) {
   const { call } = caller;
   const { meta, source } = installedFixture(repo);
   await step('without "Allow User Scripts": the caller connects, and an installed pageMcpServer pack is stored but says what to turn on', async () => {
@@ -283,7 +284,28 @@ export async function noUserScriptsSteps ({ step, check, poll, browser, caller, 
     check(r.ok && r.isError && /opentiny-e2e\.test \(pageMcpServer\) cannot run: .*"Allow User Scripts"/.test(r.text), JSON.stringify(r));
     const ok = await call('userscripts.baidu-e2e_get-page-title');
     check(ok.ok && !ok.isError && ok.text === 'Lumo test page · www.baidu-e2e.test', JSON.stringify(ok));
-    void browser;
     return r.text;
+  });
+
+  await step('without "Allow User Scripts": one browser notification says which toggle, still one after more calls and a restarted worker; its button\'s handler opens the extension\'s details page', async () => {
+    const shown = await poll(() => worker('chrome.notifications.getAll()'), (n) => Object.keys(n ?? {}).length > 0, 'the notification');
+    check(JSON.stringify(Object.keys(shown)) === '["lumo-user-scripts"]', JSON.stringify(shown));
+    check(await worker('lumoProvider.notice.shown') === 1, 'not shown by this worker');
+    for (let i = 0; i < 3; i++)
+      check((await call('userscripts.opentiny-e2e_get-app-state')).isError, 'the call did not fail');
+    await worker('lumoProvider.reload()');
+    check(await worker('lumoProvider.notice.shown') === 1, 'shown again for a call or a reload');
+    // Same browser session: a new worker does not show it again.
+    await restartWorker(() => call('userscripts.list_site_packs'));
+    await worker('lumoProvider.reload()');
+    check(await worker('lumoProvider.notice.shown') === 0, 'a restarted worker showed it again');
+    check(JSON.stringify(Object.keys(await worker('chrome.notifications.getAll()'))) === '["lumo-user-scripts"]', 'one notification');
+    // A notification's button cannot be pressed over CDP: run what the
+    // button runs (test/notice.test.ts presses it on a fake).
+    const url = `chrome://extensions/?id=${provider}`;
+    await worker('lumoProvider.notice.openDetails()');
+    const tab = await poll(() => browser.targets(), (ts) => ts.some((t) => t.type === 'page' && t.url === url), 'the details page');
+    check(JSON.stringify(Object.keys(await worker('chrome.notifications.getAll()'))) === '[]', 'the notification stayed after its use');
+    return `opened ${tab.find((t) => t.url === url).url}`;
   });
 }
