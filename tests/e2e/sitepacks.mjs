@@ -237,6 +237,31 @@ export async function siteSteps ({ step, check, poll, browser, worker, caller, c
     return `writes off: "${off.text}"; allowed: installed ${json(on).uuid} with no request to marker-e2e.test (${siteRequests.length} requests in all)`;
   });
 
+  await step('the guide\'s example two, as written, installed as a person would (create_script through L1, the guide\'s meta on a test domain): its one tool is a write, and a call opens the page and fills its search box', async () => {
+    // Byte for byte the guide's code; only the domain of its meta.ts is
+    // the test's, so no author's pack can take it.
+    const source = readFileSync(join(repo, 'tests/fixtures/sitepacks/guide/example-2/www.baidu.com/index.ts'), 'utf8');
+    const meta = { name: 'guide-e2e.test', type: 'contentScriptMcpServer', url: 'http://guide-e2e.test/', isAlwaysEnabled: true,
+      toolsJumpLinks: { 'get-page-title': 'http://guide-e2e.test/s?wd=get-page-title' }, version: '1.0.0' };
+    const r = await call('userscripts.create_script', { meta, source });
+    check(r.ok && !r.isError, JSON.stringify(r));
+    const created = json(r);
+    check(JSON.stringify(created.sitePack.tools) === '["fill-search-box"]', r.text);
+    check(created.warnings?.length === 1 && /meta\.toolsJumpLinks\.get-page-title: links a tool "get-page-title" that the pack does not register/.test(created.warnings[0]), r.text);
+    await poll(() => ctlJson('audit', 'search', 'tool:create_script'), (x) => x.some((row) => row.target === created.uuid), 'the install\'s audit row');
+    await poll(tools, (t) => t.includes('userscripts.guide-e2e_fill-search-box'), 'the always-enabled tool to be listed', 20000);
+    const w = await call('userscripts.guide-e2e_fill-search-box', { text: 'lumo 指南' });
+    check(w.ok && !w.isError && w.text === '已填充文本: lumo 指南', JSON.stringify(w));
+    const tab = (await browser.targets()).find((t) => t.type === 'page' && t.url === 'http://guide-e2e.test/');
+    check(tab !== undefined, `no tab at meta.url: ${JSON.stringify((await browser.targets()).map((t) => t.url))}`);
+    const echo = await browser.evaluate(await browser.attach(tab.targetId), 'document.getElementById("echo").textContent');
+    check(echo === 'typed: lumo 指南', `the page saw: ${echo}`);
+    const row = await auditRow('guide-e2e_fill-search-box');
+    check(row.write === true && row.target === created.uuid, `declares no readOnlyHint, so it is an audited write: ${JSON.stringify(row)}`);
+    check(!(await call('userscripts.delete_script', { uuid: created.uuid })).isError, 'cleanup');
+    return `${w.text}; audit row ${row.id} (write) → ${row.target}; warning: ${created.warnings[0]}`;
+  });
+
   await step('a bundled pageMcpServer pack (excalidraw-e2e.test) runs in the main world from the extension\'s own file', async () => {
     const p = await openPage(browser, 'http://excalidraw-e2e.test/');
     pages.push(p);
