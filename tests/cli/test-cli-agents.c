@@ -155,7 +155,7 @@ test_add_json (Fixture       *f,
   setups = json_object_get_object_member (json_array_get_object_element (providers, 0), "setups");
   g_assert_cmpstr (json_object_get_string_member (setups, "url"), ==, "http://127.0.0.1:8137/mcp/userscripts");
   g_assert_nonnull (strstr (json_object_get_string_member (setups, "claudeCode"), token));
-  g_assert_nonnull (strstr (json_object_get_string_member (setups, "vscode"), "\"type\" : \"http\""));
+  g_assert_nonnull (strstr (json_object_get_string_member (setups, "vscode"), "\"type\": \"http\""));
   g_assert_nonnull (strstr (json_object_get_string_member (setups, "claudeDesktop"), "LUMO_ACCESS_TOKEN"));
   g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (json_array_get_object_element (providers, 1),
                                                                "setups")));
