@@ -91,5 +91,4 @@ JsonObject       *_lumo_agent_session_answer_lost        (JsonNode              
                                                           const char             *method,
                                                           const char             *reason);
 
-
 G_END_DECLS
