@@ -246,8 +246,10 @@ test_sessions (void)
   g_signal_connect (env->backend, "provider-connected", G_CALLBACK (on_provider_connected_cb), &watch);
   g_signal_connect (env->backend, "provider-disconnected", G_CALLBACK (on_provider_disconnected_cb), &watch);
 
-  /* No session that said hello: no port. */
+  /* No session that said hello: no port, and a push names none. */
   quiet = _lumo_backend_add_detached_session (env->backend, TEST_PROVIDER_ID);
+  bridge_detached_send (quiet, "{\"type\":\"agentClose\",\"port\":\"a1\",\"reason\":\"\",\"id\":3}");
+  bridge_detached_expect (quiet, "{\"type\":\"error\",\"re\":null,\"code\":\"hello_required\"}");
   none = lumo_backend_open_agent_port (env->backend, TEST_PROVIDER_ID, TEST_AGENT_ID, "Claude Code", &error);
   g_assert_null (none);
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);

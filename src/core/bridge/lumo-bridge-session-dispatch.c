@@ -592,6 +592,14 @@ _lumo_bridge_session_dispatch (LumoBridgeSession *self,
           return;
         }
     }
+  else if (!self->hello_done && lumo_bridge_message_peek_push (object))
+    {
+      /* A push has no id: the answer's re is null. */
+      _lumo_bridge_session_send_fault (self,
+                                       lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_HELLO_REQUIRED, NULL, NULL,
+                                                              "A virtual port exists only after hello"));
+      return;
+    }
 
   if (!(message = lumo_bridge_message_parse (object, &fault)))
     {

@@ -724,3 +724,16 @@ lumo_bridge_message_peek_request (JsonObject            *object,
     *id_key_out = id_key (id);
   return TRUE;
 }
+
+gboolean
+lumo_bridge_message_peek_push (JsonObject *object)
+{
+  JsonNode *type_node;
+  LumoBridgeMessageType t;
+
+  g_return_val_if_fail (object != NULL, FALSE);
+
+  type_node = json_object_get_member (object, "type");
+  return node_is_string (type_node) && type_from_string (json_node_get_string (type_node), &t) &&
+         (t == LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE || t == LUMO_BRIDGE_MESSAGE_AGENT_CLOSE);
+}
