@@ -63,6 +63,13 @@ void                _lumo_browser_update                (LumoBrowser            
 char               *_lumo_browser_dup_wrapper_contents  (LumoBrowser            *self,
                                                          LumoBrowserIntegration *integration);
 
+/* lumo-browser-extension.c: @path (as the Flatpak sandbox of @app_id sees
+ * it) as the host names it, given the sandbox's app-path from
+ * /.flatpak-info; @path itself when either is NULL or it is not under /app. */
+char               *_lumo_browser_extension_host_path  (const char             *path,
+                                                         const char             *app_id,
+                                                         const char             *app_path);
+
 /* Integration state that is not public API. */
 const char * const *_lumo_browser_integration_get_origins  (LumoBrowserIntegration *self);
 const char         *_lumo_browser_integration_get_data_dir (LumoBrowserIntegration *self);
