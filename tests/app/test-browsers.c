@@ -73,9 +73,12 @@ setup_home (AppFixture *f)
   g_file_set_contents (stale, contents, -1, &error);
   g_assert_no_error (error);
 
+  g_autofree char *sysroot = make_dir (f->dir, "sysroot");
+
   app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
   wait_idle (f);
-  lumo_browsers_group_set_home_dir (browsers_group (f), home);
+  /* A root of its own: this machine's browsers are not the fake home's. */
+  _lumo_window_set_browser_locations (f->window, home, sysroot, NULL);
   wait_idle (f);
   return home;
 }
@@ -210,6 +213,52 @@ test_set_up_all (AppFixture    *f,
   g_assert_cmpstr (row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chromium")), ==, "Set up");
 }
 
+/* Remove takes our manifest away (and only ours), for a set-up browser
+ * and for a stale one alike; the browser stays listed, to be set up again. */
+static void
+test_remove (AppFixture    *f,
+             gconstpointer  data)
+{
+  g_autofree char *home = setup_home (f);
+  g_autofree char *chromium_dir = g_build_filename (home, ".config", "chromium", NULL);
+  g_autofree char *chrome_dir = g_build_filename (home, ".config", "google-chrome", NULL);
+  g_autofree char *chromium = manifest_path (chromium_dir);
+  g_autofree char *chrome = manifest_path (chrome_dir);
+  g_autofree char *other = g_build_filename (chromium_dir, "NativeMessagingHosts",
+                                             "org.example.other.json", NULL);
+  GtkWidget *row;
+
+  lumo_test_write_in (chromium_dir, "NativeMessagingHosts/org.example.other.json", "{}");
+  /* Not set up: nothing to remove. */
+  g_assert_null (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                  "_Remove"));
+
+  /* The stale one. */
+  app_test_click (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chromium"),
+                                                   "_Remove"));
+  wait_idle (f);
+  g_assert_false (g_file_test (chromium, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  row = lumo_browsers_group_get_row (browsers_group (f), "chromium");
+  g_assert_cmpstr (row_subtitle (row), ==, "Not set up: the browser cannot start Lumo Access");
+  g_assert_nonnull (app_test_find_button_with_label (row, "_Install"));
+  g_assert_null (app_test_find_button_with_label (row, "_Remove"));
+
+  /* One set up here, then removed. */
+  app_test_click (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                   "_Install"));
+  wait_idle (f);
+  g_assert_cmpuint (lumo_browsers_group_get_n_set_up (browsers_group (f)), ==, 1);
+  app_test_click (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                   "_Remove"));
+  wait_idle (f);
+  g_assert_false (g_file_test (chrome, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (lumo_browsers_group_get_n_set_up (browsers_group (f)), ==, 0);
+  g_assert_cmpuint (lumo_browsers_group_get_n_found (browsers_group (f)), ==, 3);
+  g_assert_nonnull (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                     "_Install"));
+}
+
 /* The helper the manifest would name must exist: otherwise nothing is
  * written and the row stays as it was. */
 static void
@@ -256,6 +305,7 @@ main (int   argc,
   ADD ("install", test_install_one);
   ADD ("update-stale", test_update_stale);
   ADD ("set-up-all", test_set_up_all);
+  ADD ("remove", test_remove);
   ADD ("missing-helper", test_missing_helper);
 #undef ADD
 
