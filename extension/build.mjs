@@ -183,6 +183,8 @@ async function buildProvider ({ outdir, siteDirs, keyOverride }) {
   manifest(join(here, 'manifest.json'), join(outdir, 'manifest.json'), keyOverride, contentScripts);
   for (const f of ['popup.html', 'sandbox.html', 'offscreen.html'])
     cpSync(join(here, f), join(outdir, f));
+  // chrome.i18n's messages (the manifest's default_locale needs them).
+  cpSync(join(here, '_locales'), join(outdir, '_locales'), { recursive: true });
   return inspected.packs.map((p) => `${p.meta.name} (${p.meta.type})`);
 }
 
