@@ -65,7 +65,9 @@ function userScriptsText (): string {
 
 // The static texts of popup.html, by data-i18n.
 function translatePage (): void {
-  document.documentElement.lang = chrome.i18n.getUILanguage();
+  // The language of the messages Chrome picked, which is what the page is
+  // in (the UI language may have no translation here).
+  document.documentElement.lang = t('locale');
   document.querySelectorAll<HTMLElement>('[data-i18n]').forEach((node) => {
     node.textContent = t(node.dataset.i18n ?? '');
   });
