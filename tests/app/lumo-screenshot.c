@@ -189,6 +189,7 @@ show_probes (AppFixture *f)
 /* ---- the first run -------------------------------------------------------- */
 
 static char *first_run_dir;
+static char *first_run_helper;
 
 /* Before GTK and any thread: HOME is read once, and the helper the
  * manifests name comes from the environment. */
@@ -196,17 +197,14 @@ static void
 prepare_first_run (void)
 {
   g_autofree char *home = NULL;
-  g_autofree char *helper = NULL;
   g_autofree char *launcher = NULL;
 
   first_run_dir = lumo_test_dir_new ("screenshot-first-run");
   home = g_build_filename (first_run_dir, "home", NULL);
-  helper = g_build_filename (first_run_dir, "libexec", "lumo-access-host", NULL);
   launcher = g_build_filename (first_run_dir, "bin", "chromium", NULL);
 
-  lumo_test_write_in (first_run_dir, "libexec/lumo-access-host", "#!/bin/sh\n");
+  first_run_helper = app_test_fake_helper_new ("screenshot-helper");
   lumo_test_write_in (first_run_dir, "bin/chromium", "#!/bin/sh\n");
-  g_assert_cmpint (g_chmod (helper, 0755), ==, 0);
   g_assert_cmpint (g_chmod (launcher, 0755), ==, 0);
   lumo_test_mkdir_in (home, ".config/google-chrome");
   lumo_test_mkdir_in (first_run_dir, "sysroot");
@@ -215,7 +213,6 @@ prepare_first_run (void)
                       PACKAGE_VERSION "\"}");
 
   g_setenv ("HOME", home, TRUE);
-  g_setenv ("LUMO_ACCESS_HOST_PATH", helper, TRUE);
 }
 
 static gboolean
@@ -408,7 +405,10 @@ main (int   argc,
 
   app_fixture_teardown (&f, NULL);
   if (first_run_dir != NULL)
-    lumo_test_dir_remove (first_run_dir);
+    {
+      lumo_test_dir_remove (first_run_dir);
+      app_test_fake_helper_remove (first_run_helper);
+    }
   g_free (first_run_dir);
   return 0;
 }

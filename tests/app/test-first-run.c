@@ -21,9 +21,6 @@
 #include "lumo-first-run.h"
 #include "lumo-format.h"
 
-static char *helper_dir;
-static char *helper_path;
-
 typedef struct
 {
   AppFixture  app;
@@ -120,14 +117,6 @@ fixture_tear_down (Fixture       *f,
   g_free (f->extension);
 }
 
-static const char *
-row_subtitle (GtkWidget *row)
-{
-  if (ADW_IS_EXPANDER_ROW (row))
-    return adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row));
-  return adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
-}
-
 static void
 test_three_steps (Fixture       *f,
                   gconstpointer  data)
@@ -142,7 +131,7 @@ test_three_steps (Fixture       *f,
   /* 1: the never-started Chromium, to install. */
   row = lumo_browsers_group_get_row (browsers (f), "chromium");
   g_assert_nonnull (row);
-  g_assert_cmpstr (row_subtitle (row), ==, "Not set up: the browser cannot start Lumo Access");
+  g_assert_cmpstr (app_test_row_subtitle (row), ==, "Not set up: the browser cannot start Lumo Access");
   g_assert_nonnull (app_test_find_button_with_label (row, "_Install"));
   g_assert_null (app_test_find_button_with_label (row, "_Remove"));
   g_assert_cmpuint (lumo_browsers_group_get_n_found (browsers (f)), ==, 1);
@@ -180,7 +169,7 @@ test_install_and_remove (Fixture       *f,
   wait_idle (f);
   g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
   row = lumo_browsers_group_get_row (browsers (f), "chromium");
-  g_assert_cmpstr (row_subtitle (row), ==, "Set up");
+  g_assert_cmpstr (app_test_row_subtitle (row), ==, "Set up");
   g_assert_null (app_test_find_button_with_label (row, "_Install"));
   g_assert_cmpstr (lumo_first_run_get_step_state (first_run (f), 1), ==, "1 of 1 browser is set up.");
 
@@ -352,16 +341,8 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GError) error = NULL;
+  char *helper_path = app_test_fake_helper_new ("first-run-test");
   int ret;
-
-  /* Before any thread: the helper is read from the environment. */
-  helper_dir = lumo_test_dir_new ("first-run-test");
-  helper_path = g_build_filename (helper_dir, "lumo-access-host", NULL);
-  g_file_set_contents (helper_path, "#!/bin/sh\n", -1, &error);
-  g_assert_no_error (error);
-  g_chmod (helper_path, 0755);
-  g_setenv ("LUMO_ACCESS_HOST_PATH", helper_path, TRUE);
 
   gtk_test_init (&argc, &argv, NULL);
   app_test_init_application ();
@@ -378,8 +359,6 @@ main (int   argc,
   g_test_add_func ("/first-run/format-path", test_format_path);
 
   ret = g_test_run ();
-  lumo_test_dir_remove (helper_dir);
-  g_free (helper_path);
-  g_free (helper_dir);
+  app_test_fake_helper_remove (helper_path);
   return ret;
 }
