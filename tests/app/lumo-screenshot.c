@@ -10,12 +10,13 @@
  * the audit log gets a few thousand older rows besides. Then it shows the
  * window at a fixed size and renders each page to PNG.
  *
- * The page "first-run" is a machine before its first connection instead:
- * no provider has said hello, HOME is a fake home in which Google Chrome
- * has run and is set up, Chromium is installed but never started (its
- * launcher on a fake PATH), and the provider extension is installed in
- * ~/.local/share/lumo-access/extension; it renders the Requests page with
- * its three set-up steps.
+ * The machine is a fake one, so that no screenshot shows this computer's
+ * browsers: HOME is a fake home in which Google Chrome has run and is set
+ * up, Chromium is installed but never started (its launcher on a fake
+ * PATH), and the provider extension is installed in
+ * ~/.local/share/lumo-access/extension. The page "first-run" is that
+ * machine before its first connection (no provider has said hello): the
+ * Requests page with its three set-up steps.
  *
  * usage: lumo-screenshot OUTDIR WIDTH HEIGHT SUFFIX PAGE...
  *        (SUFFIX is added to each file name: "" gives requests.png;
@@ -186,28 +187,28 @@ show_probes (AppFixture *f)
   lumo_providers_page_show_outcome (page, TEST_PROVIDER2_ID, rejected);
 }
 
-/* ---- the first run -------------------------------------------------------- */
+/* ---- the machine ------------------------------------------------------------ */
 
-static char *first_run_dir;
-static char *first_run_helper;
+static char *machine_dir;
+static char *machine_helper;
 
 /* Before GTK and any thread: HOME is read once, and the helper the
  * manifests name comes from the environment. */
 static void
-prepare_first_run (void)
+prepare_machine (void)
 {
   g_autofree char *home = NULL;
   g_autofree char *launcher = NULL;
 
-  first_run_dir = lumo_test_dir_new ("screenshot-first-run");
-  home = g_build_filename (first_run_dir, "home", NULL);
-  launcher = g_build_filename (first_run_dir, "bin", "chromium", NULL);
+  machine_dir = lumo_test_dir_new ("screenshot-machine");
+  home = g_build_filename (machine_dir, "home", NULL);
+  launcher = g_build_filename (machine_dir, "bin", "chromium", NULL);
 
-  first_run_helper = app_test_fake_helper_new ("screenshot-helper");
-  lumo_test_write_in (first_run_dir, "bin/chromium", "#!/bin/sh\n");
+  machine_helper = app_test_fake_helper_new ("screenshot-helper");
+  lumo_test_write_in (machine_dir, "bin/chromium", "#!/bin/sh\n");
   g_assert_cmpint (g_chmod (launcher, 0755), ==, 0);
   lumo_test_mkdir_in (home, ".config/google-chrome");
-  lumo_test_mkdir_in (first_run_dir, "sysroot");
+  lumo_test_mkdir_in (machine_dir, "sysroot");
   lumo_test_write_in (home, ".local/share/lumo-access/extension/manifest.json",
                       "{\"manifest_version\": 3, \"name\": \"Lumo Userscripts\", \"version\": \""
                       PACKAGE_VERSION "\"}");
@@ -221,12 +222,19 @@ first_run_idle_cb (gpointer data)
   return !lumo_first_run_get_busy (data);
 }
 
-static void
-seed_first_run (AppFixture *f)
+static gboolean
+browsers_idle_cb (gpointer data)
 {
-  g_autofree char *home = g_build_filename (first_run_dir, "home", NULL);
-  g_autofree char *sysroot = g_build_filename (first_run_dir, "sysroot", NULL);
-  g_autofree char *bin = g_build_filename (first_run_dir, "bin", NULL);
+  return !lumo_browsers_group_get_busy (data);
+}
+
+static void
+seed_machine (AppFixture *f,
+              gboolean    first_run_page)
+{
+  g_autofree char *home = g_build_filename (machine_dir, "home", NULL);
+  g_autofree char *sysroot = g_build_filename (machine_dir, "sysroot", NULL);
+  g_autofree char *bin = g_build_filename (machine_dir, "bin", NULL);
   g_autofree char *extension = g_build_filename (home, ".local/share/lumo-access/extension", NULL);
   const char *search_path[] = { bin, NULL };
   g_autoptr(LumoBrowserIntegration) integration = NULL;
@@ -243,8 +251,14 @@ seed_first_run (AppFixture *f)
   g_assert_no_error (error);
 
   _lumo_window_set_browser_locations (f->window, home, sysroot, search_path);
-  lumo_first_run_set_extension_dir (first_run, extension);
-  lumo_test_wait_until (first_run_idle_cb, first_run, "the set-up steps");
+  lumo_test_wait_until (browsers_idle_cb,
+                        lumo_providers_page_get_browsers (_lumo_window_get_providers_page (f->window)),
+                        "the browsers");
+  if (first_run_page)
+    {
+      lumo_first_run_set_extension_dir (first_run, extension);
+      lumo_test_wait_until (first_run_idle_cb, first_run, "the set-up steps");
+    }
 }
 
 static guint frames;
@@ -327,8 +341,7 @@ main (int   argc,
       g_printerr ("%s: the page first-run is rendered alone\n", argv[0]);
       return 2;
     }
-  if (first_run)
-    prepare_first_run ();
+  prepare_machine ();
 
   gtk_init ();
   app_test_init_application ();
@@ -349,9 +362,8 @@ main (int   argc,
       g_assert_no_error (error);
     }
   app_fixture_setup_window (&f, FALSE);
-  if (first_run)
-    seed_first_run (&f);
-  else
+  seed_machine (&f, first_run);
+  if (!first_run)
     seed (&f);
 
   gtk_window_set_default_size (GTK_WINDOW (f.window), width, height);
@@ -404,11 +416,8 @@ main (int   argc,
     }
 
   app_fixture_teardown (&f, NULL);
-  if (first_run_dir != NULL)
-    {
-      lumo_test_dir_remove (first_run_dir);
-      app_test_fake_helper_remove (first_run_helper);
-    }
-  g_free (first_run_dir);
+  lumo_test_dir_remove (machine_dir);
+  app_test_fake_helper_remove (machine_helper);
+  g_free (machine_dir);
   return 0;
 }
