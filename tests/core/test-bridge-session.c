@@ -242,6 +242,56 @@ test_writes_audited (void)
   bridge_test_env_free (env);
 }
 
+/* A caller's name is display text: a newline or a bidi override in it is
+ * cleaned where the message is parsed, so the name neither breaks the
+ * write (the audit log refuses control characters: every write of such a
+ * caller used to fail as audit_failed) nor reaches a row as sent. */
+static void
+test_names_are_display_text (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(LumoCallerInfo) caller = NULL;
+  g_autoptr(LumoProviderInfo) provider = NULL;
+
+  setup_provider (env, TRUE, FALSE);
+  peer_send (peer, "{\"type\":\"hello\",\"id\":1,\"bridge\":1,"
+                   "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo\\nUserscripts\\u202e\","
+                   "\"version\":\"1.0.1\"},"
+                   "\"tools\":[{\"name\":\"save_script\",\"title\":\"Save\\u2066 it\\r\",\"write\":true}]}");
+  peer_expect (peer, "{\"type\":\"hello.result\",\"re\":1}");
+  provider = lumo_policy_get_provider (env->policy, PROVIDER, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (provider->display_name, ==, "Lumo Userscripts");
+  g_assert_cmpstr (lumo_catalogue_find (only_session (env)->catalogue,
+                                        "save_script")->title, ==, "Save it");
+
+  peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\","
+                   "\"name\":\"Evil\\nAgent\\u202e\\u0007\"}}");
+  peer_expect (peer, "{\"type\":\"probe.result\",\"re\":2,\"status\":{\"pendingApproval\":true}}");
+  caller = lumo_policy_get_caller (env->policy, PROVIDER, CALLER, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (caller->display_name, ==, "Evil Agent");
+
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_expect (peer, "{\"type\":\"policy\",\"revoked\":[]}");
+
+  peer_authorize (peer,
+                  "{\"type\":\"authorize\",\"id\":3,\"caller\":{\"id\":\"" CALLER "\","
+                  "\"name\":\"Evil\\nAgent\\u202e\\u0007\"},\"tool\":\"save_script\",\"write\":true,"
+                  "\"paramsHash\":\"" HASH "\",\"preview\":{}}",
+                  "{\"re\":3,\"allow\":true,\"auditId\":\"<any>\"}");
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_assert_cmpstr (lumo_audit_row_get_caller_name (g_ptr_array_index (rows, 0)), ==, "Evil Agent");
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
 static void
 test_rate_limit (void)
 {
@@ -857,6 +907,7 @@ main (int   argc,
   g_test_add_func ("/bridge-session/hello-probe-allow", test_hello_probe_allow);
   g_test_add_func ("/bridge-session/bad-origin", test_bad_origin);
   g_test_add_func ("/bridge-session/writes-audited", test_writes_audited);
+  g_test_add_func ("/bridge-session/names-are-display-text", test_names_are_display_text);
   g_test_add_func ("/bridge-session/rate-limit", test_rate_limit);
   g_test_add_func ("/bridge-session/review", test_review);
   g_test_add_func ("/bridge-session/close-cancels-and-closes-ports", test_close_cancels_and_closes_ports);
