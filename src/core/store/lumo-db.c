@@ -6,6 +6,11 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "lumo-db.h"
 #include "lumo-error.h"
 
@@ -317,6 +322,59 @@ migrate (sqlite3              *db,
   return TRUE;
 }
 
+/* Makes @path 0600 if it exists and is open to others. */
+static gboolean
+make_private (const char  *path,
+              gboolean     create,
+              GError     **error)
+{
+  struct stat st;
+  int fd;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      if (!create && saved_errno == ENOENT)
+        return TRUE;
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                   "Cannot open the database “%s”: %s", path, g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 077) != 0 &&
+      fchmod (fd, 0600) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                   "The database “%s” is readable by others (mode %04o) and cannot be made "
+                   "private (0600): %s", path, (guint) (st.st_mode & 07777), g_strerror (saved_errno));
+      close (fd);
+      return FALSE;
+    }
+
+  close (fd);
+  return TRUE;
+}
+
+/* SQLite creates the -wal and -shm files with the database's own mode, so
+ * the database is created 0600 before SQLite sees it: no file of it is
+ * ever readable by others, not even for a moment. Files left by an older
+ * version are tightened the same way. */
+static gboolean
+prepare_files (const char  *path,
+               GError     **error)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+
+  return make_private (path, TRUE, error) &&
+         make_private (wal, FALSE, error) &&
+         make_private (shm, FALSE, error);
+}
+
 sqlite3 *
 lumo_db_open (const char           *path,
               LumoDbFlags           flags,
@@ -346,6 +404,9 @@ lumo_db_open_with_vfs (const char           *path,
   open_flags = read_only ? SQLITE_OPEN_READONLY
                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   open_flags |= SQLITE_OPEN_FULLMUTEX;
+
+  if (!read_only && !prepare_files (path, error))
+    return NULL;
 
   rc = sqlite3_open_v2 (path, &db, open_flags, vfs);
   if (rc != SQLITE_OK)
