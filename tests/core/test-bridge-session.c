@@ -292,6 +292,79 @@ test_names_are_display_text (void)
   bridge_test_env_free (env);
 }
 
+/* The bounds of one session that a provider (or agents through it) could
+ * otherwise grow without end: new pending callers per minute, and open
+ * ports. Over a bound the request gets a clear `busy` and nothing grows. */
+static void
+test_bounds (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
+  guint id = 100;
+
+  setup_provider (env, TRUE, FALSE);
+  peer_hello (peer);
+
+  for (guint i = 0; i <= LUMO_POLICY_MAX_NEW_PENDING; i++)
+    {
+      g_autofree char *probe = NULL;
+      char caller[LUMO_EXTENSION_ID_LEN + 1];
+
+      for (guint j = 0; j < LUMO_EXTENSION_ID_LEN; j++)
+        caller[j] = 'a' + ((i >> ((j % 8) * 4)) & 0xf);
+      caller[LUMO_EXTENSION_ID_LEN] = '\0';
+      probe = g_strdup_printf ("{\"type\":\"probe\",\"id\":%u,\"caller\":{\"id\":\"%s\"}}", ++id, caller);
+      peer_send (peer, probe);
+      if (i < LUMO_POLICY_MAX_NEW_PENDING)
+        {
+          g_autofree char *expected =
+            g_strdup_printf ("{\"type\":\"probe.result\",\"re\":%u,\"status\":{\"pendingApproval\":true}}", id);
+
+          peer_expect (peer, expected);
+        }
+      else
+        {
+          g_autofree char *expected =
+            g_strdup_printf ("{\"type\":\"error\",\"re\":%u,\"code\":\"busy\",\"field\":\"caller.id\"}", id);
+
+          peer_expect (peer, expected);
+        }
+    }
+  callers = lumo_policy_list_callers (env->policy, PROVIDER, LUMO_CALLER_STATE_ANY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (callers->len, ==, LUMO_POLICY_MAX_NEW_PENDING);
+
+  /* Ports: 256 open, the 257th refused; a known one may be reported
+   * again, and closing one makes room. */
+  for (guint i = 0; i <= LUMO_BRIDGE_MAX_PORTS; i++)
+    {
+      g_autofree char *port = g_strdup_printf ("{\"type\":\"port\",\"id\":%u,\"caller\":{\"id\":\"" CALLER "\"},"
+                                               "\"port\":\"p%u\",\"state\":\"open\"}", ++id, i);
+      g_autofree char *expected = i < LUMO_BRIDGE_MAX_PORTS
+        ? g_strdup_printf ("{\"type\":\"port.result\",\"re\":%u}", id)
+        : g_strdup_printf ("{\"type\":\"error\",\"re\":%u,\"code\":\"busy\"}", id);
+
+      peer_send (peer, port);
+      peer_expect (peer, expected);
+    }
+  g_assert_cmpuint (only_session (env)->ports->len, ==, LUMO_BRIDGE_MAX_PORTS);
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"again\",\"caller\":{\"id\":\"" CALLER "\"},"
+                   "\"port\":\"p0\",\"state\":\"open\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"again\"}");
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"close\",\"caller\":{\"id\":\"" CALLER "\"},"
+                   "\"port\":\"p0\",\"state\":\"closed\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"close\"}");
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"new\",\"caller\":{\"id\":\"" CALLER "\"},"
+                   "\"port\":\"p-new\",\"state\":\"open\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"new\"}");
+  g_assert_cmpuint (only_session (env)->ports->len, ==, LUMO_BRIDGE_MAX_PORTS);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
 static void
 test_rate_limit (void)
 {
@@ -908,6 +981,7 @@ main (int   argc,
   g_test_add_func ("/bridge-session/bad-origin", test_bad_origin);
   g_test_add_func ("/bridge-session/writes-audited", test_writes_audited);
   g_test_add_func ("/bridge-session/names-are-display-text", test_names_are_display_text);
+  g_test_add_func ("/bridge-session/bounds", test_bounds);
   g_test_add_func ("/bridge-session/rate-limit", test_rate_limit);
   g_test_add_func ("/bridge-session/review", test_review);
   g_test_add_func ("/bridge-session/close-cancels-and-closes-ports", test_close_cancels_and_closes_ports);

@@ -253,14 +253,8 @@ lumo_backend_new_for_data_dir (const char  *data_dir,
   if (data_dir == NULL)
     data_dir = lumo_paths_get_data_dir ();
 
-  if (g_mkdir_with_parents (data_dir, 0700) != 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot create the data directory %s: %s", data_dir, g_strerror (saved_errno));
-      return NULL;
-    }
+  if (!lumo_paths_ensure_private_dir (data_dir, error))
+    return NULL;
 
   policy_path = g_build_filename (data_dir, "policy.db", NULL);
   audit_path = g_build_filename (data_dir, "audit.db", NULL);
@@ -327,7 +321,7 @@ lumo_backend_set_clock (LumoBackend   *self,
 {
   g_return_if_fail (LUMO_IS_BACKEND (self));
 
-  lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (self->policy), clock, user_data);
+  lumo_policy_set_clock (self->policy, clock, user_data);
   lumo_review_queue_set_clock (self->review_queue, clock, user_data);
 }
 
