@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 
@@ -363,6 +364,114 @@ test_bounds (void)
 
   peer_free (peer);
   bridge_test_env_free (env);
+}
+
+static gint64
+restart_clock (gpointer user_data)
+{
+  return *(gint64 *) user_data;
+}
+
+static void
+append_write (LumoAuditStore    *store,
+              const char        *caller,
+              gint64             time_us,
+              LumoAuditDecision  decision)
+{
+  g_autoptr(GError) error = NULL;
+  LumoAuditRecord record = {
+    .time_us = time_us,
+    .provider_id = PROVIDER,
+    .caller_id = caller,
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .params_sha256 = HASH,
+    .decision = decision,
+    .reason = decision == LUMO_AUDIT_DECISION_ALLOW ? NULL : "writes_off",
+  };
+
+  g_assert_cmpint (lumo_audit_store_append (store, &record, &error), >, 0);
+  g_assert_no_error (error);
+}
+
+/* The write limit survives a restart: the new process rebuilds each
+ * caller's window from the audit log's allowed writes of the last minute. */
+static void
+test_rate_window_survives_restart (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("lumo-restart-XXXXXX", &error);
+  g_autoptr(LumoBackend) before = NULL;
+  g_autoptr(LumoBackend) after = NULL;
+  LumoPolicyDecision decision;
+  gint64 real_now = g_get_real_time ();
+  gint64 clock = G_GINT64_CONSTANT (5000) * G_USEC_PER_SEC;
+
+  g_assert_no_error (error);
+  before = lumo_backend_new_for_data_dir (dir, &error);
+  g_assert_no_error (error);
+  lumo_policy_add_provider (lumo_backend_get_policy (before), PROVIDER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (lumo_backend_get_policy (before), PROVIDER, LUMO_POLICY_SWITCH_WRITES, TRUE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (lumo_backend_get_policy (before), PROVIDER, LUMO_POLICY_SWITCH_REVIEW, FALSE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (lumo_backend_get_policy (before), PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (lumo_backend_get_policy (before), PROVIDER, CALLER2, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+
+  /* 30 allowed writes in the last 50 s; older or denied ones count not. */
+  append_write (lumo_backend_get_audit_store (before), CALLER, real_now - (gint64) 70 * G_USEC_PER_SEC,
+                LUMO_AUDIT_DECISION_ALLOW);
+  for (guint i = 0; i < LUMO_RATE_LIMIT_WRITES; i++)
+    append_write (lumo_backend_get_audit_store (before), CALLER,
+                  real_now - (gint64) (50 - i) * G_USEC_PER_SEC, LUMO_AUDIT_DECISION_ALLOW);
+  append_write (lumo_backend_get_audit_store (before), CALLER2, real_now - G_USEC_PER_SEC,
+                LUMO_AUDIT_DECISION_DENY);
+  g_object_run_dispose (G_OBJECT (before));
+  g_clear_object (&before);
+  bridge_test_drain ();
+
+  /* The app starts again. */
+  after = lumo_backend_new_for_data_dir (dir, &error);
+  g_assert_no_error (error);
+  lumo_backend_set_clock (after, restart_clock, &clock);
+  g_assert_true (lumo_backend_restore_rate_windows (after, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), PROVIDER, CALLER,
+                                        "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
+  g_assert_false (decision.allowed);
+  g_assert_cmpint (decision.reason, ==, LUMO_DENY_REASON_RATE_LIMITED);
+  /* The oldest of the 30 was ~50 s ago: about 10 s until a slot frees. */
+  g_assert_cmpint (decision.retry_after_us, >, 5 * G_USEC_PER_SEC);
+  g_assert_cmpint (decision.retry_after_us, <=, 10 * G_USEC_PER_SEC);
+
+  /* The other caller had no allowed write: its window is empty. */
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), PROVIDER, CALLER2,
+                                        "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
+  g_assert_true (decision.allowed);
+
+  /* And the window still slides: once the oldest expired, one more. */
+  clock += 11 * G_USEC_PER_SEC;
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), PROVIDER, CALLER,
+                                        "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
+  g_assert_true (decision.allowed);
+
+  g_object_run_dispose (G_OBJECT (after));
+  g_clear_object (&after);
+  bridge_test_drain ();
+  {
+    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+    const char *name;
+
+    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+      {
+        g_autofree char *path = g_build_filename (dir, name, NULL);
+
+        g_unlink (path);
+      }
+    g_rmdir (dir);
+  }
 }
 
 static void
@@ -983,6 +1092,7 @@ main (int   argc,
   g_test_add_func ("/bridge-session/names-are-display-text", test_names_are_display_text);
   g_test_add_func ("/bridge-session/bounds", test_bounds);
   g_test_add_func ("/bridge-session/rate-limit", test_rate_limit);
+  g_test_add_func ("/bridge-session/rate-window-survives-restart", test_rate_window_survives_restart);
   g_test_add_func ("/bridge-session/review", test_review);
   g_test_add_func ("/bridge-session/close-cancels-and-closes-ports", test_close_cancels_and_closes_ports);
   g_test_add_func ("/bridge-session/revoke-push", test_revoke_push);
