@@ -14,6 +14,9 @@
 #include <string.h>
 
 
+#include <sqlite3.h>
+
+#include "lumo-audit-private.h"
 #include "lumo-audit-store.h"
 #include "lumo-bridge-session-private.h"
 #include "lumo-error.h"
@@ -22,6 +25,7 @@
 #include "lumo-tool-registry.h"
 
 #include "bridge-test-peer.h"
+#include "fault-vfs.h"
 
 #define HASH "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
@@ -472,6 +476,103 @@ test_rate_window_survives_restart (void)
       }
     g_rmdir (dir);
   }
+}
+
+/* A backend whose audit store sits on the fault VFS. */
+static BridgeTestEnv *
+env_on_fault_vfs (void)
+{
+  BridgeTestEnv *env = g_new0 (BridgeTestEnv, 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoPolicy) policy = NULL;
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(LumoReviewQueue) queue = lumo_review_queue_new ();
+  g_autofree char *policy_path = NULL;
+  g_autofree char *audit_path = NULL;
+
+  env->dir = g_dir_make_tmp ("lumo-bridge-fault-XXXXXX", &error);
+  g_assert_no_error (error);
+  policy_path = g_build_filename (env->dir, "policy.db", NULL);
+  audit_path = g_build_filename (env->dir, "audit.db", NULL);
+  policy = lumo_policy_new (policy_path, &error);
+  g_assert_no_error (error);
+  store = _lumo_audit_store_new_full (audit_path, NULL, NULL, FAULT_VFS, &error);
+  g_assert_no_error (error);
+  env->backend = lumo_backend_new (policy, store, queue);
+  env->policy = lumo_backend_get_policy (env->backend);
+  env->now = 1000 * G_USEC_PER_SEC;
+  lumo_backend_set_clock (env->backend, restart_clock, &env->now);
+  lumo_backend_set_app_version (env->backend, "0.1.0-test");
+  return env;
+}
+
+static JsonObject *
+authorize_answer (Peer       *peer,
+                  const char *request)
+{
+  JsonObject *answer;
+
+  peer_send (peer, request);
+  answer = peer_recv (peer);
+  g_assert_nonnull (answer);
+  g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "authorize.result");
+  return answer;
+}
+
+/* The disk is full or the log cannot be written: a write that the policy
+ * allowed is denied with audit_failed, never allowed unaudited; a denial
+ * stays the denial it was; and once the store can write again, so can the
+ * caller. Through the real session, on the fault VFS. */
+static void
+test_audit_failed (void)
+{
+  BridgeTestEnv *env = env_on_fault_vfs ();
+  Peer *peer = peer_new (env, ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autofree char *w1 = write_request (10, CALLER);
+  g_autofree char *w2 = write_request (11, CALLER2);
+  g_autofree char *w3 = write_request (12, CALLER);
+  const int faults[] = { SQLITE_FULL, SQLITE_IOERR_WRITE };
+
+  setup_provider (env, TRUE, FALSE);
+  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  for (guint i = 0; i < G_N_ELEMENTS (faults); i++)
+    {
+      g_autoptr(JsonObject) allowed = NULL;
+      g_autoptr(JsonObject) denied = NULL;
+
+      g_atomic_int_set (&fault_vfs_write_fault, faults[i]);
+      g_test_expect_message ("lumo-bridge-session", G_LOG_LEVEL_WARNING, "Cannot record a write*");
+      allowed = authorize_answer (peer, w1);
+      g_test_assert_expected_messages ();
+      g_assert_false (json_object_get_boolean_member (allowed, "allow"));
+      g_assert_cmpstr (json_object_get_string_member (allowed, "reason"), ==, "audit_failed");
+      g_assert_false (json_object_has_member (allowed, "auditId"));
+
+      /* Not allowed anyway: the answer keeps its own reason. */
+      g_test_expect_message ("lumo-bridge-session", G_LOG_LEVEL_WARNING, "Cannot record a write*");
+      denied = authorize_answer (peer, w2);
+      g_test_assert_expected_messages ();
+      g_assert_false (json_object_get_boolean_member (denied, "allow"));
+      g_assert_cmpstr (json_object_get_string_member (denied, "reason"), ==, "not_authorized");
+      g_assert_false (json_object_has_member (denied, "auditId"));
+      fault_vfs_clear ();
+    }
+
+  /* Nothing of the failed rows remains; the store writes again. */
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 0);
+  peer_authorize (peer, w3, "{\"re\":12,\"allow\":true,\"auditId\":\"<any>\"}");
+  g_clear_pointer (&rows, g_ptr_array_unref);
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 1);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
 }
 
 static void
@@ -1085,6 +1186,7 @@ main (int   argc,
   /* Writing to a session the app has closed is EPIPE, not death; the app
    * itself ignores SIGPIPE as every GDBus process does. */
   signal (SIGPIPE, SIG_IGN);
+  fault_vfs_register ();
 
   g_test_add_func ("/bridge-session/hello-probe-allow", test_hello_probe_allow);
   g_test_add_func ("/bridge-session/bad-origin", test_bad_origin);
@@ -1092,6 +1194,7 @@ main (int   argc,
   g_test_add_func ("/bridge-session/names-are-display-text", test_names_are_display_text);
   g_test_add_func ("/bridge-session/bounds", test_bounds);
   g_test_add_func ("/bridge-session/rate-limit", test_rate_limit);
+  g_test_add_func ("/bridge-session/audit-failed", test_audit_failed);
   g_test_add_func ("/bridge-session/rate-window-survives-restart", test_rate_window_survives_restart);
   g_test_add_func ("/bridge-session/review", test_review);
   g_test_add_func ("/bridge-session/close-cancels-and-closes-ports", test_close_cancels_and_closes_ports);
