@@ -255,7 +255,7 @@ static void
 test_names_are_display_text (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = NULL;
   g_autoptr(LumoCallerInfo) caller = NULL;
@@ -267,25 +267,25 @@ test_names_are_display_text (void)
                    "\"version\":\"1.0.1\"},"
                    "\"tools\":[{\"name\":\"save_script\",\"title\":\"Save\\u2066 it\\r\",\"write\":true}]}");
   peer_expect (peer, "{\"type\":\"hello.result\",\"re\":1}");
-  provider = lumo_policy_get_provider (env->policy, PROVIDER, &error);
+  provider = lumo_policy_get_provider (env->policy, TEST_PROVIDER_ID, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (provider->display_name, ==, "Lumo Userscripts");
   g_assert_cmpstr (lumo_catalogue_find (only_session (env)->catalogue,
                                         "save_script")->title, ==, "Save it");
 
-  peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" CALLER "\","
+  peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" TEST_CALLER_ID "\","
                    "\"name\":\"Evil\\nAgent\\u202e\\u0007\"}}");
   peer_expect (peer, "{\"type\":\"probe.result\",\"re\":2,\"status\":{\"pendingApproval\":true}}");
-  caller = lumo_policy_get_caller (env->policy, PROVIDER, CALLER, &error);
+  caller = lumo_policy_get_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (caller->display_name, ==, "Evil Agent");
 
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
   peer_expect (peer, "{\"type\":\"policy\",\"revoked\":[]}");
 
   peer_authorize (peer,
-                  "{\"type\":\"authorize\",\"id\":3,\"caller\":{\"id\":\"" CALLER "\","
+                  "{\"type\":\"authorize\",\"id\":3,\"caller\":{\"id\":\"" TEST_CALLER_ID "\","
                   "\"name\":\"Evil\\nAgent\\u202e\\u0007\"},\"tool\":\"save_script\",\"write\":true,"
                   "\"paramsHash\":\"" HASH "\",\"preview\":{}}",
                   "{\"re\":3,\"allow\":true,\"auditId\":\"<any>\"}");
@@ -304,7 +304,7 @@ static void
 test_bounds (void)
 {
   BridgeTestEnv *env = bridge_test_env_new ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) callers = NULL;
   guint id = 100;
@@ -337,7 +337,7 @@ test_bounds (void)
           peer_expect (peer, expected);
         }
     }
-  callers = lumo_policy_list_callers (env->policy, PROVIDER, LUMO_CALLER_STATE_ANY, &error);
+  callers = lumo_policy_list_callers (env->policy, TEST_PROVIDER_ID, LUMO_CALLER_STATE_ANY, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (callers->len, ==, LUMO_POLICY_MAX_NEW_PENDING);
 
@@ -345,7 +345,7 @@ test_bounds (void)
    * again, and closing one makes room. */
   for (guint i = 0; i <= LUMO_BRIDGE_MAX_PORTS; i++)
     {
-      g_autofree char *port = g_strdup_printf ("{\"type\":\"port\",\"id\":%u,\"caller\":{\"id\":\"" CALLER "\"},"
+      g_autofree char *port = g_strdup_printf ("{\"type\":\"port\",\"id\":%u,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
                                                "\"port\":\"p%u\",\"state\":\"open\"}", ++id, i);
       g_autofree char *expected = i < LUMO_BRIDGE_MAX_PORTS
         ? g_strdup_printf ("{\"type\":\"port.result\",\"re\":%u}", id)
@@ -355,13 +355,13 @@ test_bounds (void)
       peer_expect (peer, expected);
     }
   g_assert_cmpuint (only_session (env)->ports->len, ==, LUMO_BRIDGE_MAX_PORTS);
-  peer_send (peer, "{\"type\":\"port\",\"id\":\"again\",\"caller\":{\"id\":\"" CALLER "\"},"
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"again\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
                    "\"port\":\"p0\",\"state\":\"open\"}");
   peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"again\"}");
-  peer_send (peer, "{\"type\":\"port\",\"id\":\"close\",\"caller\":{\"id\":\"" CALLER "\"},"
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"close\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
                    "\"port\":\"p0\",\"state\":\"closed\"}");
   peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"close\"}");
-  peer_send (peer, "{\"type\":\"port\",\"id\":\"new\",\"caller\":{\"id\":\"" CALLER "\"},"
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"new\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
                    "\"port\":\"p-new\",\"state\":\"open\"}");
   peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"new\"}");
   g_assert_cmpuint (only_session (env)->ports->len, ==, LUMO_BRIDGE_MAX_PORTS);
@@ -385,7 +385,7 @@ append_write (LumoAuditStore    *store,
   g_autoptr(GError) error = NULL;
   LumoAuditRecord record = {
     .time_us = time_us,
-    .provider_id = PROVIDER,
+    .provider_id = TEST_PROVIDER_ID,
     .caller_id = caller,
     .tool = "userscripts.save_script",
     .write = TRUE,
@@ -404,7 +404,7 @@ static void
 test_rate_window_survives_restart (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("lumo-restart-XXXXXX", &error);
+  g_autofree char *dir = lumo_test_dir_new ("restart");
   g_autoptr(LumoBackend) before = NULL;
   g_autoptr(LumoBackend) after = NULL;
   LumoPolicyDecision decision;
@@ -414,26 +414,26 @@ test_rate_window_survives_restart (void)
   g_assert_no_error (error);
   before = lumo_backend_new_for_data_dir (dir, &error);
   g_assert_no_error (error);
-  lumo_policy_add_provider (lumo_backend_get_policy (before), PROVIDER, LUMO_POLICY_ORIGIN_UI, &error);
-  lumo_policy_set_switch (lumo_backend_get_policy (before), PROVIDER, LUMO_POLICY_SWITCH_WRITES, TRUE,
+  lumo_policy_add_provider (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES, TRUE,
                           LUMO_POLICY_ORIGIN_UI, &error);
-  lumo_policy_set_switch (lumo_backend_get_policy (before), PROVIDER, LUMO_POLICY_SWITCH_REVIEW, FALSE,
+  lumo_policy_set_switch (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, FALSE,
                           LUMO_POLICY_ORIGIN_UI, &error);
-  lumo_policy_allow_caller (lumo_backend_get_policy (before), PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
-  lumo_policy_allow_caller (lumo_backend_get_policy (before), PROVIDER, CALLER2, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (lumo_backend_get_policy (before), TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (lumo_backend_get_policy (before), TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
 
   /* 30 allowed writes in the last 50 s; older or denied ones count not. */
-  append_write (lumo_backend_get_audit_store (before), CALLER, real_now - (gint64) 70 * G_USEC_PER_SEC,
+  append_write (lumo_backend_get_audit_store (before), TEST_CALLER_ID, real_now - (gint64) 70 * G_USEC_PER_SEC,
                 LUMO_AUDIT_DECISION_ALLOW);
   for (guint i = 0; i < LUMO_RATE_LIMIT_WRITES; i++)
-    append_write (lumo_backend_get_audit_store (before), CALLER,
+    append_write (lumo_backend_get_audit_store (before), TEST_CALLER_ID,
                   real_now - (gint64) (50 - i) * G_USEC_PER_SEC, LUMO_AUDIT_DECISION_ALLOW);
-  append_write (lumo_backend_get_audit_store (before), CALLER2, real_now - G_USEC_PER_SEC,
+  append_write (lumo_backend_get_audit_store (before), TEST_CALLER2_ID, real_now - G_USEC_PER_SEC,
                 LUMO_AUDIT_DECISION_DENY);
   g_object_run_dispose (G_OBJECT (before));
   g_clear_object (&before);
-  bridge_test_drain ();
+  lumo_test_drain ();
 
   /* The app starts again. */
   after = lumo_backend_new_for_data_dir (dir, &error);
@@ -442,7 +442,7 @@ test_rate_window_survives_restart (void)
   g_assert_true (lumo_backend_restore_rate_windows (after, &error));
   g_assert_no_error (error);
 
-  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), PROVIDER, CALLER,
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), TEST_PROVIDER_ID, TEST_CALLER_ID,
                                         "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
   g_assert_false (decision.allowed);
   g_assert_cmpint (decision.reason, ==, LUMO_DENY_REASON_RATE_LIMITED);
@@ -451,31 +451,20 @@ test_rate_window_survives_restart (void)
   g_assert_cmpint (decision.retry_after_us, <=, 10 * G_USEC_PER_SEC);
 
   /* The other caller had no allowed write: its window is empty. */
-  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), PROVIDER, CALLER2,
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), TEST_PROVIDER_ID, TEST_CALLER2_ID,
                                         "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
   g_assert_true (decision.allowed);
 
   /* And the window still slides: once the oldest expired, one more. */
   clock += 11 * G_USEC_PER_SEC;
-  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), PROVIDER, CALLER,
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), TEST_PROVIDER_ID, TEST_CALLER_ID,
                                         "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
   g_assert_true (decision.allowed);
 
   g_object_run_dispose (G_OBJECT (after));
   g_clear_object (&after);
-  bridge_test_drain ();
-  {
-    g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-    const char *name;
-
-    while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (dir, name, NULL);
-
-        g_unlink (path);
-      }
-    g_rmdir (dir);
-  }
+  lumo_test_drain ();
+  lumo_test_dir_remove (dir);
 }
 
 /* A backend whose audit store sits on the fault VFS. */
@@ -490,8 +479,7 @@ env_on_fault_vfs (void)
   g_autofree char *policy_path = NULL;
   g_autofree char *audit_path = NULL;
 
-  env->dir = g_dir_make_tmp ("lumo-bridge-fault-XXXXXX", &error);
-  g_assert_no_error (error);
+  env->dir = lumo_test_dir_new ("bridge-fault");
   policy_path = g_build_filename (env->dir, "policy.db", NULL);
   audit_path = g_build_filename (env->dir, "audit.db", NULL);
   policy = lumo_policy_new (policy_path, &error);
@@ -527,16 +515,16 @@ static void
 test_audit_failed (void)
 {
   BridgeTestEnv *env = env_on_fault_vfs ();
-  Peer *peer = peer_new (env, ORIGIN);
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) rows = NULL;
-  g_autofree char *w1 = write_request (10, CALLER);
-  g_autofree char *w2 = write_request (11, CALLER2);
-  g_autofree char *w3 = write_request (12, CALLER);
+  g_autofree char *w1 = write_request (10, TEST_CALLER_ID);
+  g_autofree char *w2 = write_request (11, TEST_CALLER2_ID);
+  g_autofree char *w3 = write_request (12, TEST_CALLER_ID);
   const int faults[] = { SQLITE_FULL, SQLITE_IOERR_WRITE };
 
   setup_provider (env, TRUE, FALSE);
-  lumo_policy_allow_caller (env->policy, PROVIDER, CALLER, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
   peer_hello (peer);
 

@@ -447,8 +447,6 @@ test_private_dir (Fixture       *f,
       g_assert_nonnull (strstr (error->message, "cannot be made private"));
     }
 
-  g_rmdir (made);
-  g_rmdir (open_dir);
   umask (old_umask);
 }
 
@@ -491,18 +489,7 @@ test_data_dir_private (Fixture       *f,
     }
 
   g_clear_object (&backend);
-  {
-    g_autoptr(GDir) dir = g_dir_open (data_dir, 0, NULL);
-    const char *name;
-
-    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *path = g_build_filename (data_dir, name, NULL);
-
-        g_unlink (path);
-      }
-  }
-  g_assert_cmpint (g_rmdir (data_dir), ==, 0);
+  lumo_test_dir_remove (data_dir);
   umask (old_umask);
 }
 

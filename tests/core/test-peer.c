@@ -14,6 +14,7 @@
 
 #include "lumo-error.h"
 #include "lumo-peer.h"
+#include "lumo-test.h"
 
 #define APP_EXE_BUILD    BUILD_ROOT "/src/app/lumo-access"
 #define HELPER_BUILD     BUILD_ROOT "/src/host/lumo-access-host"
@@ -27,35 +28,14 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->root = g_dir_make_tmp ("lumo-proc-XXXXXX", &error);
-  g_assert_no_error (error);
-}
-
-static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        remove_tree (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
+  f->root = lumo_test_dir_new ("proc");
 }
 
 static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  remove_tree (f->root);
+  lumo_test_dir_remove (f->root);
   g_free (f->root);
 }
 

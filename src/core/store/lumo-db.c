@@ -322,40 +322,56 @@ migrate (sqlite3              *db,
   return TRUE;
 }
 
-/* Makes @path 0600 if it exists and is open to others. */
+/* Makes @path 0600 if it is open to others, creating it (empty, 0600)
+ * when @create and it does not exist. Never opens an existing file: closing
+ * any descriptor of a database drops every POSIX lock this process holds
+ * on it, which other connections of this process rely on. */
 static gboolean
 make_private (const char  *path,
               gboolean     create,
               GError     **error)
 {
   struct stat st;
-  int fd;
 
-  fd = open (path, O_RDONLY | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
-  if (fd < 0)
+  if (stat (path, &st) != 0)
     {
       int saved_errno = errno;
+      int fd;
 
-      if (!create && saved_errno == ENOENT)
+      if (saved_errno != ENOENT)
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                       "Cannot open the database “%s”: %s", path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (!create)
         return TRUE;
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
-                   "Cannot open the database “%s”: %s", path, g_strerror (saved_errno));
-      return FALSE;
+
+      /* Another process may create it at the same moment: either way it
+       * was created 0600. */
+      fd = open (path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd < 0 && errno != EEXIST)
+        {
+          saved_errno = errno;
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                       "Cannot create the database “%s”: %s", path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (fd >= 0)
+        close (fd);
+      return TRUE;
     }
 
-  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 077) != 0 &&
-      fchmod (fd, 0600) != 0)
+  if (S_ISREG (st.st_mode) && (st.st_mode & 077) != 0 && chmod (path, st.st_mode & 0600) != 0)
     {
       int saved_errno = errno;
 
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
                    "The database “%s” is readable by others (mode %04o) and cannot be made "
                    "private (0600): %s", path, (guint) (st.st_mode & 07777), g_strerror (saved_errno));
-      close (fd);
       return FALSE;
     }
 
-  close (fd);
   return TRUE;
 }
 
