@@ -16,6 +16,7 @@
 #include "lumo-format.h"
 #include "lumo-notifier.h"
 #include "lumo-policy.h"
+#include "lumo-preview.h"
 #include "lumo-review-queue.h"
 #include "lumo-window.h"
 
@@ -213,6 +214,7 @@ notify_review (LumoNotifier      *self,
                                                 lumo_review_queue_now (queue));
   g_autofree char *body = NULL;
   const char *name = lumo_review_request_get_caller_name (request);
+  g_autofree char *preview = NULL;
   char *token = new_token ();
 
   if (name == NULL || *name == '\0')
@@ -221,6 +223,14 @@ notify_review (LumoNotifier      *self,
   /* Translators: "Foo Agent wants to run userscripts.install_script. It is rejected in 45 s unless you approve it." */
   body = g_strdup_printf (_("%s wants to run %s. It is rejected in %s unless you approve it."),
                           name, lumo_review_request_get_tool (request), left);
+  /* What is approved, as in the window: the reviewer may decide from here. */
+  if ((preview = lumo_preview_to_text (lumo_review_request_get_preview (request))) != NULL)
+    {
+      char *with_preview = g_strconcat (body, "\n\n", preview, NULL);
+
+      g_free (body);
+      body = with_preview;
+    }
 
   notification = g_notification_new (_("A Write Waits for Review"));
   g_notification_set_body (notification, body);
