@@ -127,6 +127,7 @@ test_hostile (void)
     "\"title\":\"line one\\nline two\","
     "\"matches\":[\"https://a.test/*\",\"https://evil.test/\\u202e*\",\"x\\ny\"],"
     "\"extra\":{\"count\":2,\"list\":[true,null],\"body\":\"secret\",\"deep\":{\"deeper\":{\"deepest\":[1]}}},"
+    "\"names\":[\"document.cookie\"],"
     "\"code\":\"alert(1)\",\"Bad Key\":\"x\",\"long\":\"" 
     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}";
   guint hidden = 0;
@@ -137,12 +138,16 @@ test_hostile (void)
   g_assert_null (field (fields, "Title"));
   g_assert_cmpstr (field (fields, "Runs on"), ==, "https://a.test/*, https://evil.test/*, …");
   g_assert_cmpstr (field (fields, "extra"), ==, "count: 2, list: Yes, none, deep: deeper: deepest: …");
+  /* A string nested in an unknown field could be code: its place is
+   * shown, not the string. */
+  g_assert_cmpstr (field (fields, "names"), ==, "…");
+  assert_no_value_contains (fields, "document.cookie");
   assert_no_value_contains (fields, "secret");
   assert_no_value_contains (fields, "alert");
   assert_no_value_contains (fields, "\xe2\x80\xae");
   g_assert_null (field (fields, "long"));
-  /* title, one match, body, deepest, code, the bad key, long. */
-  g_assert_cmpuint (hidden, ==, 7);
+  /* title, one match, body, deepest, the nested name, code, the bad key, long. */
+  g_assert_cmpuint (hidden, ==, 8);
 
   g_assert_cmpuint (lumo_preview_format ("[1,2]", &hidden)->len, ==, 0);
   g_assert_cmpuint (lumo_preview_format ("not json", NULL)->len, ==, 0);

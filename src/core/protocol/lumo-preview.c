@@ -55,6 +55,10 @@ typedef struct
 {
   GPtrArray *fields;
   guint      hidden;
+  /* Strings inside nested values are shown only for the fields whose
+   * shape the provider's contract fixes (matches, sitePack, argKeys); in
+   * any other field a nested string could be a piece of code. */
+  gboolean   nested_strings;
 } Out;
 
 void
@@ -218,7 +222,14 @@ value_text (Out      *out,
   if (holds (node, G_TYPE_DOUBLE))
     return g_strdup_printf ("%g", json_node_get_double (node));
   if (holds (node, G_TYPE_STRING))
-    return string_text (out, json_node_get_string (node), FALSE);
+    {
+      if (depth > 0 && !out->nested_strings)
+        {
+          out->hidden++;
+          return NULL;
+        }
+      return string_text (out, json_node_get_string (node), FALSE);
+    }
 
   if (depth >= MAX_DEPTH)
     {
@@ -469,7 +480,7 @@ GPtrArray *
 lumo_preview_format (const char *preview_json,
                      guint      *n_hidden)
 {
-  Out out = { g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_preview_field_free), 0 };
+  Out out = { g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_preview_field_free), 0, FALSE };
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GList) members = NULL;
   JsonObject *object;
@@ -491,10 +502,12 @@ lumo_preview_format (const char *preview_json,
 
       if (node == NULL)
         continue;
+      out.nested_strings = TRUE;
       if (g_str_equal (known_fields[i].key, "sitePack"))
         add_site_pack (&out, node);
       else if ((value = format_known (&out, known_fields[i].key, node)) != NULL)
         add_field (&out, _(known_fields[i].label), value);
+      out.nested_strings = FALSE;
     }
 
   members = json_object_get_members (object);

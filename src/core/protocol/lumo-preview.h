@@ -13,8 +13,9 @@
  * - the known fields by name, in reading order, nested ones (matches,
  *   sitePack, argKeys) written out;
  * - any other field whose name is a plain identifier that does not
- *   suggest content (source, code, body, text, diff, …), scalars and
- *   small nested values alike, as one line;
+ *   suggest content (source, code, body, text, diff, …), as one line: a
+ *   scalar, or the shape of a small nested value whose strings are left
+ *   out (a string in there could be a piece of code);
  * - every string made display text (lumo_clean_display_name()), and a
  *   string that is long or has a line break left out, not cut;
  * - what is left out is counted (@n_hidden), never dropped silently.
