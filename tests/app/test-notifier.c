@@ -22,6 +22,7 @@
  * the buttons of each notification by its ID. */
 static GPtrArray *server_log;
 static GHashTable *server_buttons;   /* id → aa{sv} */
+static GHashTable *server_bodies;    /* id → body */
 
 static const char server_xml[] =
   "<node><interface name='org.gtk.Notifications'>"
@@ -53,6 +54,12 @@ on_server_call_cb (GDBusConnection       *connection,
                                                     buttons ? g_variant_n_children (buttons) : 0));
       if (buttons != NULL)
         g_hash_table_replace (server_buttons, g_strdup (id), g_variant_ref (buttons));
+      {
+        const char *body = NULL;
+
+        if (g_variant_lookup (info, "body", "&s", &body))
+          g_hash_table_replace (server_bodies, g_strdup (id), g_strdup (body));
+      }
     }
   else
     {
@@ -76,6 +83,7 @@ start_notification_server (void)
   bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, NULL);
   server_log = g_ptr_array_new_with_free_func (g_free);
   server_buttons = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_variant_unref);
+  server_bodies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_dbus_connection_register_object (bus, "/org/gtk/Notifications", node->interfaces[0],
                                      &vtable, NULL, NULL, &error);
   g_assert_no_error (error);
@@ -133,6 +141,7 @@ setup (NotifierFixture *f,
   /* What an earlier test's notifications left is not this test's. */
   g_ptr_array_set_size (server_log, 0);
   g_hash_table_remove_all (server_buttons);
+  g_hash_table_remove_all (server_bodies);
 
   /* The window exists but is hidden. */
   app_fixture_setup (&f->base, GINT_TO_POINTER (FALSE));
@@ -237,7 +246,8 @@ test_review_notifies_and_rejects (NotifierFixture *f,
   g_autoptr(LumoReviewRequest) request = NULL;
 
   lumo_review_queue_submit_async (f->base.queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
-                                  "userscripts.delete_script", NULL, "{\"name\":\"x\"}", NULL,
+                                  "userscripts.delete_script", NULL,
+                                  "{\"name\":\"x\",\"matches\":[\"https://a.test/*\"],\"code\":\"alert(1)\"}", NULL,
                                   on_review_done_cb, &result);
   g_assert_cmpuint (lumo_notifier_get_n_sent (f->notifier), ==, 1);
 
@@ -247,6 +257,10 @@ test_review_notifies_and_rejects (NotifierFixture *f,
     g_autofree char *expected = g_strdup_printf ("add %s 3", id);
 
     lumo_test_wait_until (server_saw, expected, expected);
+    /* What is approved is in the notification, as in the window. */
+    g_assert_nonnull (strstr (g_hash_table_lookup (server_bodies, id), "Runs on: https://a.test/*"));
+    g_assert_nonnull (strstr (g_hash_table_lookup (server_bodies, id), "1 field of the preview is not shown"));
+    g_assert_null (strstr (g_hash_table_lookup (server_bodies, id), "alert"));
     g_action_group_activate_action (app, "reject-review", button_target (id, "app.reject-review"));
   }
   lumo_test_wait_until (review_done, &result, "the review's outcome");
