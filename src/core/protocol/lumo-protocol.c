@@ -351,9 +351,11 @@ lumo_validate_namespace (const char  *ns,
   len = strlen (ns);
   if (len > LUMO_MAX_NAMESPACE_LEN)
     {
+      g_autofree char *shown = lumo_utf8_excerpt (ns, 64);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
-                   "The namespace “%.64s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
-                   ns, len, LUMO_MAX_NAMESPACE_LEN);
+                   "The namespace “%s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
+                   shown, len, LUMO_MAX_NAMESPACE_LEN);
       return FALSE;
     }
 
@@ -385,9 +387,11 @@ lumo_validate_tool_name (const char  *name,
   len = strlen (name);
   if (len > LUMO_MAX_TOOL_NAME_LEN)
     {
+      g_autofree char *shown = lumo_utf8_excerpt (name, 64);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
-                   "The tool name “%.64s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
-                   name, len, LUMO_MAX_TOOL_NAME_LEN);
+                   "The tool name “%s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
+                   shown, len, LUMO_MAX_TOOL_NAME_LEN);
       return FALSE;
     }
 
