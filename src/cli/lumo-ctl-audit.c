@@ -105,6 +105,9 @@ row_to_json (LumoAuditRow *row)
   lumo_ctl_json_member (b, "resultText", lumo_audit_row_get_result_text (row));
   lumo_ctl_json_member (b, "resultTime", result_time);
   lumo_ctl_json_member (b, "hash", lumo_audit_row_get_hash (row));
+  lumo_ctl_json_member (b, "callerKind", lumo_audit_caller_kind_to_string (lumo_audit_row_get_caller_kind (row)));
+  json_builder_set_member_name (b, "byGrant");
+  json_builder_add_boolean_value (b, lumo_audit_row_get_by_grant (row));
   json_builder_end_object (b);
 
   return json_builder_get_root (b);

@@ -35,7 +35,8 @@ void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
  * that reads or writes whole rows: the chain walk, the row reader and the
  * writer's INSERT. A statement's column i is LUMO_AUDIT_COL_…, its
  * parameter i + 1, so adding a column is one line here (and a migration in
- * lumo-audit-schema.c). X (NAME, "sql name"), separated by SEP. */
+ * lumo-audit-schema.c; ALTER TABLE ADD COLUMN puts it last, so it goes
+ * last here too). X (NAME, "sql name"), separated by SEP. */
 #define LUMO_AUDIT_COLUMNS(X, SEP)               \
   X (ID,             "id")             SEP \
   X (TIME_US,        "time_us")        SEP \
@@ -52,7 +53,9 @@ void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
   X (RESULT,         "result")         SEP \
   X (RESULT_TEXT,    "result_text")    SEP \
   X (RESULT_TIME_US, "result_time_us") SEP \
-  X (RESULT_MAC,     "result_mac")
+  X (RESULT_MAC,     "result_mac")     SEP \
+  X (CALLER_KIND,    "caller_kind")    SEP \
+  X (BY_GRANT,       "by_grant")
 
 #define LUMO_AUDIT_COLUMN_ENUM_(name, sql)   LUMO_AUDIT_COL_##name
 #define LUMO_AUDIT_COLUMN_NAME_(name, sql)   sql
@@ -117,6 +120,8 @@ typedef struct
   guint8      params_hmac[LUMO_AUDIT_HASH_SIZE];
   const char *decision;
   char       *reason;
+  const char *caller_kind;     /* "extension", "agent" */
+  gboolean    by_grant;
   const char *result;          /* import only: NULL, "ok", "error" */
   char       *result_text;
   gint64      result_time_us;

@@ -50,6 +50,8 @@ struct _LumoAuditQuery
   GPtrArray       *decisions;   /* char* (stored spelling) */
   GArray          *outcomes;    /* LumoAuditOutcome */
   GPtrArray       *params;      /* GBytes, 32 bytes */
+  GPtrArray       *kinds;       /* char* (stored spelling) */
+  GArray          *grants;      /* gboolean */
   gint64           since;       /* 0: none */
   gint64           until;       /* 0: none; exclusive */
   gboolean         uses_scan;

@@ -400,6 +400,16 @@ append_filters (const LumoAuditQuery *self,
       bind_bytes (binds, g_ptr_array_index (self->params, i));
     }
 
+  for (guint i = 0; i < self->kinds->len; i++)
+    {
+      g_string_append (sql, " AND a.caller_kind = ?");
+      bind_str (binds, g_ptr_array_index (self->kinds, i));
+    }
+
+  for (guint i = 0; i < self->grants->len; i++)
+    g_string_append (sql, g_array_index (self->grants, gboolean, i) ? " AND a.by_grant = 1"
+                                                                   : " AND a.by_grant = 0");
+
   /* Newest first, a scan reaches the rows after until: at once, but would
    * walk on through every row older than since: the lowest id at or after
    * since, from the time index (a walk over the rows in range only), bounds

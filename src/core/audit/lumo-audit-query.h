@@ -24,6 +24,8 @@
  *                      result not yet known)
  *   params:HEX         the keyed params hash (64 hex digits, as
  *                      lumo_audit_store_key_params_hash() returns it)
+ *   kind:K             extension | agent (the caller's kind)
+ *   grant:G            yes | no (the write was allowed by a review grant)
  *   since:T  until:T   ISO 8601 date (2025-01-31: local midnight; until:
  *                      includes the whole day), date-time (2025-01-31T10:00,
  *                      local time unless it has an offset or Z), or relative

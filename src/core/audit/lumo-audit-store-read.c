@@ -399,9 +399,15 @@ lumo_audit_store_verify (LumoAuditStore         *self,
 
 /* ---- export -------------------------------------------------------------------------- */
 
-static const char * const export_columns[] = {
-  "id", "time", "provider", "caller", "caller_name", "tool", "write", "target",
-  "params_hmac", "decision", "reason", "result", "result_text", "result_time", "hash",
+/* The export's columns, in order, and how JSON Lines writes each: 'n' a
+ * number, 'b' a boolean, 's' a string (or null). New columns go at the
+ * end, so a CSV reader that counts columns keeps working. */
+static const struct { const char *name; char json; } export_columns[] = {
+  { "id", 'n' }, { "time", 's' }, { "provider", 's' }, { "caller", 's' },
+  { "caller_name", 's' }, { "tool", 's' }, { "write", 'b' }, { "target", 's' },
+  { "params_hmac", 's' }, { "decision", 's' }, { "reason", 's' }, { "result", 's' },
+  { "result_text", 's' }, { "result_time", 's' }, { "hash", 's' },
+  { "caller_kind", 's' }, { "by_grant", 'b' }, { "result_mac", 's' },
 };
 
 static char *
@@ -453,6 +459,9 @@ row_fields (LumoAuditRow *row,
   fields[12] = lumo_audit_row_get_result_text (row);
   fields[13] = owned[2];
   fields[14] = lumo_audit_row_get_hash (row);
+  fields[15] = lumo_audit_caller_kind_to_string (lumo_audit_row_get_caller_kind (row));
+  fields[16] = lumo_audit_row_get_by_grant (row) ? "true" : "false";
+  fields[17] = lumo_audit_row_get_result_mac (row);
 }
 
 /* A spreadsheet opening the file runs a cell that starts with one of these
@@ -557,12 +566,10 @@ append_row (GString               *out,
         {
           if (i > 0)
             g_string_append_c (out, ',');
-          append_json_string (out, export_columns[i]);
+          append_json_string (out, export_columns[i].name);
           g_string_append_c (out, ':');
-          if (i == 0)
-            g_string_append (out, fields[0]);
-          else if (i == 6)
-            g_string_append (out, fields[6]);
+          if (export_columns[i].json != 's')
+            g_string_append (out, fields[i]);
           else if (fields[i] == NULL)
             g_string_append (out, "null");
           else
@@ -607,7 +614,7 @@ lumo_audit_store_export (LumoAuditStore         *self,
         {
           if (i > 0)
             g_string_append_c (buf, ',');
-          g_string_append (buf, export_columns[i]);
+          g_string_append (buf, export_columns[i].name);
         }
       g_string_append (buf, "\r\n");
     }

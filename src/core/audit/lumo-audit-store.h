@@ -121,6 +121,11 @@ typedef struct
   const char        *params_sha256;  /* 64 lowercase hex digits */
   LumoAuditDecision  decision;
   const char        *reason;         /* NULL or "" for none */
+  /* What the policy says the caller is (0, the default: an extension). */
+  LumoAuditCallerKind caller_kind;
+  /* TRUE when a review grant let the write through without asking; only
+   * with decision allow (else LUMO_ERROR_INVALID_ARGUMENT). */
+  gboolean           by_grant;
 } LumoAuditRecord;
 
 /* A row to restore (lumo_audit_store_import()), e.g. from an export. The
@@ -274,7 +279,10 @@ gint64          lumo_audit_store_apply_retention  (LumoAuditStore         *self,
 /* Streams the rows matching @query (NULL = all), newest first, by keyset
  * pages. Columns: id, time (ISO 8601 UTC), provider, caller, caller_name,
  * tool, write, target, params_hmac, decision, reason, result, result_text,
- * result_time, hash. */
+ * result_time, hash, caller_kind (extension, agent), by_grant, result_mac
+ * (the result's keyed MAC in hex, null without a result). A JSON Lines
+ * export of the whole log is a collected log that
+ * lumo_audit_store_open_file() opens and verifies. */
 gboolean        lumo_audit_store_export           (LumoAuditStore         *self,
                                                    LumoAuditQuery         *query,
                                                    LumoAuditExportFormat   format,

@@ -273,6 +273,8 @@ insert_row (LumoAuditStore           *self,
     .params_hmac = row->params_hmac,
     .decision = row->decision,
     .reason = row->reason,
+    .caller_kind = row->caller_kind,
+    .by_grant = row->by_grant,
   };
   guint8 hash[LUMO_AUDIT_HASH_SIZE];
   guint8 mac[LUMO_AUDIT_HASH_SIZE];
@@ -299,6 +301,8 @@ insert_row (LumoAuditStore           *self,
   sqlite3_bind_text (stmt, PARAM (DECISION), f.decision, -1, SQLITE_STATIC);
   sqlite3_bind_text (stmt, PARAM (REASON), f.reason, -1, SQLITE_STATIC);
   sqlite3_bind_blob (stmt, PARAM (HASH), hash, sizeof hash, SQLITE_STATIC);
+  sqlite3_bind_text (stmt, PARAM (CALLER_KIND), f.caller_kind, -1, SQLITE_STATIC);
+  sqlite3_bind_int (stmt, PARAM (BY_GRANT), f.by_grant ? 1 : 0);
 
   if (row->result != NULL)
     {
