@@ -28,6 +28,10 @@ LumoAuditStore *_lumo_audit_store_new_full   (const char      *path,
  * writing audit.head after commits (verify then sees it lag). */
 void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
                                                         gboolean        enabled);
+/* Tests only, to stand for a crash between a commit and the search
+ * index's catch-up: FALSE stops the writer from indexing. */
+void            _lumo_audit_store_set_index_catch_up   (LumoAuditStore *self,
+                                                        gboolean        enabled);
 
 /* ---- the columns of a row ------------------------------------------------ */
 
@@ -167,6 +171,15 @@ struct _LumoAuditStore
   sqlite3_stmt *anchor_tail_stmt;
   sqlite3_stmt *begin_stmt;
   sqlite3_stmt *commit_stmt;
+  sqlite3_stmt *indexed_read_stmt;
+  sqlite3_stmt *indexed_write_stmt;
+  sqlite3_stmt *index_rows_stmt;
+  sqlite3_stmt *sync_normal_stmt;
+  sqlite3_stmt *sync_full_stmt;
+  /* Monotonic time of the oldest commit whose rows the search index may
+   * lack, 0 when caught up (see lumo-audit-writer.c). */
+  gint64        unindexed_since;
+  gboolean      no_index_catch_up;     /* tests only */
   /* Set once by the writer thread before its first op; every op fails
    * with a copy when set. */
   GError       *integrity_error;
@@ -240,6 +253,24 @@ sqlite3  *_lumo_audit_store_open_reader   (LumoAuditStore         *self,
 
 void      _lumo_audit_store_release_reader (LumoAuditStore        *self,
                                             sqlite3               *db);
+
+/* lumo-audit-store-read.c: a reader from the pool with @cancellable
+ * watched (a running statement is interrupted) until _end. */
+sqlite3      *_lumo_audit_read_begin      (LumoAuditStore         *self,
+                                           GCancellable           *cancellable,
+                                           GError                **error);
+void          _lumo_audit_read_end        (LumoAuditStore         *self,
+                                           sqlite3                *db);
+sqlite3_stmt *_lumo_audit_prepare_bound   (sqlite3                *db,
+                                           const char             *sql,
+                                           GPtrArray              *binds,
+                                           GError                **error);
+/* G_IO_ERROR_CANCELLED when @rc is the interrupt of @cancellable. */
+void          _lumo_audit_set_step_error  (GError                **error,
+                                           sqlite3                *db,
+                                           int                     rc,
+                                           GCancellable           *cancellable,
+                                           const char             *what);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditOp, _lumo_audit_op_free)
 

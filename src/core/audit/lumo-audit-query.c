@@ -20,6 +20,17 @@
 
 G_DEFINE_BOXED_TYPE (LumoAuditQuery, lumo_audit_query, lumo_audit_query_ref, lumo_audit_query_unref)
 
+G_DEFINE_ENUM_TYPE (LumoAuditSortKey, lumo_audit_sort_key,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_ID, "id"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_TIME, "time"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_CALLER, "caller"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_TOOL, "tool"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_OUTCOME, "outcome"))
+
+G_DEFINE_ENUM_TYPE (LumoAuditSortOrder, lumo_audit_sort_order,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_DESCENDING, "descending"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_ASCENDING, "ascending"))
+
 static void
 term_free (gpointer data)
 {
@@ -303,13 +314,9 @@ apply_filter (LumoAuditQuery  *self,
     }
   else if (g_str_equal (name, "result"))
     {
-      static const char * const names[] = { "ok", "error", "denied", "pending" };
       LumoAuditOutcome outcome;
 
-      for (outcome = LUMO_AUDIT_OUTCOME_OK; outcome <= LUMO_AUDIT_OUTCOME_PENDING; outcome++)
-        if (g_ascii_strcasecmp (value, names[outcome]) == 0)
-          break;
-      if (outcome > LUMO_AUDIT_OUTCOME_PENDING)
+      if (!lumo_audit_outcome_from_string (value, &outcome))
         {
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                        "result: “%s” is not one of ok, error, denied, pending", value);

@@ -20,6 +20,37 @@ G_DEFINE_ENUM_TYPE (LumoAuditResult, lumo_audit_result,
   G_DEFINE_ENUM_VALUE (LUMO_AUDIT_RESULT_OK, "ok"),
   G_DEFINE_ENUM_VALUE (LUMO_AUDIT_RESULT_ERROR, "error"))
 
+G_DEFINE_ENUM_TYPE (LumoAuditOutcome, lumo_audit_outcome,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_OK, "ok"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_PENDING, "pending"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_ERROR, "error"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_DENIED, "denied"))
+
+static const char * const outcome_names[] = { "ok", "pending", "error", "denied" };
+
+const char *
+lumo_audit_outcome_to_string (LumoAuditOutcome outcome)
+{
+  return (guint) outcome < G_N_ELEMENTS (outcome_names) ? outcome_names[outcome] : NULL;
+}
+
+gboolean
+lumo_audit_outcome_from_string (const char       *s,
+                                LumoAuditOutcome *outcome)
+{
+  for (guint i = 0; s != NULL && i < G_N_ELEMENTS (outcome_names); i++)
+    {
+      if (g_ascii_strcasecmp (s, outcome_names[i]) == 0)
+        {
+          if (outcome != NULL)
+            *outcome = (LumoAuditOutcome) i;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
 G_DEFINE_ENUM_TYPE (LumoAuditCallerKind, lumo_audit_caller_kind,
   G_DEFINE_ENUM_VALUE (LUMO_AUDIT_CALLER_KIND_EXTENSION, "extension"),
   G_DEFINE_ENUM_VALUE (LUMO_AUDIT_CALLER_KIND_AGENT, "agent"))
@@ -389,3 +420,18 @@ GETTER (const char *, hash)
 GETTER (const char *, result_mac)
 GETTER (LumoAuditCallerKind, caller_kind)
 GETTER (gboolean, by_grant)
+
+/* The one home of the rule; LUMO_AUDIT_OUTCOME_SQL says the same in SQL. */
+LumoAuditOutcome
+lumo_audit_row_get_outcome (LumoAuditRow *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_ROW (self), LUMO_AUDIT_OUTCOME_DENIED);
+
+  if (self->decision == LUMO_AUDIT_DECISION_DENY)
+    return LUMO_AUDIT_OUTCOME_DENIED;
+  if (self->result == LUMO_AUDIT_RESULT_ERROR)
+    return LUMO_AUDIT_OUTCOME_ERROR;
+  if (self->result == LUMO_AUDIT_RESULT_NONE)
+    return LUMO_AUDIT_OUTCOME_PENDING;
+  return LUMO_AUDIT_OUTCOME_OK;
+}

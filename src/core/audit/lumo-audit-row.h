@@ -42,6 +42,23 @@ typedef enum
   LUMO_AUDIT_CALLER_KIND_AGENT,
 } LumoAuditCallerKind;
 
+/* What became of a write, as the result: filter and the Audit page name
+ * it, in the order of LUMO_AUDIT_SORT_OUTCOME (ascending). */
+typedef enum
+{
+  LUMO_AUDIT_OUTCOME_OK,       /* allowed, and the tool succeeded */
+  LUMO_AUDIT_OUTCOME_PENDING,  /* allowed or held for review; no result yet */
+  LUMO_AUDIT_OUTCOME_ERROR,    /* allowed, and the tool failed */
+  LUMO_AUDIT_OUTCOME_DENIED,
+} LumoAuditOutcome;
+
+#define LUMO_TYPE_AUDIT_OUTCOME     (lumo_audit_outcome_get_type ())
+GType        lumo_audit_outcome_get_type      (void) G_GNUC_CONST;
+/* "ok", "pending", "error", "denied" (the result: filter's words). */
+const char  *lumo_audit_outcome_to_string     (LumoAuditOutcome   outcome);
+gboolean     lumo_audit_outcome_from_string   (const char        *s,
+                                               LumoAuditOutcome  *outcome);
+
 #define LUMO_TYPE_AUDIT_DECISION    (lumo_audit_decision_get_type ())
 #define LUMO_TYPE_AUDIT_RESULT      (lumo_audit_result_get_type ())
 #define LUMO_TYPE_AUDIT_CALLER_KIND (lumo_audit_caller_kind_get_type ())
@@ -94,6 +111,8 @@ const char        *lumo_audit_row_get_hash            (LumoAuditRow *self);
  * verified with the key file. */
 const char        *lumo_audit_row_get_result_mac      (LumoAuditRow *self);
 LumoAuditCallerKind lumo_audit_row_get_caller_kind    (LumoAuditRow *self);
+/* From the decision and the result (which may still change from pending). */
+LumoAuditOutcome   lumo_audit_row_get_outcome         (LumoAuditRow *self);
 /* TRUE when the write skipped review because the person had granted this
  * caller this tool (issue "review grants"): decision allow, reason "". */
 gboolean           lumo_audit_row_get_by_grant        (LumoAuditRow *self);

@@ -12,7 +12,8 @@
  * index's watermark (audit_fts_state: the rows up to indexed_to are in
  * audit_fts; the writer indexes the rest after it has answered, see
  * lumo-audit-writer.c). Every row of version 1 was indexed in its own
- * transaction, so the watermark starts at the newest row.
+ * transaction, so the watermark starts at the newest row. And indexes for
+ * the sort orders of a page (caller, tool, outcome).
  *
  * Add versions at the end; never edit a released one.
  */
@@ -105,6 +106,12 @@ const LumoMigration lumo_audit_migrations[] = {
     ") STRICT;"
     "INSERT INTO audit_fts_state (one, indexed_to)"
     "  VALUES (1, coalesce ((SELECT max (id) FROM audit), 0));"
+    /* The orders of a page other than by id or time (LumoAuditSortKey):
+     * each index ends in the rowid, which breaks ties. audit_outcome is on
+     * LUMO_AUDIT_OUTCOME_SQL without the alias. */
+    "CREATE INDEX audit_caller ON audit (caller_name, caller_id);"
+    "CREATE INDEX audit_tool ON audit (tool);"
+    "CREATE INDEX audit_outcome ON audit (" LUMO_AUDIT_OUTCOME_SQL_ ("") ");"
   },
 };
 

@@ -91,6 +91,11 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->anchor_tail_stmt, sqlite3_finalize);
   g_clear_pointer (&self->begin_stmt, sqlite3_finalize);
   g_clear_pointer (&self->commit_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->indexed_read_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->indexed_write_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->index_rows_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->sync_normal_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->sync_full_stmt, sqlite3_finalize);
   g_clear_pointer (&self->writer_db, lumo_db_close);
   g_clear_pointer (&self->idle_readers, g_ptr_array_unref);
   g_clear_pointer (&self->added_ids, g_array_unref);
@@ -319,6 +324,13 @@ _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
                                         gboolean        enabled)
 {
   g_atomic_int_set (&self->no_head_checkpoints, !enabled);
+}
+
+void
+_lumo_audit_store_set_index_catch_up (LumoAuditStore *self,
+                                      gboolean        enabled)
+{
+  g_atomic_int_set (&self->no_index_catch_up, !enabled);
 }
 
 sqlite3 *

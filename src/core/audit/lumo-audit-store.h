@@ -243,6 +243,35 @@ void            lumo_audit_store_fetch_page_async (LumoAuditStore         *self,
 GPtrArray      *lumo_audit_store_fetch_page_finish (LumoAuditStore        *self,
                                                     GAsyncResult          *result,
                                                     GError               **error);
+/* Keyset paging in any order (see LumoAuditSortKey): rows matching @query
+ * (NULL = all) that come after @after — the last row of the previous
+ * page, NULL for the first page — in @key and @order, at most @limit
+ * (1–10000). Ties on the key are broken by the row id in the same
+ * direction, so the pages of one order together hold every matching row
+ * once. No OFFSET: a page far down costs what the first one does (with an
+ * index term, sorting the hits of the term). A row whose result is filled
+ * in between two pages may change its place in the outcome order. A bad
+ * @key or @order is LUMO_ERROR_INVALID_ARGUMENT. */
+GPtrArray      *lumo_audit_store_fetch_sorted     (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   LumoAuditSortKey        key,
+                                                   LumoAuditSortOrder      order,
+                                                   LumoAuditRow           *after,
+                                                   guint                   limit,
+                                                   GCancellable           *cancellable,
+                                                   GError                **error);
+void            lumo_audit_store_fetch_sorted_async (LumoAuditStore       *self,
+                                                     LumoAuditQuery       *query,
+                                                     LumoAuditSortKey      key,
+                                                     LumoAuditSortOrder    order,
+                                                     LumoAuditRow         *after,
+                                                     guint                 limit,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
+GPtrArray      *lumo_audit_store_fetch_sorted_finish (LumoAuditStore      *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
 /* The number of rows matching @query (NULL = all); -1 on error. Runs on
  * its own reader connection, so it can run beside a page fetch. */
 gint64          lumo_audit_store_count            (LumoAuditStore         *self,

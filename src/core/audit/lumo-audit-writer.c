@@ -6,6 +6,18 @@
  * wait (or get a GTask back); the thread takes everything queued, commits it
  * in one transaction (one fsync), writes the head checkpoint, then wakes
  * every waiter.
+ *
+ * THE SEARCH INDEX CATCHES UP AFTERWARDS. An append's transaction holds
+ * its row, the table's indexes and nothing else: the trigram index (most
+ * of a commit's pages and CPU) is written by a second transaction, after
+ * the waiters are awake, when no op has come for INDEX_IDLE_US or the
+ * oldest unindexed row is INDEX_MAX_LAG_US old — so a busy writer indexes
+ * in batches and a row is in the index within a second of its commit. That
+ * transaction is not synced (synchronous=NORMAL): a crash may lose it, and
+ * with it the watermark (audit_fts_state.indexed_to), which says which rows
+ * the index holds; the next catch-up — at open, or after any commit of any
+ * process — indexes every row above it. Searches scan the rows above the
+ * watermark meanwhile (lumo-audit-store-pages.c), so they never miss one.
  */
 #define G_LOG_DOMAIN "lumo-audit"
 
@@ -21,6 +33,10 @@
 #define WAL_CHECKPOINT_FRAMES 1000
 /* The longest a group commit waits for more callers to join it (µs). */
 #define GROUP_COMMIT_MAX_WAIT_US 1000
+/* The index catches up once the queue has been empty this long (µs)… */
+#define INDEX_IDLE_US            (20 * 1000)
+/* … or when its oldest unindexed row is this old, busy or not (µs). */
+#define INDEX_MAX_LAG_US         (500 * 1000)
 
 /* The INSERT's parameter of a column of LUMO_AUDIT_COLUMNS. */
 #define PARAM(column) (LUMO_AUDIT_COL_##column + 1)
@@ -216,6 +232,62 @@ cached (LumoAuditStore  *self,
   return *slot;
 }
 
+/* The search index's watermark, read inside the write transaction (another
+ * process may have moved it). */
+static gboolean
+read_indexed_to (LumoAuditStore  *self,
+                 gint64          *indexed_to,
+                 GError         **error)
+{
+  sqlite3_stmt *stmt;
+  int rc;
+
+  if (!(stmt = cached (self, &self->indexed_read_stmt,
+                       "SELECT indexed_to FROM audit_fts_state", error)))
+    return FALSE;
+
+  rc = sqlite3_step (stmt);
+  *indexed_to = rc == SQLITE_ROW ? sqlite3_column_int64 (stmt, 0) : 0;
+  sqlite3_reset (stmt);
+  if (rc != SQLITE_ROW)
+    {
+      if (rc == SQLITE_DONE)
+        g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                     "The audit log has no search index watermark (audit_fts_state is empty)");
+      else
+        lumo_db_set_error (error, self->writer_db, rc, "Cannot read the search index watermark");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Indexes the rows after @from up to @to (as they are now, results
+ * included) and moves the watermark to @to. */
+static gboolean
+index_rows (LumoAuditStore  *self,
+            gint64           from,
+            gint64           to,
+            GError         **error)
+{
+  sqlite3_stmt *stmt;
+
+  if (!(stmt = cached (self, &self->index_rows_stmt,
+                       "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
+                       "result_text) SELECT id, tool, caller_id, caller_name, target, "
+                       "result_text FROM audit WHERE id > ? AND id <= ? ORDER BY id", error)))
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, from);
+  sqlite3_bind_int64 (stmt, 2, to);
+  if (!step_done (self, stmt, "Cannot index audit rows", error))
+    return FALSE;
+
+  if (!(stmt = cached (self, &self->indexed_write_stmt,
+                       "UPDATE audit_fts_state SET indexed_to = ?", error)))
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, to);
+  return step_done (self, stmt, "Cannot move the search index watermark", error);
+}
 
 static gboolean
 fts_change (LumoAuditStore  *self,
@@ -252,11 +324,10 @@ fts_change (LumoAuditStore  *self,
   return step_done (self, stmt, "Cannot update the audit search index", error);
 }
 
-/* @index: FALSE when the caller indexes a whole run of rows at once. */
+/* The row alone: the search index catches up later (see the top). */
 static gboolean
 insert_row (LumoAuditStore           *self,
             const LumoAuditQueuedRow *row,
-            gboolean                  index,
             gint64                   *tail_id,
             guint8                   *tail_hash,
             GError                  **error)
@@ -321,9 +392,7 @@ insert_row (LumoAuditStore           *self,
       sqlite3_bind_null (stmt, PARAM (RESULT_MAC));
     }
 
-  if (!step_done (self, stmt, "Cannot append to the audit log", error) ||
-      (index && !fts_change (self, FALSE, f.id, f.tool, f.caller_id, f.caller_name, f.target,
-                             row->result_text, error)))
+  if (!step_done (self, stmt, "Cannot append to the audit log", error))
     return FALSE;
 
   *tail_id = f.id;
@@ -331,9 +400,11 @@ insert_row (LumoAuditStore           *self,
   return TRUE;
 }
 
-/* The rows first, then the index for all of them in one statement: FTS5
- * tokenizes a run of rows in one pass at about half the cost of one
- * insert per row. */
+/* The rows first, then, when the index was caught up, the index for all
+ * of them in one statement (FTS5 tokenizes a run of rows in one pass at
+ * about half the cost of one insert per row): an import is no decision,
+ * and a million rows are better indexed in the transaction that holds them
+ * than left to the catch-up. */
 static gboolean
 import_rows (LumoAuditStore  *self,
              LumoAuditOp     *op,
@@ -341,21 +412,17 @@ import_rows (LumoAuditStore  *self,
              guint8          *tail_hash,
              GError         **error)
 {
-  g_autoptr(sqlite3_stmt) stmt = NULL;
-  gint64 first = *tail_id + 1;
+  gint64 first = *tail_id;
+  gint64 indexed_to;
 
   for (gsize i = 0; i < op->n_rows; i++)
-    if (!insert_row (self, &op->rows[i], FALSE, tail_id, tail_hash, error))
+    if (!insert_row (self, &op->rows[i], tail_id, tail_hash, error))
       return FALSE;
 
-  if (!(stmt = lumo_db_prepare (self->writer_db,
-                                "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
-                                "result_text) SELECT id, tool, caller_id, caller_name, target, "
-                                "result_text FROM audit WHERE id >= ? ORDER BY id", error)))
+  if (!read_indexed_to (self, &indexed_to, error))
     return FALSE;
-  sqlite3_bind_int64 (stmt, 1, first);
 
-  return step_done (self, stmt, "Cannot index the imported rows", error);
+  return indexed_to < first || index_rows (self, first, *tail_id, error);
 }
 
 /* FALSE only for a failure of the database (which fails the batch); a
@@ -431,10 +498,19 @@ set_result (LumoAuditStore  *self,
   if (!step_done (self, stmt, "Cannot record the result", error))
     return FALSE;
 
+  /* A row above the watermark is indexed with its result when the index
+   * catches up; an indexed one is indexed again with its text. */
   if (op->result_text != NULL)
-    return fts_change (self, TRUE, op->id, tool, caller_id, caller_name, target, NULL, error) &&
-           fts_change (self, FALSE, op->id, tool, caller_id, caller_name, target,
-                       op->result_text, error);
+    {
+      gint64 indexed_to;
+
+      if (!read_indexed_to (self, &indexed_to, error))
+        return FALSE;
+      if (op->id <= indexed_to)
+        return fts_change (self, TRUE, op->id, tool, caller_id, caller_name, target, NULL, error) &&
+               fts_change (self, FALSE, op->id, tool, caller_id, caller_name, target,
+                           op->result_text, error);
+    }
 
   return TRUE;
 }
@@ -485,7 +561,7 @@ apply_retention (LumoAuditStore  *self,
   guint8 hash[LUMO_AUDIT_HASH_SIZE];
   guint8 mac[LUMO_AUDIT_HASH_SIZE];
   gboolean none_newer, empty;
-  gint64 first_newer, first, last, max_id;
+  gint64 first_newer, first, last, max_id, indexed_to;
 
   op->count = 0;
 
@@ -515,13 +591,18 @@ apply_retention (LumoAuditStore  *self,
     }
   memcpy (hash, sqlite3_column_blob (hash_stmt, 0), sizeof hash);
 
+  /* Only rows the index holds leave it: removing one it never held would
+   * damage it. */
+  if (!read_indexed_to (self, &indexed_to, error))
+    return FALSE;
+
   cutoff_sql = g_strdup_printf ("INSERT INTO audit_retention_cutoff (one, before_us, max_id) "
                                 "VALUES (1, %" G_GINT64_FORMAT ", ?)", op->time_us);
   if (!exec_int (self, cutoff_sql, max_id, NULL, NULL, error) ||
       !exec_int (self,
                  "INSERT INTO audit_fts (audit_fts, rowid, tool, caller_id, caller_name, target, "
                  "result_text) SELECT 'delete', id, tool, caller_id, caller_name, target, "
-                 "result_text FROM audit WHERE id <= ?", max_id, NULL, NULL, error) ||
+                 "result_text FROM audit WHERE id <= ?", MIN (max_id, indexed_to), NULL, NULL, error) ||
       !exec_int (self, "DELETE FROM audit WHERE id <= ?", max_id, NULL, NULL, error))
     return FALSE;
   op->count = sqlite3_changes64 (self->writer_db);
@@ -570,6 +651,68 @@ commit (LumoAuditStore  *self,
 }
 
 static void
+checkpoint_wal (LumoAuditStore *self)
+{
+  if (self->wal_frames >= WAL_CHECKPOINT_FRAMES)
+    {
+      sqlite3_wal_checkpoint_v2 (self->writer_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+      self->wal_frames = 0;
+    }
+}
+
+/* Indexes every row above the watermark, whoever committed it, in one
+ * transaction that is not synced: losing it to a crash loses only work
+ * the next catch-up redoes. */
+static void
+index_catch_up (LumoAuditStore *self)
+{
+  g_autoptr(GError) error = NULL;
+  guint8 hash[LUMO_AUDIT_HASH_SIZE];
+  gint64 indexed_to = 0, newest = 0;
+  sqlite3_stmt *stmt;
+  gboolean ok;
+
+  self->unindexed_since = 0;
+  if (self->integrity_error != NULL || g_atomic_int_get (&self->no_index_catch_up))
+    return;
+
+  ok = (stmt = cached (self, &self->sync_normal_stmt, "PRAGMA synchronous = NORMAL", &error)) &&
+       step_done (self, stmt, "Cannot index the audit log", &error) &&
+       begin_immediate (self, &error) &&
+       read_indexed_to (self, &indexed_to, &error) &&
+       read_tail (self, &newest, hash, &error) &&
+       (newest <= indexed_to || index_rows (self, indexed_to, newest, &error));
+  if (ok)
+    ok = commit (self, &error);
+  else
+    lumo_db_rollback (self->writer_db);
+
+  /* Every append after this must be synced again: if that cannot be
+   * promised, no append is taken (fail closed, like a failed check). */
+  if (!(stmt = cached (self, &self->sync_full_stmt, "PRAGMA synchronous = FULL", NULL)) ||
+      !step_done (self, stmt, "Cannot make the audit log synchronous again", NULL))
+    {
+      self->integrity_error = g_error_new (LUMO_ERROR, LUMO_ERROR_DB_IO,
+                                           "The audit log “%s” takes no writes: it could not "
+                                           "be made synchronous again after indexing", self->path);
+      g_warning ("%s", self->integrity_error->message);
+      return;
+    }
+
+  if (!ok)
+    {
+      /* Searches scan the rows above the watermark meanwhile; try again
+       * later rather than at once. */
+      g_warning ("The audit search index of “%s” could not catch up: %s", self->path,
+                 error->message);
+      self->unindexed_since = g_get_monotonic_time ();
+      return;
+    }
+
+  checkpoint_wal (self);
+}
+
+static void
 writer_process (LumoAuditStore *self,
                 GQueue         *batch)
 {
@@ -599,7 +742,7 @@ writer_process (LumoAuditStore *self,
       switch (op->kind)
         {
         case LUMO_AUDIT_OP_APPEND:
-          ok = insert_row (self, &op->rows[0], TRUE, &tail_id, tail_hash, &error);
+          ok = insert_row (self, &op->rows[0], &tail_id, tail_hash, &error);
           op->id = tail_id;
           g_array_append_val (added, tail_id);
           break;
@@ -688,15 +831,13 @@ writer_process (LumoAuditStore *self,
     {
       _lumo_audit_store_rows_added (self, added);
       _lumo_audit_store_results_set (self, results);
+      if (tail_id != start_id && self->unindexed_since == 0)
+        self->unindexed_since = g_get_monotonic_time ();
     }
 
   /* Checkpointing the WAL after the waiters are awake keeps its fsyncs out
    * of the latency of an append. */
-  if (self->wal_frames >= WAL_CHECKPOINT_FRAMES)
-    {
-      sqlite3_wal_checkpoint_v2 (self->writer_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-      self->wal_frames = 0;
-    }
+  checkpoint_wal (self);
 }
 
 gpointer
@@ -705,21 +846,51 @@ _lumo_audit_writer_thread (gpointer data)
   LumoAuditStore *self = data;
   guint last_batch = 0;
   gint64 last_commit_us = 0;
+  gint64 last_activity = 0;
 
   _lumo_audit_store_check_integrity (self);
+  /* Rows a crash (of any process) left out of the index. */
+  index_catch_up (self);
 
   for (;;)
     {
       GQueue batch = G_QUEUE_INIT;
+      gboolean stopping;
       gint64 start;
 
+      /* Wait for an op; with rows to index, only until the writer has been
+       * idle for INDEX_IDLE_US (or the oldest of them is INDEX_MAX_LAG_US
+       * old). No timeout while there is nothing to do. */
       g_mutex_lock (&self->lock);
       while (g_queue_is_empty (&self->queue) && !self->stopping)
-        g_cond_wait (&self->queue_cond, &self->lock);
-      if (g_queue_is_empty (&self->queue))
         {
+          gint64 deadline;
+
+          if (self->unindexed_since == 0)
+            {
+              g_cond_wait (&self->queue_cond, &self->lock);
+              continue;
+            }
+          deadline = MIN (last_activity + INDEX_IDLE_US, self->unindexed_since + INDEX_MAX_LAG_US);
+          if (g_get_monotonic_time () >= deadline)
+            break;
+          g_cond_wait_until (&self->queue_cond, &self->lock, deadline);
+        }
+      stopping = self->stopping;
+
+      /* Idle (or closing): index now. Busy for too long: index first. */
+      if (g_queue_is_empty (&self->queue) ||
+          (self->unindexed_since != 0 &&
+           g_get_monotonic_time () - self->unindexed_since >= INDEX_MAX_LAG_US))
+        {
+          gboolean idle = g_queue_is_empty (&self->queue);
+
           g_mutex_unlock (&self->lock);
-          break;
+          if (self->unindexed_since != 0)
+            index_catch_up (self);
+          if (idle && stopping)
+            break;
+          continue;
         }
 
       /* Group commit that grows its groups: the callers of the last batch
@@ -746,7 +917,8 @@ _lumo_audit_writer_thread (gpointer data)
       last_batch = batch.length;
       start = g_get_monotonic_time ();
       writer_process (self, &batch);
-      last_commit_us = g_get_monotonic_time () - start;
+      last_activity = g_get_monotonic_time ();
+      last_commit_us = last_activity - start;
     }
 
   return NULL;
