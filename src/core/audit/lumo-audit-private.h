@@ -108,6 +108,7 @@ typedef enum
   LUMO_AUDIT_OP_RESULT,
   LUMO_AUDIT_OP_IMPORT,
   LUMO_AUDIT_OP_RETENTION,
+  LUMO_AUDIT_OP_CHECK_CHANGES,   /* no transaction: has another connection committed? */
 } LumoAuditOpKind;
 
 /* A validated row queued for the writer thread (not durable until its op
@@ -180,6 +181,11 @@ struct _LumoAuditStore
    * lack, 0 when caught up (see lumo-audit-writer.c). */
   gint64        unindexed_since;
   gboolean      no_index_catch_up;     /* tests only */
+  sqlite3_stmt *data_version_stmt;
+  gint64        data_version;          /* as the writer connection last read it */
+
+  /* Main context only: the WAL file's monitor (see ::changed). */
+  GFileMonitor *wal_monitor;
   /* Set once by the writer thread before its first op; every op fails
    * with a copy when set. */
   GError       *integrity_error;
@@ -198,6 +204,8 @@ struct _LumoAuditStore
   gboolean      added_scheduled;
   GArray       *result_ids;
   gboolean      checking;           /* quick_check is running */
+  gboolean      changes_pending;    /* ::changed awaits the main context */
+  gboolean      check_queued;       /* a CHECK_CHANGES op is queued */
   gboolean      new_integrity_set;  /* a new state awaits the main context */
   LumoAuditIntegrity new_integrity;
   char         *new_integrity_message;
@@ -238,6 +246,10 @@ void      _lumo_audit_store_rows_added    (LumoAuditStore         *self,
                                            GArray                 *ids);
 void      _lumo_audit_store_results_set   (LumoAuditStore         *self,
                                            GArray                 *ids);
+/* Another connection committed: ::changed, once per idle. */
+void      _lumo_audit_store_changed       (LumoAuditStore         *self);
+/* Main context: watches the WAL file and queues a check when it moves. */
+void      _lumo_audit_store_watch_changes (LumoAuditStore         *self);
 /* Runs on the writer thread before its first op: opens a reader for the
  * pool, then the quick_check; sets self->integrity_error if it fails. */
 void      _lumo_audit_store_check_integrity (LumoAuditStore       *self);

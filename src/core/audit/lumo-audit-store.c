@@ -41,6 +41,7 @@ enum {
 enum {
   ROW_ADDED,
   RESULT_SET,
+  CHANGED,
   N_SIGNALS
 };
 
@@ -58,6 +59,14 @@ lumo_audit_store_dispose (GObject *object)
    * one: it hands finished async ops to their callers' contexts and row-added
    * to a weak reference. So dispose runs on some other thread, and
    * waits there for the writer to finish every op still queued. */
+  if (self->wal_monitor != NULL)
+    {
+      g_signal_handlers_disconnect_matched (self->wal_monitor, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
+                                            NULL, NULL);
+      g_file_monitor_cancel (self->wal_monitor);
+      g_clear_object (&self->wal_monitor);
+    }
+
   if (self->writer != NULL)
     {
       if (G_UNLIKELY (self->writer == g_thread_self ()))
@@ -96,6 +105,7 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->index_rows_stmt, sqlite3_finalize);
   g_clear_pointer (&self->sync_normal_stmt, sqlite3_finalize);
   g_clear_pointer (&self->sync_full_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->data_version_stmt, sqlite3_finalize);
   g_clear_pointer (&self->writer_db, lumo_db_close);
   g_clear_pointer (&self->idle_readers, g_ptr_array_unref);
   g_clear_pointer (&self->added_ids, g_array_unref);
@@ -181,6 +191,22 @@ lumo_audit_store_class_init (LumoAuditStoreClass *klass)
   signals[RESULT_SET] =
     g_signal_new ("result-set", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT64);
+
+  /**
+   * LumoAuditStore::changed:
+   *
+   * Another connection — another process such as lumo-access-ctl or a
+   * second instance of the app, or another store on the same file —
+   * committed to the log: rows may have been added, results filled in or
+   * old rows removed by retention. Re-read what is shown (the first page
+   * of the current query, its count). Never emitted for this store's own
+   * writes, which ::row-added and ::result-set announce row by row.
+   * Emitted on the same main context as ::row-added, within about a
+   * second of the commit; several commits may give one emission.
+   */
+  signals[CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -287,6 +313,7 @@ _lumo_audit_store_new_full (const char  *path,
     }
 
   self->writer = g_thread_new ("lumo-audit-writer", _lumo_audit_writer_thread, self);
+  _lumo_audit_store_watch_changes (self);
 
   return g_steal_pointer (&self);
 }

@@ -712,6 +712,67 @@ index_catch_up (LumoAuditStore *self)
   checkpoint_wal (self);
 }
 
+/* PRAGMA data_version on the writer's connection changes only when
+ * another connection commits. */
+static gint64
+read_data_version (LumoAuditStore *self)
+{
+  sqlite3_stmt *stmt;
+  gint64 version = -1;
+
+  if (!(stmt = cached (self, &self->data_version_stmt, "PRAGMA data_version", NULL)))
+    return -1;
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    version = sqlite3_column_int64 (stmt, 0);
+  sqlite3_reset (stmt);
+
+  return version;
+}
+
+static void
+check_changes (LumoAuditStore *self)
+{
+  gint64 version;
+
+  g_mutex_lock (&self->lock);
+  self->check_queued = FALSE;
+  g_mutex_unlock (&self->lock);
+
+  version = read_data_version (self);
+  if (version >= 0 && version != self->data_version)
+    {
+      self->data_version = version;
+      _lumo_audit_store_changed (self);
+      /* Their rows may want indexing too (a killed CLI's, say). */
+      if (self->unindexed_since == 0)
+        self->unindexed_since = g_get_monotonic_time ();
+    }
+}
+
+/* Takes the CHECK_CHANGES ops out of @batch (they need no transaction)
+ * and runs one check for all of them. */
+static void
+take_checks (LumoAuditStore *self,
+             GQueue         *batch)
+{
+  gboolean any = FALSE;
+
+  for (GList *l = batch->head, *next; l != NULL; l = next)
+    {
+      LumoAuditOp *op = l->data;
+
+      next = l->next;
+      if (op->kind != LUMO_AUDIT_OP_CHECK_CHANGES)
+        continue;
+      g_queue_delete_link (batch, l);
+      _lumo_audit_op_free (op);
+      any = TRUE;
+    }
+
+  if (any)
+    check_changes (self);
+}
+
 static void
 writer_process (LumoAuditStore *self,
                 GQueue         *batch)
@@ -849,6 +910,8 @@ _lumo_audit_writer_thread (gpointer data)
   gint64 last_activity = 0;
 
   _lumo_audit_store_check_integrity (self);
+  /* Where the file stands now: commits of others move it. */
+  self->data_version = read_data_version (self);
   /* Rows a crash (of any process) left out of the index. */
   index_catch_up (self);
 
@@ -913,6 +976,10 @@ _lumo_audit_writer_thread (gpointer data)
       batch = self->queue;
       g_queue_init (&self->queue);
       g_mutex_unlock (&self->lock);
+
+      take_checks (self, &batch);
+      if (g_queue_is_empty (&batch))
+        continue;
 
       last_batch = batch.length;
       start = g_get_monotonic_time ();
