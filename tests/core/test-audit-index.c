@@ -11,36 +11,9 @@
 
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "audit-test-util.h"
 
 /* ---- looking at the file from outside -------------------------------------- */
-
-static gint64
-query_int (const char *path,
-           const char *sql)
-{
-  sqlite3 *db = NULL;
-  sqlite3_stmt *stmt = NULL;
-  gint64 value = -1;
-
-  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
-  sqlite3_busy_timeout (db, 5000);
-  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
-  if (sqlite3_step (stmt) == SQLITE_ROW)
-    value = sqlite3_column_int64 (stmt, 0);
-  sqlite3_finalize (stmt);
-  sqlite3_close (db);
-
-  return value;
-}
-
-static gint64
-watermark (const char *path)
-{
-  return query_int (path, "SELECT indexed_to FROM audit_fts_state");
-}
 
 /* Rows the index itself holds for a trigram (no re-check, no tail). */
 static gint64
@@ -50,7 +23,7 @@ index_hits (const char *path,
   g_autofree char *sql = g_strdup_printf ("SELECT count(*) FROM audit_fts WHERE audit_fts MATCH '\"%s\"'",
                                           trigram);
 
-  return query_int (path, sql);
+  return audit_test_query_int (path, sql);
 }
 
 static void
@@ -64,29 +37,6 @@ assert_index_sound (const char *path)
                     NULL, NULL, &err) != SQLITE_OK)
     g_error ("the search index does not match the rows: %s", err);
   sqlite3_close (db);
-}
-
-typedef struct
-{
-  const char *path;
-  gint64      id;
-} WatermarkWait;
-
-static gboolean
-watermark_reached (gpointer data)
-{
-  WatermarkWait *w = data;
-
-  return watermark (w->path) >= w->id;
-}
-
-static void
-wait_indexed (const char *path,
-              gint64      id)
-{
-  WatermarkWait w = { path, id };
-
-  lumo_test_wait_until (watermark_reached, &w, "the search index to catch up");
 }
 
 /* ---- tests ------------------------------------------------------------------- */
@@ -104,7 +54,7 @@ test_searchable_at_once (void)
   _lumo_audit_store_set_index_catch_up (store, FALSE);
   first = audit_test_append (store, "needle_tool");
 
-  g_assert_cmpint (watermark (path), <, first);
+  g_assert_cmpint (audit_test_watermark (path), <, first);
   g_assert_cmpint (index_hits (path, "dle"), ==, 0);
   g_assert_cmpint (audit_test_count (store, "needle_tool"), ==, 1);
   g_assert_cmpint (audit_test_count (store, "dle"), ==, 1);
@@ -113,7 +63,7 @@ test_searchable_at_once (void)
   /* The next commit, with indexing allowed, brings both rows in. */
   _lumo_audit_store_set_index_catch_up (store, TRUE);
   second = audit_test_append (store, "needle_tool");
-  wait_indexed (path, second);
+  audit_test_wait_indexed (path, second);
   g_assert_cmpint (index_hits (path, "dle"), ==, 2);
   g_assert_cmpint (audit_test_count (store, "needle_tool"), ==, 2);
   {
@@ -147,11 +97,11 @@ test_pages_across_watermark (void)
 
   for (guint i = 0; i < 6; i++)
     last = audit_test_append (store, i % 2 ? "other" : "save_script");
-  wait_indexed (path, last);
+  audit_test_wait_indexed (path, last);
   _lumo_audit_store_set_index_catch_up (store, FALSE);
   for (guint i = 0; i < 6; i++)
     last = audit_test_append (store, i % 2 ? "other" : "save_script");
-  g_assert_cmpint (watermark (path), ==, 6);
+  g_assert_cmpint (audit_test_watermark (path), ==, 6);
 
   q = lumo_audit_query_parse ("save", 0, &error);
   g_assert_no_error (error);
@@ -219,16 +169,16 @@ test_rebuilt_after_kill (void)
   g_assert_no_error (error);
 
   /* Every acknowledged row is committed, none is indexed. */
-  newest = MAX (newest, query_int (path, "SELECT max (id) FROM audit"));
+  newest = MAX (newest, audit_test_query_int (path, "SELECT max (id) FROM audit"));
   g_assert_cmpint (newest, >=, 40);
-  g_assert_cmpint (watermark (path), ==, 0);
+  g_assert_cmpint (audit_test_watermark (path), ==, 0);
   g_assert_cmpint (index_hits (path, "led"), ==, 0);
 
   store = audit_test_open (dir);
   /* Found before the catch-up is done (by the scan) and after (by the
    * index), and never twice. */
   g_assert_cmpint (audit_test_count (store, "killed_writer"), ==, newest);
-  wait_indexed (path, newest);
+  audit_test_wait_indexed (path, newest);
   g_assert_cmpint (index_hits (path, "led"), ==, newest);
   g_assert_cmpint (audit_test_count (store, "killed_writer"), ==, newest);
   assert_index_sound (path);
@@ -260,14 +210,14 @@ test_results_and_retention (void)
 
       if (i == 2)
         {
-          wait_indexed (path, id);
+          audit_test_wait_indexed (path, id);
           _lumo_audit_store_set_index_catch_up (store, FALSE);
         }
       r.time_us = i < 4 ? old_time + i : 0;
       id = lumo_audit_store_append (store, &r, &error);
       g_assert_no_error (error);
     }
-  g_assert_cmpint (watermark (path), ==, 2);
+  g_assert_cmpint (audit_test_watermark (path), ==, 2);
 
   /* The text of an unindexed row's result waits for the catch-up. */
   g_assert_true (lumo_audit_store_set_result (store, 5, FALSE, "quokka trouble", &error));
@@ -284,7 +234,7 @@ test_results_and_retention (void)
 
   _lumo_audit_store_set_index_catch_up (store, TRUE);
   audit_test_append (store, "after_retention");
-  wait_indexed (path, 6);
+  audit_test_wait_indexed (path, 6);
   assert_index_sound (path);
   g_assert_cmpint (index_hits (path, "kka"), ==, 1);
   g_assert_cmpint (audit_test_count (store, "quokka"), ==, 1);

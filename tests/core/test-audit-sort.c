@@ -6,7 +6,9 @@
  * tools used many times, equal times, times out of id order), and the
  * pages are small so their boundaries fall inside runs of ties. Every
  * order is read page by page with keyset cursors and compared with the
- * whole set sorted here, by the rule the header states.
+ * whole set sorted here, by the rule the header states. The summaries of
+ * lumo_audit_store_stats() are checked against the same rows, counted
+ * here.
  */
 #include "config.h"
 
@@ -47,17 +49,25 @@ fixture_set_up (Fixture       *f,
       gint64 id;
 
       if (i == N_ROWS / 2)
-        _lumo_audit_store_set_index_catch_up (f->store, FALSE);
+        {
+          g_autofree char *path = g_build_filename (f->dir, "audit.db", NULL);
+
+          audit_test_wait_indexed (path, N_ROWS / 2);
+          _lumo_audit_store_set_index_catch_up (f->store, FALSE);
+        }
 
       r.caller_name = names[c];
       r.caller_id = caller_ids[c];
       /* Times in runs of equal values, and falling every fifth row. */
-      r.time_us = base + (i / 3) * G_USEC_PER_SEC - (i % 5 == 4 ? 30 * G_USEC_PER_SEC : 0);
+      r.time_us = base + (i / 3) * G_USEC_PER_SEC - (i % 5 == 4 ? 30 * G_USEC_PER_SEC : 0) -
+                  (i % 10 == 9 ? (gint64) 2 * 86400 * G_USEC_PER_SEC : 0);
       if (i % 6 == 5)
         {
           r.decision = LUMO_AUDIT_DECISION_DENY;
           r.reason = LUMO_AUDIT_REASON_WRITES_OFF;
         }
+      else if (i % 12 == 3)
+        r.decision = LUMO_AUDIT_DECISION_PENDING_REVIEW;
       id = lumo_audit_store_append (f->store, &r, &error);
       g_assert_no_error (error);
       if (i % 6 == 1 || i % 6 == 2)
@@ -289,6 +299,132 @@ test_async (Fixture       *f,
   g_assert_cmpstr (lumo_audit_row_get_tool (g_ptr_array_index (rows, 0)), ==, "delete_script");
 }
 
+/* ---- summaries ------------------------------------------------------------------ */
+
+static char *
+local_day (gint64 time_us)
+{
+  g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local (time_us / G_USEC_PER_SEC);
+
+  return g_date_time_format (dt, "%Y-%m-%d");
+}
+
+static char *
+group_key (LumoAuditGroup  group,
+           LumoAuditRow   *row)
+{
+  switch (group)
+    {
+    case LUMO_AUDIT_GROUP_CALLER:
+      return g_strdup (lumo_audit_row_get_caller_id (row));
+    case LUMO_AUDIT_GROUP_TOOL:
+      return g_strdup (lumo_audit_row_get_tool (row));
+    case LUMO_AUDIT_GROUP_DAY:
+      return local_day (lumo_audit_row_get_time_us (row));
+    case LUMO_AUDIT_GROUP_NONE:
+    default:
+      return g_strdup ("");
+    }
+}
+
+/* "key:total/allowed/denied/failed name;…" from rows counted one by one. */
+static char *
+count_rows (GPtrArray      *rows,
+            LumoAuditGroup  group)
+{
+  g_autoptr(GTree) tree = g_tree_new_full ((GCompareDataFunc) g_strcmp0, NULL, g_free, g_free);
+  g_autoptr(GHashTable) newest_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GString *out = g_string_new (NULL);
+
+  /* Newest first: the first row of a caller holds its newest name. */
+  for (guint i = 0; i < rows->len; i++)
+    {
+      LumoAuditRow *row = g_ptr_array_index (rows, i);
+      char *key = group_key (group, row);
+      gint64 *n = g_tree_lookup (tree, key);
+      LumoAuditOutcome outcome = lumo_audit_row_get_outcome (row);
+
+      if (n == NULL)
+        {
+          n = g_new0 (gint64, 4);
+          g_tree_insert (tree, g_strdup (key), n);
+          if (group == LUMO_AUDIT_GROUP_CALLER)
+            g_hash_table_insert (newest_names, g_strdup (key), g_strdup (lumo_audit_row_get_caller_name (row)));
+        }
+      n[0]++;
+      n[outcome == LUMO_AUDIT_OUTCOME_DENIED ? 2 : 1]++;
+      if (outcome == LUMO_AUDIT_OUTCOME_ERROR)
+        n[3]++;
+      g_free (key);
+    }
+
+  if (group == LUMO_AUDIT_GROUP_NONE && g_tree_nnodes (tree) == 0)
+    g_tree_insert (tree, g_strdup (""), g_new0 (gint64, 4));
+
+  for (GTreeNode *node = g_tree_node_first (tree); node != NULL; node = g_tree_node_next (node))
+    {
+      const char *key = g_tree_node_key (node);
+      gint64 *n = g_tree_node_value (node);
+
+      g_string_append_printf (out, "%s:%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                              "/%" G_GINT64_FORMAT " %s;", key, n[0], n[1], n[2], n[3],
+                              group == LUMO_AUDIT_GROUP_CALLER ? (char *) g_hash_table_lookup (newest_names, key) : "-");
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static char *
+format_stats (GPtrArray      *stats,
+              LumoAuditGroup  group)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < stats->len; i++)
+    {
+      LumoAuditStats *s = g_ptr_array_index (stats, i);
+
+      g_assert_cmpint (s->allowed + s->denied, ==, s->total);
+      g_string_append_printf (out, "%s:%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                              "/%" G_GINT64_FORMAT " %s;", s->key != NULL ? s->key : "", s->total,
+                              s->allowed, s->denied, s->failed,
+                              group == LUMO_AUDIT_GROUP_CALLER ? s->name : "-");
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static void
+test_stats_match_counted_rows (Fixture       *f,
+                               gconstpointer  data)
+{
+  const char *queries[] = { "", "decision:allow", "save", "tool:script result:error", "sa",
+                            "nothing-matches-this" };
+
+  for (guint q = 0; q < G_N_ELEMENTS (queries); q++)
+    for (LumoAuditGroup group = LUMO_AUDIT_GROUP_NONE; group <= LUMO_AUDIT_GROUP_DAY; group++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autoptr(LumoAuditQuery) query = lumo_audit_query_parse (queries[q], 0, &error);
+        g_autoptr(GPtrArray) rows = all_rows (f, query);
+        g_autoptr(GPtrArray) stats = lumo_audit_store_stats (f->store, query, group, NULL, &error);
+        g_autofree char *want = count_rows (rows, group);
+        g_autofree char *got = NULL;
+
+        g_assert_no_error (error);
+        got = format_stats (stats, group);
+        if (g_strcmp0 (want, got) != 0)
+          g_error ("stats of “%s” by %d: got [%s], counted [%s]", queries[q], group, got, want);
+      }
+
+  {
+    g_autoptr(GError) error = NULL;
+
+    g_assert_null (lumo_audit_store_stats (f->store, NULL, 42, NULL, &error));
+    g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -302,6 +438,7 @@ main (int   argc,
   ADD ("id-order-is-fetch-page", test_id_order_is_fetch_page);
   ADD ("bad-sort", test_bad_sort);
   ADD ("async", test_async);
+  ADD ("stats-match-counted-rows", test_stats_match_counted_rows);
 
   return g_test_run ();
 }

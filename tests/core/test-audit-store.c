@@ -924,52 +924,11 @@ static void
 test_migrate_v1 (void)
 {
   g_autofree char *dir = audit_test_tmpdir ();
-  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
-  g_autofree char *key_path = g_build_filename (dir, "audit.key", NULL);
   g_autoptr(LumoAuditStore) store = NULL;
-  g_autoptr(GBytes) secret = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoAuditRow) row = NULL;
-  guint8 prev[LUMO_AUDIT_HASH_SIZE] = { 0, };
-  guint8 params[LUMO_AUDIT_HASH_SIZE] = { 7, };
-  sqlite3 *db;
 
-  secret = lumo_audit_secret_load_or_create (key_path, &error);
-  g_assert_no_error (error);
-  db = lumo_db_open (path, LUMO_DB_FLAGS_SYNC_FULL, lumo_audit_migrations, 1, &error);
-  g_assert_no_error (error);
-  for (gint64 id = 1; id <= 3; id++)
-    {
-      g_autoptr(sqlite3_stmt) stmt = NULL;
-      g_autofree char *tool = g_strdup_printf ("legacy_tool_%" G_GINT64_FORMAT, id);
-      LumoAuditChainFields f = {
-        id, 1000 * id, TEST_PROVIDER_ID, TEST_CALLER_ID, "Old", tool, TRUE, "", params, "allow", ""
-      };
-      guint8 hash[LUMO_AUDIT_HASH_SIZE];
-
-      lumo_audit_chain_row_hash (prev, &f, hash);
-      stmt = lumo_db_prepare (db, "INSERT INTO audit (id, time_us, provider_id, caller_id, caller_name, "
-                                  "tool, write, target, params_hmac, decision, reason, hash) "
-                                  "VALUES (?, ?, ?, ?, ?, ?, 1, '', ?, 'allow', '', ?)", &error);
-      g_assert_no_error (error);
-      sqlite3_bind_int64 (stmt, 1, id);
-      sqlite3_bind_int64 (stmt, 2, f.time_us);
-      sqlite3_bind_text (stmt, 3, f.provider_id, -1, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, 4, f.caller_id, -1, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, 5, f.caller_name, -1, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, 6, tool, -1, SQLITE_STATIC);
-      sqlite3_bind_blob (stmt, 7, params, sizeof params, SQLITE_STATIC);
-      sqlite3_bind_blob (stmt, 8, hash, sizeof hash, SQLITE_STATIC);
-      g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
-      g_clear_pointer (&stmt, sqlite3_finalize);
-      stmt = lumo_db_prepare (db, "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
-                                  "result_text) SELECT id, tool, caller_id, caller_name, target, "
-                                  "result_text FROM audit WHERE id = ?", &error);
-      sqlite3_bind_int64 (stmt, 1, id);
-      g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
-      memcpy (prev, hash, sizeof prev);
-    }
-  lumo_db_close (db);
+  audit_test_make_v1_log (dir, 3);
 
   store = audit_test_open (dir);
   row = lumo_audit_store_get_row (store, 2, &error);

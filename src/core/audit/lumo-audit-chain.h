@@ -151,6 +151,10 @@ typedef struct
   gint64         anchor_id;              /* 0 unless retention deleted rows */
   gint64         checkpoint_id;          /* 0 when there is no checkpoint */
   gint64         rows_after_checkpoint;
+  /* FALSE when a collected log was verified without its key file: then
+   * only the unkeyed chain was checked — not the result MACs, the
+   * retention anchor's MAC or a checkpoint. */
+  gboolean       keyed;
 } LumoAuditVerifyReport;
 
 G_END_DECLS

@@ -87,7 +87,9 @@ LumoAuditRow   *_lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
 /* Walks every row of @db (an audit database, see lumo-audit-store.c) in id
  * order. On the first fault, fills @report and fails with
  * LUMO_ERROR_CHAIN_BROKEN and a message that names the row; cancellation
- * gives G_IO_ERROR_CANCELLED. @checkpoint_path may be NULL (no tail check). */
+ * gives G_IO_ERROR_CANCELLED. @checkpoint_path may be NULL (no tail check);
+ * @secret NULL (a collected log without its key) checks the unkeyed chain
+ * alone, and then @checkpoint_path must be NULL. */
 gboolean  _lumo_audit_chain_verify           (sqlite3               *db,
                                               GBytes                *secret,
                                               const char            *checkpoint_path,
@@ -153,6 +155,12 @@ struct _LumoAuditStore
   GObject       parent_instance;
 
   char         *path;
+  /* A collected log (lumo-audit-file.c): no writer thread, no checkpoint,
+   * readers open @uri; @secret is NULL when no key file was given. */
+  gboolean      read_only;
+  char         *uri;
+  char         *key_path;
+  gboolean      legacy_v1;
   char         *head_path;
   char         *vfs_name;
   GBytes       *secret;
@@ -255,6 +263,11 @@ void      _lumo_audit_store_watch_changes (LumoAuditStore         *self);
 void      _lumo_audit_store_check_integrity (LumoAuditStore       *self);
 /* From dispose: stops a running check (the store is going away). */
 void      _lumo_audit_store_cancel_check  (LumoAuditStore         *self);
+
+/* lumo-audit-file.c: a new reader of a collected log, before query_only. */
+gboolean  _lumo_audit_file_prepare_reader (LumoAuditStore         *self,
+                                           sqlite3                *db,
+                                           GError                **error);
 
 /* lumo-audit-store.c */
 sqlite3  *_lumo_audit_store_acquire_reader (LumoAuditStore        *self,

@@ -99,9 +99,9 @@ char            *_lumo_audit_query_build_count_sql (const LumoAuditQuery    *que
                                                     LumoAuditPart            part,
                                                     gint64                   indexed_to,
                                                     GPtrArray               *binds);
-/* SELECT @group_expr, count(*), and the counts of outcomes (see
- * lumo-audit-store-stats.c), grouped by @group_expr (a fixed SQL
- * expression over alias a). */
+/* SELECT @group_expr, count(*), allowed, denied, failed, the caller name
+ * of the group's newest row and its id, grouped by @group_expr (a fixed
+ * SQL expression over alias a), ordered by it. */
 char            *_lumo_audit_query_build_stats_sql (const LumoAuditQuery    *query,
                                                     LumoAuditPart            part,
                                                     gint64                   indexed_to,

@@ -439,7 +439,7 @@ append_filters (const LumoAuditQuery *self,
       if (for_page)
         {
           g_string_append_printf (sql, " AND %s >= (SELECT coalesce (min (id), 9223372036854775807)"
-                                       " FROM audit INDEXED BY audit_time WHERE time_us >= ?)",
+                                       " FROM main.audit INDEXED BY audit_time WHERE time_us >= ?)",
                                   id_column);
           bind_int (binds, self->since);
         }
@@ -655,9 +655,11 @@ _lumo_audit_query_build_stats_sql (const LumoAuditQuery *self,
   g_return_val_if_fail (binds != NULL, NULL);
 
   sql = g_string_new (NULL);
+  /* With max () in the select list, SQLite takes the bare column
+   * a.caller_name from the row that holds the maximum: the newest name. */
   g_string_append_printf (sql, "SELECT %s, count(*), "
-                               "sum (a.decision <> 'deny'), sum (a.decision = 'deny'), "
-                               "sum (a.result = 'error')", group_expr);
+                               "total (a.decision <> 'deny'), total (a.decision = 'deny'), "
+                               "total (a.result = 'error'), a.caller_name, max (a.id)", group_expr);
   append_from (self, sql, part, indexed_to, TRUE, binds);
   append_filters (self, sql, part == LUMO_AUDIT_PART_INDEXED ? FTS_TABLE ".rowid" : "a.id",
                   FALSE, TRUE, part, binds);

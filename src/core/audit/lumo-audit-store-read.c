@@ -129,6 +129,7 @@ lumo_audit_store_verify (LumoAuditStore         *self,
                          LumoAuditVerifyReport  *report,
                          GError                **error)
 {
+  LumoAuditVerifyReport local_report;
   sqlite3 *db;
   gboolean ok;
 
@@ -136,14 +137,25 @@ lumo_audit_store_verify (LumoAuditStore         *self,
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (report != NULL)
-    memset (report, 0, sizeof *report);
+  if (report == NULL)
+    report = &local_report;
+  memset (report, 0, sizeof *report);
 
   if (!(db = _lumo_audit_read_begin (self, cancellable, error)))
     return FALSE;
 
-  ok = _lumo_audit_chain_verify (db, self->secret, self->head_path, progress, user_data,
-                                 cancellable, report, error);
+  ok = _lumo_audit_chain_verify (db, self->secret, self->read_only ? NULL : self->head_path,
+                                 progress, user_data, cancellable, report, error);
+  /* A collected log's key file may simply be another log's. */
+  if (!ok && self->read_only && self->secret != NULL && error != NULL && *error != NULL &&
+      (report->fault == LUMO_AUDIT_FAULT_RESULT_CHANGED || report->fault == LUMO_AUDIT_FAULT_ANCHOR))
+    {
+      char *message = g_strdup_printf ("%s (or the key file “%s” is not the one this log was "
+                                       "written with)", (*error)->message, self->key_path);
+
+      g_free ((*error)->message);
+      (*error)->message = message;
+    }
   _lumo_audit_read_end (self, db);
 
   return ok;

@@ -116,6 +116,8 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->secret, g_bytes_unref);
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_free (self->path);
+  g_free (self->uri);
+  g_free (self->key_path);
   g_free (self->head_path);
   g_free (self->vfs_name);
   g_mutex_clear (&self->lock);
@@ -332,6 +334,20 @@ lumo_audit_store_get_path (LumoAuditStore *self)
   return self->path;
 }
 
+gboolean
+lumo_audit_store_is_read_only (LumoAuditStore *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), TRUE);
+  return self->read_only;
+}
+
+const char *
+lumo_audit_store_get_key_path (LumoAuditStore *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  return self->read_only ? self->key_path : NULL;
+}
+
 LumoAuditIntegrity
 lumo_audit_store_get_integrity (LumoAuditStore *self)
 {
@@ -383,9 +399,16 @@ _lumo_audit_store_open_reader (LumoAuditStore  *self,
 {
   sqlite3 *db;
 
-  db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
-                              lumo_audit_migrations, lumo_audit_n_migrations, error);
-  if (db != NULL && (!lumo_db_exec (db, "PRAGMA query_only = ON", error) ||
+  if (self->read_only)
+    db = lumo_db_open_with_vfs (self->uri, NULL,
+                                LUMO_DB_FLAGS_READ_ONLY | LUMO_DB_FLAGS_URI | LUMO_DB_FLAGS_NO_CHECK |
+                                LUMO_DB_FLAGS_NO_MIGRATE,
+                                NULL, 0, error);
+  else
+    db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
+                                lumo_audit_migrations, lumo_audit_n_migrations, error);
+  if (db != NULL && ((self->read_only && !_lumo_audit_file_prepare_reader (self, db, error)) ||
+                     !lumo_db_exec (db, "PRAGMA query_only = ON", error) ||
                      !_lumo_audit_query_register_functions (db, error)))
     g_clear_pointer (&db, lumo_db_close);
 
@@ -409,12 +432,31 @@ _lumo_audit_store_release_reader (LumoAuditStore *self,
 
 /* ---- writing ------------------------------------------------------------------------ */
 
+/* A collected log takes no writes. */
+static gboolean
+check_writable (LumoAuditStore  *self,
+                GError         **error)
+{
+  if (!self->read_only)
+    return TRUE;
+
+  g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+               "The audit log “%s” was opened read-only (a collected log): it takes no writes",
+               self->path);
+  return FALSE;
+}
+
 static LumoAuditOp *
 append_op_new (LumoAuditStore         *self,
                const LumoAuditRecord  *record,
                GError                **error)
 {
-  g_autoptr(LumoAuditOp) op = g_new0 (LumoAuditOp, 1);
+  g_autoptr(LumoAuditOp) op = NULL;
+
+  if (!check_writable (self, error))
+    return NULL;
+
+  op = g_new0 (LumoAuditOp, 1);
 
   op->kind = LUMO_AUDIT_OP_APPEND;
   op->rows = g_new0 (LumoAuditQueuedRow, 1);
@@ -487,12 +529,16 @@ lumo_audit_store_append_finish (LumoAuditStore  *self,
 }
 
 static LumoAuditOp *
-result_op_new (gint64       id,
-               gboolean     ok,
-               const char  *error_text,
-               GError     **error)
+result_op_new (LumoAuditStore  *self,
+               gint64           id,
+               gboolean         ok,
+               const char      *error_text,
+               GError         **error)
 {
   LumoAuditOp *op;
+
+  if (!check_writable (self, error))
+    return NULL;
 
   if (id <= 0)
     {
@@ -527,7 +573,7 @@ lumo_audit_store_set_result (LumoAuditStore  *self,
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!(op = result_op_new (id, ok, error_text, error)))
+  if (!(op = result_op_new (self, id, ok, error_text, error)))
     return FALSE;
 
   return _lumo_audit_writer_run_sync (self, op, error);
@@ -552,7 +598,7 @@ lumo_audit_store_set_result_async (LumoAuditStore      *self,
   g_task_set_source_tag (task, lumo_audit_store_set_result_async);
   g_task_set_check_cancellable (task, FALSE);
 
-  if (!(op = result_op_new (id, ok, error_text, &error)))
+  if (!(op = result_op_new (self, id, ok, error_text, &error)))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -586,6 +632,8 @@ lumo_audit_store_import (LumoAuditStore               *self,
   g_return_val_if_fail (records != NULL || n_records == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (!check_writable (self, error))
+    return FALSE;
   if (n_records == 0)
     return TRUE;
 
@@ -643,6 +691,9 @@ lumo_audit_store_apply_retention (LumoAuditStore  *self,
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
+  if (!check_writable (self, error))
+    return -1;
+
   if (days < 1 || days > 100 * 365)
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
@@ -669,6 +720,14 @@ lumo_audit_store_key_params_hash (LumoAuditStore  *self,
 
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->secret == NULL)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_SECRET,
+                   "The audit log “%s” was opened without its key file, so a params hash "
+                   "cannot be keyed as its rows are", self->path);
+      return NULL;
+    }
 
   if (!lumo_audit_is_sha256_hex (sha256_hex))
     {

@@ -162,6 +162,37 @@ typedef enum
 #define LUMO_TYPE_AUDIT_INTEGRITY (lumo_audit_integrity_get_type ())
 GType lumo_audit_integrity_get_type (void) G_GNUC_CONST;
 
+/* How lumo_audit_store_stats() groups rows. */
+typedef enum
+{
+  LUMO_AUDIT_GROUP_NONE,    /* one group: every matching row */
+  LUMO_AUDIT_GROUP_CALLER,  /* by caller id */
+  LUMO_AUDIT_GROUP_TOOL,    /* by tool name */
+  LUMO_AUDIT_GROUP_DAY,     /* by local calendar day of the row's time */
+} LumoAuditGroup;
+
+#define LUMO_TYPE_AUDIT_GROUP (lumo_audit_group_get_type ())
+GType lumo_audit_group_get_type (void) G_GNUC_CONST;
+
+/* The writes of one group. allowed + denied = total; failed counts the
+ * allowed writes whose tool reported an error (so allowed - failed
+ * succeeded or have no result yet). */
+typedef struct
+{
+  char   *key;       /* caller id, tool, day "2025-01-31"; NULL for GROUP_NONE */
+  char   *name;      /* GROUP_CALLER: the display name of its newest row ("" if none); else NULL */
+  gint64  total;
+  gint64  allowed;   /* decision allow or pending-review: let through or held */
+  gint64  denied;
+  gint64  failed;
+} LumoAuditStats;
+
+#define LUMO_TYPE_AUDIT_STATS (lumo_audit_stats_get_type ())
+GType           lumo_audit_stats_get_type (void) G_GNUC_CONST;
+LumoAuditStats *lumo_audit_stats_copy     (const LumoAuditStats *stats);
+void            lumo_audit_stats_free     (LumoAuditStats       *stats);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditStats, lumo_audit_stats_free)
+
 #define LUMO_TYPE_AUDIT_STORE (lumo_audit_store_get_type ())
 G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObject)
 
@@ -171,6 +202,40 @@ G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObje
 LumoAuditStore *lumo_audit_store_new              (const char             *path,
                                                    GError                **error);
 const char     *lumo_audit_store_get_path         (LumoAuditStore         *self);
+
+/* Opens a collected log read-only (see lumo-audit-file.c): another
+ * machine's audit.db, copied or made with SQLite's backup, or a JSON Lines
+ * export (lumo_audit_store_export()). The file is never written, nor
+ * anything beside it. Search, pages, counts, summaries, export and verify
+ * work as on the app's own store; writes fail with LUMO_ERROR_DB_IO.
+ * @key_path (NULL: none) is that machine's audit.key: with it, verify
+ * also checks the result MACs and the retention anchor, and params:
+ * lookups can be keyed. Blocking (a database's quick_check, an export's
+ * parse: seconds on a big log): from a UI, use the _async form.
+ *
+ * Errors: LUMO_ERROR_NOT_FOUND (no such file), LUMO_ERROR_SECRET (a key
+ * file that is missing, readable by others or not 32 bytes),
+ * LUMO_ERROR_DB_CORRUPT (a damaged or truncated database: what is
+ * damaged, and up to which row it can still be read),
+ * LUMO_ERROR_DB_TOO_NEW, LUMO_ERROR_DB_BUSY (a database with a non-empty
+ * -wal beside it, whose rows an immutable read would miss),
+ * LUMO_ERROR_INVALID_ARGUMENT (an SQLite file that is no audit log; an
+ * export line that is not an audit row: the message names the file, the
+ * line and the field). */
+LumoAuditStore *lumo_audit_store_open_file        (const char             *path,
+                                                   const char             *key_path,
+                                                   GError                **error);
+void            lumo_audit_store_open_file_async  (const char             *path,
+                                                   const char             *key_path,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+LumoAuditStore *lumo_audit_store_open_file_finish (GAsyncResult           *result,
+                                                   GError                **error);
+/* TRUE for a collected log. */
+gboolean        lumo_audit_store_is_read_only     (LumoAuditStore         *self);
+/* The key file a collected log was opened with, or NULL. */
+const char     *lumo_audit_store_get_key_path     (LumoAuditStore         *self);
 /* The state of the quick_check at open as last seen on the store's main
  * context, and (FAILED only, else NULL) what it found. */
 LumoAuditIntegrity lumo_audit_store_get_integrity (LumoAuditStore         *self);
@@ -284,6 +349,26 @@ void            lumo_audit_store_count_async      (LumoAuditStore         *self,
                                                    GAsyncReadyCallback     callback,
                                                    gpointer                user_data);
 gint64          lumo_audit_store_count_finish     (LumoAuditStore         *self,
+                                                   GAsyncResult           *result,
+                                                   GError                **error);
+
+/* Summaries of the rows matching @query (NULL = all; the same search
+ * language and the same rows as a page or a count of that query), grouped
+ * by @group: LumoAuditStats, ordered by key (GROUP_NONE: exactly one, also
+ * for no rows). The Audit page shows GROUP_NONE or GROUP_CALLER of its
+ * current search above its list; lumo-access-ctl audit stats prints them. */
+GPtrArray      *lumo_audit_store_stats            (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   LumoAuditGroup          group,
+                                                   GCancellable           *cancellable,
+                                                   GError                **error);
+void            lumo_audit_store_stats_async      (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   LumoAuditGroup          group,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+GPtrArray      *lumo_audit_store_stats_finish     (LumoAuditStore         *self,
                                                    GAsyncResult           *result,
                                                    GError                **error);
 

@@ -346,6 +346,8 @@ lumo_db_open_with_vfs (const char           *path,
   open_flags = read_only ? SQLITE_OPEN_READONLY
                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   open_flags |= SQLITE_OPEN_FULLMUTEX;
+  if (flags & LUMO_DB_FLAGS_URI)
+    open_flags |= SQLITE_OPEN_URI;
 
   rc = sqlite3_open_v2 (path, &db, open_flags, vfs);
   if (rc != SQLITE_OK)
@@ -379,7 +381,8 @@ lumo_db_open_with_vfs (const char           *path,
 
   /* Switching to WAL rewrites the header, so a newer schema is refused
    * before that: "left untouched" means not one byte. */
-  if (!refuse_newer_schema (db, path, migrations, n_migrations, error))
+  if (!(flags & LUMO_DB_FLAGS_NO_MIGRATE) &&
+      !refuse_newer_schema (db, path, migrations, n_migrations, error))
     goto fail;
 
   if (!read_only)
@@ -401,7 +404,8 @@ lumo_db_open_with_vfs (const char           *path,
                      error))
     goto fail;
 
-  if (!migrate (db, path, migrations, n_migrations, read_only,
+  if (!(flags & LUMO_DB_FLAGS_NO_MIGRATE) &&
+      !migrate (db, path, migrations, n_migrations, read_only,
                 (flags & LUMO_DB_FLAGS_DEFER_CHECK) != 0, error))
     goto fail;
 
