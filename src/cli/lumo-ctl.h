@@ -14,6 +14,9 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "lumo-audit-query.h"
+#include "lumo-types.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -83,6 +86,17 @@ void      lumo_ctl_json_member    (JsonBuilder           *builder,
 /* Pretty JSON and a newline to stdout. */
 void      lumo_ctl_print_json     (JsonNode              *node);
 
+/* lumo-ctl-audit.c, for the audit subcommands: the query of the remaining
+ * words (and --since), and the store — the data directory's audit.db, or
+ * with @file a collected log opened read-only (@key: its audit.key). On
+ * failure they print the error and set *exit_code. */
+LumoAuditQuery *lumo_ctl_audit_parse_query (char                 **words,
+                                            const char            *since,
+                                            int                   *exit_code);
+LumoAuditStore *lumo_ctl_audit_open_store  (const char            *file,
+                                            const char            *key,
+                                            int                   *exit_code);
+
 /* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
  * lumo-ctl-review.c, lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
@@ -100,6 +114,7 @@ LUMO_CTL_DECLARE (lumo_ctl_audit_search);
 LUMO_CTL_DECLARE (lumo_ctl_audit_export);
 LUMO_CTL_DECLARE (lumo_ctl_audit_verify);
 LUMO_CTL_DECLARE (lumo_ctl_audit_check_params);
+LUMO_CTL_DECLARE (lumo_ctl_audit_stats);
 LUMO_CTL_DECLARE (lumo_ctl_probe_state);
 LUMO_CTL_DECLARE (lumo_ctl_review_list);
 LUMO_CTL_DECLARE (lumo_ctl_review_approve);
