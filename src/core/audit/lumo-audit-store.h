@@ -40,9 +40,16 @@
  * it at about 95 bytes a row, but it knows only which rows hold a trigram,
  * so a term longer than three characters is looked up by a cover of its
  * trigrams and re-checked on the row, its case folded as the index folds
- * it (see lumo-audit-query.h). The store keeps the index in sync in the
- * same transactions, not with triggers: trusted_schema=OFF forbids virtual
- * tables in triggers, and SQLite 3.40's FTS5 is not marked innocuous.
+ * it (see lumo-audit-query.h). The index is written off the decision path:
+ * an append's transaction holds its row alone, and the writer thread
+ * indexes the rows above a watermark afterwards, when it is idle or the
+ * oldest of them is 0.5 s old (lumo-audit-writer.c); after a crash the
+ * next catch-up (at open, or after any commit) indexes what the index
+ * lacks. A search scans the rows above the watermark meanwhile, so every
+ * committed row is found at once (lumo-audit-store-pages.c). It is
+ * written by the store, not by triggers: trusted_schema=OFF forbids
+ * virtual tables in triggers, and SQLite 3.40's FTS5 is not marked
+ * innocuous.
  *
  * HEAD CHECKPOINT. After each group commit, and before any waiter is told
  * its row is durable, audit.head is replaced atomically (a rename; no
@@ -56,11 +63,36 @@
  * Free text is limited to the caller's display name and the result's error
  * text, which is cut to LUMO_AUDIT_RESULT_TEXT_MAX bytes.
  *
- * ::row-added (gint64 id) is emitted on the main context that was the
- * thread-default when the store was created, for rows this store appended.
- * ::result-set (gint64 id) is emitted there too when this store filled in
- * a row's result (after it is durable), so a view of recent rows can
- * re-read just that row instead of polling.
+ * SIGNALS AND PROPERTIES FOR A VIEW (the Audit page). All are emitted on
+ * the main context that was the thread-default when the store was created,
+ * never on the writer thread:
+ *
+ *   ::row-added (gint64 id)   a row this store appended is durable: show it
+ *                             (re-run the first page of the current query,
+ *                             or fetch the row and test it).
+ *   ::result-set (gint64 id)  this store filled in row @id's result (after
+ *                             it is durable): re-read just that row
+ *                             (lumo_audit_store_get_row()) instead of
+ *                             polling; its outcome may have changed.
+ *   ::changed ()              another connection (another process: the
+ *                             CLI, a second app; or another store on the
+ *                             file) committed: rows may have been added,
+ *                             results filled in, old rows removed. Re-read
+ *                             the first page and the count. Comes within
+ *                             about a second of the commit, from a file
+ *                             monitor on the WAL — nothing polls, and
+ *                             nothing runs while the file is still.
+ *   :integrity, :integrity-message
+ *                             the quick_check at open (below): CHECKING,
+ *                             then OK or FAILED with what is damaged
+ *                             (notify::integrity). Show a banner when
+ *                             FAILED: writes are refused from then on.
+ *
+ * A view pages with lumo_audit_store_fetch_sorted() (keyset paging in any
+ * order; the last row of a page is the cursor of the next), counts with
+ * lumo_audit_store_count() and shows lumo_audit_store_stats() of the same
+ * query above the list; all three have _async forms that run on the
+ * store's reader pool.
  *
  * INTEGRITY CHECK AT OPEN. lumo_audit_store_new() reads only the header
  * and the schema version (a file that is not a database, or a newer
@@ -71,8 +103,9 @@
  * write fail with LUMO_ERROR_DB_CORRUPT (so the backend denies: never
  * unaudited), :integrity becomes LUMO_AUDIT_INTEGRITY_FAILED and
  * :integrity-message says what is damaged. Reads are served meanwhile; a
- * damaged file fails them with its own error. The property changes on the
- * store's main context (see ::row-added). The writer thread opens one
+ * damaged file fails them with its own error. A collected log
+ * (lumo_audit_store_open_file()) is checked before it is returned and is
+ * OK from the start. The writer thread opens one
  * reader connection for the pool before the check, so a first page asked
  * for a little after open finds it ready.
  */
