@@ -183,8 +183,6 @@ struct _LumoAuditStore
   sqlite3_stmt *indexed_read_stmt;
   sqlite3_stmt *indexed_write_stmt;
   sqlite3_stmt *index_rows_stmt;
-  sqlite3_stmt *sync_normal_stmt;
-  sqlite3_stmt *sync_full_stmt;
   /* Monotonic time of the oldest commit whose rows the search index may
    * lack, 0 when caught up (see lumo-audit-writer.c). */
   gint64        unindexed_since;

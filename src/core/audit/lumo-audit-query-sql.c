@@ -457,13 +457,17 @@ append_filters (const LumoAuditQuery *self,
 /* FROM and WHERE for @part: the index drives the loop of the indexed
  * part (CROSS JOIN keeps it outermost when the order is not the index's
  * rowid order), the table that of the others. Returns the id column. */
+/* @below: > 0 to bound the ids of the indexed part under it as well, in
+ * the one rowid bound FTS5 takes (given two upper bounds it walks the
+ * doclist from the higher one). */
 static const char *
-append_from (const LumoAuditQuery *self,
-             GString              *sql,
-             LumoAuditPart         part,
-             gint64                indexed_to,
-             gboolean              id_order,
-             GPtrArray            *binds)
+append_from_below (const LumoAuditQuery *self,
+                   GString              *sql,
+                   LumoAuditPart         part,
+                   gint64                indexed_to,
+                   gboolean              id_order,
+                   gint64                below,
+                   GPtrArray            *binds)
 {
   const char *id_column = "a.id";
 
@@ -477,7 +481,7 @@ append_from (const LumoAuditQuery *self,
                                    " WHERE " FTS_TABLE " MATCH ? AND " FTS_TABLE ".rowid <= ?",
                               id_order ? "JOIN" : "CROSS JOIN");
       bind_str (binds, fts);
-      bind_int (binds, indexed_to);
+      bind_int (binds, below > 0 ? MIN (indexed_to, below - 1) : indexed_to);
     }
   else
     {
@@ -490,6 +494,17 @@ append_from (const LumoAuditQuery *self,
     }
 
   return id_column;
+}
+
+static const char *
+append_from (const LumoAuditQuery *self,
+             GString              *sql,
+             LumoAuditPart         part,
+             gint64                indexed_to,
+             gboolean              id_order,
+             GPtrArray            *binds)
+{
+  return append_from_below (self, sql, part, indexed_to, id_order, 0, binds);
 }
 
 /* The key columns of @key before the id, as SQL over alias a. */
@@ -572,11 +587,29 @@ _lumo_audit_query_build_page_sql (const LumoAuditQuery    *self,
   /* In id order the index hands out its hits newest first (FTS5 consumes
    * ORDER BY rowid and the rowid bounds), each joined to its row by
    * primary key; in another order the hits are sorted. */
-  id_column = append_from (self, sql, part, indexed_to, spec->key == LUMO_AUDIT_SORT_ID, binds);
+  id_column = append_from_below (self, sql, part, indexed_to, spec->key == LUMO_AUDIT_SORT_ID,
+                                 spec->key != LUMO_AUDIT_SORT_ID ||
+                                 spec->order != LUMO_AUDIT_SORT_DESCENDING ? 0 :
+                                 spec->after != NULL ? lumo_audit_row_get_id (spec->after) : spec->after_id,
+                                 binds);
 
   /* Keyset: after the last row of the previous page, as a row value, so
    * that ties on the key are broken by the id. */
-  if (spec->after != NULL)
+  if (spec->after != NULL && spec->key == LUMO_AUDIT_SORT_OUTCOME)
+    {
+      /* SQLite does not look up a row value over an expression index, but
+       * it does a range of the expression: so the groups past the cursor's
+       * by range, and within its group the ids past it. */
+      gboolean asc = spec->order == LUMO_AUDIT_SORT_ASCENDING;
+
+      g_string_append_printf (sql, " AND %s %s ? AND (%s %s ? OR %s %s ?)",
+                              keys[0], asc ? ">=" : "<=", keys[0], asc ? ">" : "<",
+                              id_column, asc ? ">" : "<");
+      bind_int (binds, lumo_audit_row_get_outcome (spec->after));
+      bind_int (binds, lumo_audit_row_get_outcome (spec->after));
+      bind_int (binds, lumo_audit_row_get_id (spec->after));
+    }
+  else if (spec->after != NULL)
     {
       g_string_append (sql, " AND (");
       for (guint i = 0; i < n_keys; i++)

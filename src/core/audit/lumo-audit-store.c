@@ -59,10 +59,9 @@ lumo_audit_store_dispose (GObject *object)
    * one: it hands finished async ops to their callers' contexts and row-added
    * to a weak reference. So dispose runs on some other thread, and
    * waits there for the writer to finish every op still queued. */
+  /* Its handler holds only a weak reference to the store. */
   if (self->wal_monitor != NULL)
     {
-      g_signal_handlers_disconnect_matched (self->wal_monitor, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
-                                            NULL, NULL);
       g_file_monitor_cancel (self->wal_monitor);
       g_clear_object (&self->wal_monitor);
     }
@@ -103,8 +102,6 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->indexed_read_stmt, sqlite3_finalize);
   g_clear_pointer (&self->indexed_write_stmt, sqlite3_finalize);
   g_clear_pointer (&self->index_rows_stmt, sqlite3_finalize);
-  g_clear_pointer (&self->sync_normal_stmt, sqlite3_finalize);
-  g_clear_pointer (&self->sync_full_stmt, sqlite3_finalize);
   g_clear_pointer (&self->data_version_stmt, sqlite3_finalize);
   g_clear_pointer (&self->writer_db, lumo_db_close);
   g_clear_pointer (&self->idle_readers, g_ptr_array_unref);

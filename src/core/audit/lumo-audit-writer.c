@@ -12,11 +12,11 @@
  * of a commit's pages and CPU) is written by a second transaction, after
  * the waiters are awake, when no op has come for INDEX_IDLE_US or the
  * oldest unindexed row is INDEX_MAX_LAG_US old — so a busy writer indexes
- * in batches and a row is in the index within a second of its commit. That
- * transaction is not synced (synchronous=NORMAL): a crash may lose it, and
- * with it the watermark (audit_fts_state.indexed_to), which says which rows
- * the index holds; the next catch-up — at open, or after any commit of any
- * process — indexes every row above it. Searches scan the rows above the
+ * in batches and a row is in the index within a second of its commit. The
+ * watermark (audit_fts_state.indexed_to), which says which rows the index
+ * holds, moves in the same transaction; a crash before it commits leaves
+ * rows above it, and the next catch-up — at open, or after any commit of
+ * any process — indexes every one. Searches scan the rows above the
  * watermark meanwhile (lumo-audit-store-pages.c), so they never miss one.
  */
 #define G_LOG_DOMAIN "lumo-audit"
@@ -661,24 +661,22 @@ checkpoint_wal (LumoAuditStore *self)
 }
 
 /* Indexes every row above the watermark, whoever committed it, in one
- * transaction that is not synced: losing it to a crash loses only work
- * the next catch-up redoes. */
+ * transaction of its own. It is synced like any commit: an unsynced one
+ * would leave its pages for the next append's fsync to write (ext4
+ * flushes them with it), which is the cost this moves off that path. */
 static void
 index_catch_up (LumoAuditStore *self)
 {
   g_autoptr(GError) error = NULL;
   guint8 hash[LUMO_AUDIT_HASH_SIZE];
   gint64 indexed_to = 0, newest = 0;
-  sqlite3_stmt *stmt;
   gboolean ok;
 
   self->unindexed_since = 0;
   if (self->integrity_error != NULL || g_atomic_int_get (&self->no_index_catch_up))
     return;
 
-  ok = (stmt = cached (self, &self->sync_normal_stmt, "PRAGMA synchronous = NORMAL", &error)) &&
-       step_done (self, stmt, "Cannot index the audit log", &error) &&
-       begin_immediate (self, &error) &&
+  ok = begin_immediate (self, &error) &&
        read_indexed_to (self, &indexed_to, &error) &&
        read_tail (self, &newest, hash, &error) &&
        (newest <= indexed_to || index_rows (self, indexed_to, newest, &error));
@@ -686,18 +684,6 @@ index_catch_up (LumoAuditStore *self)
     ok = commit (self, &error);
   else
     lumo_db_rollback (self->writer_db);
-
-  /* Every append after this must be synced again: if that cannot be
-   * promised, no append is taken (fail closed, like a failed check). */
-  if (!(stmt = cached (self, &self->sync_full_stmt, "PRAGMA synchronous = FULL", NULL)) ||
-      !step_done (self, stmt, "Cannot make the audit log synchronous again", NULL))
-    {
-      self->integrity_error = g_error_new (LUMO_ERROR, LUMO_ERROR_DB_IO,
-                                           "The audit log “%s” takes no writes: it could not "
-                                           "be made synchronous again after indexing", self->path);
-      g_warning ("%s", self->integrity_error->message);
-      return;
-    }
 
   if (!ok)
     {
