@@ -4,8 +4,9 @@
  *
  * This file owns the command table, the global options, dispatch, and the
  * output helpers every subcommand shares. The subcommands themselves live
- * in lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c, lumo-ctl-review.c
- * and lumo-ctl-browsers.c.
+ * in lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c, lumo-ctl-review.c,
+ * lumo-ctl-recommended.c and lumo-ctl-browsers.c; review and recommended ask
+ * the running app through lumo-ctl-app.c.
  */
 #define G_LOG_DOMAIN "lumo-access-ctl"
 
@@ -67,6 +68,9 @@ static const LumoCtlCommand commands[] = {
     N_("Approve a waiting write"), lumo_ctl_review_approve },
   { "review reject", "ID",
     N_("Reject a waiting write; the provider is told review_rejected"), lumo_ctl_review_reject },
+  { "recommended", "",
+    N_("List the MCP servers the connected providers recommend, with their set-up for a desktop MCP client"),
+    lumo_ctl_recommended },
   { "browsers", "",
     N_("List the browsers and the state of their native-messaging manifest"), lumo_ctl_browsers },
   { "install-manifest", "",

@@ -5,7 +5,8 @@
  * lumo-access-ctl is a thin shell over src/core: it parses the command line,
  * validates every ID before anything is opened, calls the same core API the
  * app calls (origin "cli"), and prints tables for people or JSON for
- * scripts. Only "review" talks to the running app, over the session bus. Exit status: 0 done, 1 the work failed (database, verification,
+ * scripts. Only "review" and "recommended" talk to the running app, over the
+ * session bus. Exit status: 0 done, 1 the work failed (database, verification,
  * not found), 2 the command line was wrong (unknown command or option, a bad
  * ID or value) — and a status of 2 means nothing was changed.
  */
@@ -79,6 +80,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCtlTable, lumo_ctl_table_free)
 
 /* All of stdin (at most 16 MiB, UTF-8), for commands that take "-". */
 char     *lumo_ctl_read_stdin     (GError               **error);
+/* Calls @method of the running app (lumo-ctl-app.c), never starting it.
+ * On failure prints why (@not_running, a full sentence, when it is not
+ * running) and returns NULL with *exit_code 1. */
+GVariant *lumo_ctl_call_app       (const char            *method,
+                                   GVariant              *parameters,
+                                   const GVariantType    *reply_type,
+                                   const char            *not_running,
+                                   int                   *exit_code);
+
 /* A string member, or null when @value is NULL. */
 void      lumo_ctl_json_member    (JsonBuilder           *builder,
                                    const char            *name,
@@ -98,7 +108,7 @@ LumoAuditStore *lumo_ctl_audit_open_store  (const char            *file,
                                             int                   *exit_code);
 
 /* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
- * lumo-ctl-review.c, lumo-ctl-browsers.c). */
+ * lumo-ctl-review.c, lumo-ctl-recommended.c, lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
 LUMO_CTL_DECLARE (lumo_ctl_providers);
 LUMO_CTL_DECLARE (lumo_ctl_watch);
@@ -119,6 +129,7 @@ LUMO_CTL_DECLARE (lumo_ctl_probe_state);
 LUMO_CTL_DECLARE (lumo_ctl_review_list);
 LUMO_CTL_DECLARE (lumo_ctl_review_approve);
 LUMO_CTL_DECLARE (lumo_ctl_review_reject);
+LUMO_CTL_DECLARE (lumo_ctl_recommended);
 LUMO_CTL_DECLARE (lumo_ctl_browsers);
 LUMO_CTL_DECLARE (lumo_ctl_install_manifest);
 LUMO_CTL_DECLARE (lumo_ctl_remove_manifest);

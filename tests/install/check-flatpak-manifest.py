@@ -30,7 +30,7 @@ def browser_folders():
         text = f.read()
     table = text[text.index('user_targets[]'):text.index('system_targets[]')]
     return [m.group(2) for m in
-            re.finditer(r'\{\s*"([a-z-]+)",\s*N_\("[^"]*"\),\s*"([^"]+)"\s*\}', table)]
+            re.finditer(r'\{\s*"([a-z-]+)",\s*N_\("[^"]*"\),\s*"([^"]+)"\s*(?:\}|,\s*\.)', table)]
 
 
 with open(manifest_path, encoding='utf-8') as f:
