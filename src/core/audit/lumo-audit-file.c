@@ -123,7 +123,10 @@ static const char legacy_v1_sql[] =
   "PRAGMA temp_store = MEMORY;"
   "CREATE TEMP VIEW audit AS SELECT *, 'extension' AS caller_kind, 0 AS by_grant FROM main.audit;"
   "CREATE TEMP TABLE audit_fts_state (one INTEGER PRIMARY KEY, indexed_to INTEGER NOT NULL);"
-  "INSERT INTO temp.audit_fts_state VALUES (1, (SELECT coalesce (max (id), 0) FROM main.audit));";
+  "INSERT INTO temp.audit_fts_state VALUES (1, (SELECT coalesce (max (id), 0) FROM main.audit));"
+  /* No index behind it: a sort by caller, tool or outcome sorts every row. */
+  "CREATE TEMP VIEW audit_order AS SELECT id, caller_name, caller_id, tool, "
+  LUMO_AUDIT_OUTCOME_SQL_ ("") " AS outcome FROM main.audit;";
 
 gboolean
 _lumo_audit_file_prepare_reader (LumoAuditStore  *self,
@@ -579,6 +582,8 @@ open_export (LumoAuditStore  *self,
        lumo_db_exec (self->writer_db,
                      "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, result_text) "
                      "SELECT id, tool, caller_id, caller_name, target, result_text FROM audit;"
+                     "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome) "
+                     "SELECT id, caller_name, caller_id, tool, " LUMO_AUDIT_OUTCOME_SQL_ ("") " FROM audit;"
                      "UPDATE audit_fts_state SET indexed_to = (SELECT coalesce (max (id), 0) FROM audit);",
                      error) &&
        lumo_db_commit (self->writer_db, error);

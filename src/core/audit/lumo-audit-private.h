@@ -183,6 +183,8 @@ struct _LumoAuditStore
   sqlite3_stmt *indexed_read_stmt;
   sqlite3_stmt *indexed_write_stmt;
   sqlite3_stmt *index_rows_stmt;
+  sqlite3_stmt *order_rows_stmt;
+  sqlite3_stmt *order_update_stmt;
   /* Monotonic time of the oldest commit whose rows the search index may
    * lack, 0 when caught up (see lumo-audit-writer.c). */
   gint64        unindexed_since;

@@ -50,9 +50,8 @@ struct _LumoAuditQuery
   gboolean         uses_scan;
 };
 
-/* lumo_audit_row_get_outcome() in SQL, over the columns of table alias a;
- * the audit_outcome index (schema version 2) is on the same expression
- * without the alias, so a sort by outcome walks that index. */
+/* lumo_audit_row_get_outcome() in SQL, over the columns of table alias a
+ * (audit_order.outcome holds its value for the rows up to the watermark). */
 #define LUMO_AUDIT_OUTCOME_SQL_(p) \
   "(CASE WHEN " p "decision = 'deny' THEN 3 WHEN " p "result = 'error' THEN 2 " \
   "WHEN " p "result IS NULL THEN 1 ELSE 0 END)"
@@ -68,7 +67,16 @@ typedef enum
   LUMO_AUDIT_PART_ALL,      /* a query without index terms: every row */
   LUMO_AUDIT_PART_INDEXED,  /* ids ≤ the watermark, through the index */
   LUMO_AUDIT_PART_TAIL,     /* ids > the watermark, every term re-checked */
+  LUMO_AUDIT_PART_ORDERED,  /* ids ≤ the watermark, in audit_order's order
+                             * (a sort by caller, tool or outcome without
+                             * index terms) */
 } LumoAuditPart;
+
+/* The rows after @1 up to @2 into audit_order, from audit. */
+#define LUMO_AUDIT_ORDER_FILL_SQL \
+  "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome) " \
+  "SELECT a.id, a.caller_name, a.caller_id, a.tool, " LUMO_AUDIT_OUTCOME_SQL " " \
+  "FROM audit a WHERE a.id > ? AND a.id <= ? ORDER BY a.id"
 
 /* A page's order, and where it starts: after @after (the last row of the
  * previous page), or at the start when NULL. */

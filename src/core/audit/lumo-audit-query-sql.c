@@ -483,6 +483,14 @@ append_from_below (const LumoAuditQuery *self,
       bind_str (binds, fts);
       bind_int (binds, below > 0 ? MIN (indexed_to, below - 1) : indexed_to);
     }
+  else if (part == LUMO_AUDIT_PART_ORDERED)
+    {
+      /* audit_order drives the loop in its index's order; each entry is
+       * joined to its row by primary key. */
+      id_column = "o.id";
+      g_string_append (sql, " FROM audit_order o CROSS JOIN audit a ON a.id = o.id WHERE o.id <= ?");
+      bind_int (binds, indexed_to);
+    }
   else
     {
       g_string_append (sql, " FROM audit a WHERE 1");
@@ -507,25 +515,29 @@ append_from (const LumoAuditQuery *self,
   return append_from_below (self, sql, part, indexed_to, id_order, 0, binds);
 }
 
-/* The key columns of @key before the id, as SQL over alias a. */
+/* The key columns of @key before the id: over audit_order (alias o) in
+ * the ordered part, else over alias a. */
 static guint
 sort_columns (LumoAuditSortKey   key,
+              LumoAuditPart      part,
               const char       **columns)
 {
+  gboolean o = part == LUMO_AUDIT_PART_ORDERED;
+
   switch (key)
     {
     case LUMO_AUDIT_SORT_TIME:
       columns[0] = "a.time_us";
       return 1;
     case LUMO_AUDIT_SORT_CALLER:
-      columns[0] = "a.caller_name";
-      columns[1] = "a.caller_id";
+      columns[0] = o ? "o.caller_name" : "a.caller_name";
+      columns[1] = o ? "o.caller_id" : "a.caller_id";
       return 2;
     case LUMO_AUDIT_SORT_TOOL:
-      columns[0] = "a.tool";
+      columns[0] = o ? "o.tool" : "a.tool";
       return 1;
     case LUMO_AUDIT_SORT_OUTCOME:
-      columns[0] = LUMO_AUDIT_OUTCOME_SQL;
+      columns[0] = o ? "o.outcome" : LUMO_AUDIT_OUTCOME_SQL;
       return 1;
     case LUMO_AUDIT_SORT_ID:
     default:
@@ -580,7 +592,7 @@ _lumo_audit_query_build_page_sql (const LumoAuditQuery    *self,
   g_return_val_if_fail (spec != NULL, NULL);
   g_return_val_if_fail (binds != NULL, NULL);
 
-  n_keys = sort_columns (spec->key, keys);
+  n_keys = sort_columns (spec->key, part, keys);
   dir = spec->order == LUMO_AUDIT_SORT_ASCENDING ? "ASC" : "DESC";
 
   g_string_append (sql, columns);
@@ -595,21 +607,7 @@ _lumo_audit_query_build_page_sql (const LumoAuditQuery    *self,
 
   /* Keyset: after the last row of the previous page, as a row value, so
    * that ties on the key are broken by the id. */
-  if (spec->after != NULL && spec->key == LUMO_AUDIT_SORT_OUTCOME)
-    {
-      /* SQLite does not look up a row value over an expression index, but
-       * it does a range of the expression: so the groups past the cursor's
-       * by range, and within its group the ids past it. */
-      gboolean asc = spec->order == LUMO_AUDIT_SORT_ASCENDING;
-
-      g_string_append_printf (sql, " AND %s %s ? AND (%s %s ? OR %s %s ?)",
-                              keys[0], asc ? ">=" : "<=", keys[0], asc ? ">" : "<",
-                              id_column, asc ? ">" : "<");
-      bind_int (binds, lumo_audit_row_get_outcome (spec->after));
-      bind_int (binds, lumo_audit_row_get_outcome (spec->after));
-      bind_int (binds, lumo_audit_row_get_id (spec->after));
-    }
-  else if (spec->after != NULL)
+  if (spec->after != NULL)
     {
       g_string_append (sql, " AND (");
       for (guint i = 0; i < n_keys; i++)

@@ -12,8 +12,10 @@
  * index's watermark (audit_fts_state: the rows up to indexed_to are in
  * audit_fts; the writer indexes the rest after it has answered, see
  * lumo-audit-writer.c). Every row of version 1 was indexed in its own
- * transaction, so the watermark starts at the newest row. And indexes for
- * the sort orders of a page (caller, tool, outcome).
+ * transaction, so the watermark starts at the newest row. And
+ * audit_order, the sort keys of a page by caller, tool and outcome with
+ * their indexes, filled for the existing rows (the one part of this
+ * migration that reads every row).
  *
  * Add versions at the end; never edit a released one.
  */
@@ -106,12 +108,23 @@ const LumoMigration lumo_audit_migrations[] = {
     ") STRICT;"
     "INSERT INTO audit_fts_state (one, indexed_to)"
     "  VALUES (1, coalesce ((SELECT max (id) FROM audit), 0));"
-    /* The orders of a page other than by id or time (LumoAuditSortKey):
-     * each index ends in the rowid, which breaks ties. audit_outcome is on
-     * LUMO_AUDIT_OUTCOME_SQL without the alias. */
-    "CREATE INDEX audit_caller ON audit (caller_name, caller_id);"
-    "CREATE INDEX audit_tool ON audit (tool);"
-    "CREATE INDEX audit_outcome ON audit (" LUMO_AUDIT_OUTCOME_SQL_ ("") ");"
+    /* The sort keys of a page other than id and time (LumoAuditSortKey),
+     * kept beside the table rather than in indexes on it: indexes on audit
+     * would add a page each to every append's commit. Written with the
+     * search index, up to the same watermark; each index ends in the id,
+     * which breaks ties. */
+    "CREATE TABLE audit_order ("
+    "  id          INTEGER PRIMARY KEY,"
+    "  caller_name TEXT NOT NULL,"
+    "  caller_id   TEXT NOT NULL,"
+    "  tool        TEXT NOT NULL,"
+    "  outcome     INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE INDEX audit_order_caller ON audit_order (caller_name, caller_id);"
+    "CREATE INDEX audit_order_tool ON audit_order (tool);"
+    "CREATE INDEX audit_order_outcome ON audit_order (outcome);"
+    "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome)"
+    "  SELECT id, caller_name, caller_id, tool, " LUMO_AUDIT_OUTCOME_SQL_ ("") " FROM audit;"
   },
 };
 

@@ -3,9 +3,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A query with index terms reads one snapshot twice: the rows up to the
- * index's watermark through the index, the newer rows (the writer indexes
- * them after it has answered) by scanning them. Both parts come in the
+ * A query with index terms, or a page by caller, tool or outcome, reads
+ * one snapshot twice: the rows up to the index's watermark through the
+ * search index or audit_order, the newer rows (the writer indexes them
+ * after it has answered) by scanning them. Both parts come in the
  * page's order and are merged, so a row is found as soon as it is
  * committed, whether or not the index has caught up.
  */
@@ -136,8 +137,14 @@ read_page (sqlite3                 *db,
   g_autoptr(GPtrArray) tail = g_ptr_array_new_with_free_func (g_object_unref);
   gint64 indexed_to = 0;
   gboolean has_tail = FALSE, ok;
+  LumoAuditPart first;
 
-  if (!_lumo_audit_query_uses_index (query))
+  if (_lumo_audit_query_uses_index (query))
+    first = LUMO_AUDIT_PART_INDEXED;
+  else if (spec->key == LUMO_AUDIT_SORT_CALLER || spec->key == LUMO_AUDIT_SORT_TOOL ||
+           spec->key == LUMO_AUDIT_SORT_OUTCOME)
+    first = LUMO_AUDIT_PART_ORDERED;
+  else
     {
       if (!run_part_rows (db, query, LUMO_AUDIT_PART_ALL, 0, spec, limit, indexed, cancellable, error))
         return NULL;
@@ -148,8 +155,7 @@ read_page (sqlite3                 *db,
   if (!lumo_db_exec (db, "BEGIN", error))
     return NULL;
   ok = read_watermark (db, &indexed_to, &has_tail, error) &&
-       run_part_rows (db, query, LUMO_AUDIT_PART_INDEXED, indexed_to, spec, limit, indexed,
-                      cancellable, error) &&
+       run_part_rows (db, query, first, indexed_to, spec, limit, indexed, cancellable, error) &&
        (!has_tail || run_part_rows (db, query, LUMO_AUDIT_PART_TAIL, indexed_to, spec, limit, tail,
                                     cancellable, error));
   lumo_db_exec (db, "COMMIT", NULL);

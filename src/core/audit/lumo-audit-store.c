@@ -102,6 +102,8 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->indexed_read_stmt, sqlite3_finalize);
   g_clear_pointer (&self->indexed_write_stmt, sqlite3_finalize);
   g_clear_pointer (&self->index_rows_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->order_rows_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->order_update_stmt, sqlite3_finalize);
   g_clear_pointer (&self->data_version_stmt, sqlite3_finalize);
   g_clear_pointer (&self->writer_db, lumo_db_close);
   g_clear_pointer (&self->idle_readers, g_ptr_array_unref);

@@ -263,7 +263,8 @@ read_indexed_to (LumoAuditStore  *self,
 }
 
 /* Indexes the rows after @from up to @to (as they are now, results
- * included) and moves the watermark to @to. */
+ * included) for search and for the sort orders, and moves the watermark
+ * to @to. */
 static gboolean
 index_rows (LumoAuditStore  *self,
             gint64           from,
@@ -276,6 +277,13 @@ index_rows (LumoAuditStore  *self,
                        "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
                        "result_text) SELECT id, tool, caller_id, caller_name, target, "
                        "result_text FROM audit WHERE id > ? AND id <= ? ORDER BY id", error)))
+    return FALSE;
+  sqlite3_bind_int64 (stmt, 1, from);
+  sqlite3_bind_int64 (stmt, 2, to);
+  if (!step_done (self, stmt, "Cannot index audit rows", error))
+    return FALSE;
+
+  if (!(stmt = cached (self, &self->order_rows_stmt, LUMO_AUDIT_ORDER_FILL_SQL, error)))
     return FALSE;
   sqlite3_bind_int64 (stmt, 1, from);
   sqlite3_bind_int64 (stmt, 2, to);
@@ -499,18 +507,29 @@ set_result (LumoAuditStore  *self,
     return FALSE;
 
   /* A row above the watermark is indexed with its result when the index
-   * catches up; an indexed one is indexed again with its text. */
-  if (op->result_text != NULL)
-    {
-      gint64 indexed_to;
+   * catches up; an indexed one gets its new outcome, and its text. */
+  {
+    gint64 indexed_to;
 
-      if (!read_indexed_to (self, &indexed_to, error))
-        return FALSE;
-      if (op->id <= indexed_to)
-        return fts_change (self, TRUE, op->id, tool, caller_id, caller_name, target, NULL, error) &&
-               fts_change (self, FALSE, op->id, tool, caller_id, caller_name, target,
-                           op->result_text, error);
-    }
+    if (!read_indexed_to (self, &indexed_to, error))
+      return FALSE;
+    if (op->id > indexed_to)
+      return TRUE;
+
+    if (!(stmt = cached (self, &self->order_update_stmt,
+                         "UPDATE audit_order SET outcome = ? WHERE id = ?", error)))
+      return FALSE;
+    sqlite3_bind_int (stmt, 1, g_str_equal (op->result, "error") ? LUMO_AUDIT_OUTCOME_ERROR
+                                                                  : LUMO_AUDIT_OUTCOME_OK);
+    sqlite3_bind_int64 (stmt, 2, op->id);
+    if (!step_done (self, stmt, "Cannot record the result", error))
+      return FALSE;
+
+    if (op->result_text != NULL)
+      return fts_change (self, TRUE, op->id, tool, caller_id, caller_name, target, NULL, error) &&
+             fts_change (self, FALSE, op->id, tool, caller_id, caller_name, target,
+                         op->result_text, error);
+  }
 
   return TRUE;
 }
@@ -603,6 +622,7 @@ apply_retention (LumoAuditStore  *self,
                  "INSERT INTO audit_fts (audit_fts, rowid, tool, caller_id, caller_name, target, "
                  "result_text) SELECT 'delete', id, tool, caller_id, caller_name, target, "
                  "result_text FROM audit WHERE id <= ?", MIN (max_id, indexed_to), NULL, NULL, error) ||
+      !exec_int (self, "DELETE FROM audit_order WHERE id <= ?", max_id, NULL, NULL, error) ||
       !exec_int (self, "DELETE FROM audit WHERE id <= ?", max_id, NULL, NULL, error))
     return FALSE;
   op->count = sqlite3_changes64 (self->writer_db);
