@@ -135,18 +135,13 @@ lumo_ctl_audit_stats (const LumoCtlCommand   *command,
       N_("Only rows since T (2025-01-31, 2025-01-31T10:00, or 7d, 12h, …)"), N_("T") },
     { "by", 0, 0, G_OPTION_ARG_STRING, &by, N_("Per caller, tool or day"), N_("GROUP") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
-    { "file", 0, 0, G_OPTION_ARG_FILENAME, &file,
-      N_("Read a collected log (an audit.db copied from another machine, or a JSON Lines export), read-only"),
-      N_("FILE") },
-    { "key", 0, 0, G_OPTION_ARG_FILENAME, &key,
-      N_("With --file: that log’s key file (audit.key), to check its keyed MACs too"), N_("KEYFILE") },
+    LUMO_CTL_AUDIT_FILE_OPTIONS (file, key),
     G_OPTION_ENTRY_NULL
   };
 
-  if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code))
+  if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code) ||
+      !lumo_ctl_audit_check_file_options (command, file, key, &exit_code))
     return exit_code;
-  if (key != NULL && file == NULL)
-    return lumo_ctl_usage_error (command, _("--key needs --file: it is the key of a collected log"));
 
   if (by == NULL)
     group = LUMO_AUDIT_GROUP_NONE;

@@ -53,13 +53,13 @@ lumo_ctl_audit_open_store (const char *file,
   return store;
 }
 
-/* --key means nothing without --file. */
-static gboolean
-check_file_options (const LumoCtlCommand *command,
-                    const char           *file,
-                    const char           *key,
-                    int                  *exit_code)
+gboolean
+lumo_ctl_audit_check_file_options (const LumoCtlCommand *command,
+                                   const char           *file,
+                                   const char           *key,
+                                   int                  *exit_code)
 {
+  /* --key means nothing without --file. */
   if (key != NULL && file == NULL)
     {
       *exit_code = lumo_ctl_usage_error (command, _("--key needs --file: it is the key of a collected log"));
@@ -68,13 +68,6 @@ check_file_options (const LumoCtlCommand *command,
 
   return TRUE;
 }
-
-#define FILE_OPTIONS(file, key) \
-  { "file", 0, 0, G_OPTION_ARG_FILENAME, &file, \
-    N_("Read a collected log (an audit.db copied from another machine, or a JSON Lines export), read-only"), \
-    N_("FILE") }, \
-  { "key", 0, 0, G_OPTION_ARG_FILENAME, &key, \
-    N_("With --file: that log’s key file (audit.key), to check its keyed MACs too"), N_("KEYFILE") }
 
 /* The shell already split the words; a word that still holds blanks was
  * quoted on purpose, so quote it again for the query language. */
@@ -215,12 +208,12 @@ lumo_ctl_audit_search (const LumoCtlCommand   *command,
   const GOptionEntry entries[] = {
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Show at most N rows (default 100)"), N_("N") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
-    FILE_OPTIONS (file, key),
+    LUMO_CTL_AUDIT_FILE_OPTIONS (file, key),
     G_OPTION_ENTRY_NULL
   };
 
   if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code) ||
-      !check_file_options (command, file, key, &exit_code))
+      !lumo_ctl_audit_check_file_options (command, file, key, &exit_code))
     return exit_code;
   if (limit < 1 || limit > MAX_LIMIT)
     return lumo_ctl_usage_error (command, _("--limit must be between 1 and %d, not %d"), MAX_LIMIT, limit);
@@ -269,12 +262,12 @@ lumo_ctl_audit_export (const LumoCtlCommand   *command,
       N_("Only rows since T (2025-01-31, 2025-01-31T10:00, or 7d, 12h, …)"), N_("T") },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write to FILE (mode 0600, replaced only when complete) instead of stdout"), N_("FILE") },
-    FILE_OPTIONS (file, key),
+    LUMO_CTL_AUDIT_FILE_OPTIONS (file, key),
     G_OPTION_ENTRY_NULL
   };
 
   if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code) ||
-      !check_file_options (command, file, key, &exit_code))
+      !lumo_ctl_audit_check_file_options (command, file, key, &exit_code))
     return exit_code;
 
   if (format_opt == NULL)
@@ -374,12 +367,12 @@ lumo_ctl_audit_verify (const LumoCtlCommand   *command,
   int exit_code = 0;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the report as JSON"), NULL },
-    FILE_OPTIONS (file, key),
+    LUMO_CTL_AUDIT_FILE_OPTIONS (file, key),
     G_OPTION_ENTRY_NULL
   };
 
   if (!lumo_ctl_parse (command, entries, args, 0, 0, &exit_code) ||
-      !check_file_options (command, file, key, &exit_code) ||
+      !lumo_ctl_audit_check_file_options (command, file, key, &exit_code) ||
       !(store = lumo_ctl_audit_open_store (file, key, &exit_code)))
     return exit_code;
 

@@ -106,6 +106,18 @@ LumoAuditQuery *lumo_ctl_audit_parse_query (char                 **words,
 LumoAuditStore *lumo_ctl_audit_open_store  (const char            *file,
                                             const char            *key,
                                             int                   *exit_code);
+/* --key without --file is a usage error (exit 2). */
+gboolean        lumo_ctl_audit_check_file_options (const LumoCtlCommand *command,
+                                                   const char           *file,
+                                                   const char           *key,
+                                                   int                  *exit_code);
+/* The --file FILE and --key KEYFILE options of the audit subcommands. */
+#define LUMO_CTL_AUDIT_FILE_OPTIONS(file, key) \
+  { "file", 0, 0, G_OPTION_ARG_FILENAME, &file, \
+    N_("Read a collected log (an audit.db copied from another machine, or a JSON Lines export), read-only"), \
+    N_("FILE") }, \
+  { "key", 0, 0, G_OPTION_ARG_FILENAME, &key, \
+    N_("With --file: that log’s key file (audit.key), to check its keyed MACs too"), N_("KEYFILE") }
 
 /* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
  * lumo-ctl-review.c, lumo-ctl-recommended.c, lumo-ctl-browsers.c). */

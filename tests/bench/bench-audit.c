@@ -20,7 +20,6 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -250,8 +249,8 @@ time_append (LumoAuditStore *store)
   return g_get_monotonic_time () - t0;
 }
 
-/* Bytes this process has written (all threads) and the CPU time it used,
- * µs: what an append costs whatever the disk and the load do. */
+/* Bytes this process has written (all threads): what an append costs
+ * whatever the disk and the load do. */
 static gint64
 written_bytes (void)
 {
@@ -261,16 +260,6 @@ written_bytes (void)
   if (!g_file_get_contents ("/proc/self/io", &io, NULL, NULL) || !(p = strstr (io, "wchar: ")))
     return 0;
   return g_ascii_strtoll (p + strlen ("wchar: "), NULL, 10);
-}
-
-static gint64
-cpu_us (void)
-{
-  struct rusage ru;
-
-  getrusage (RUSAGE_SELF, &ru);
-  return (gint64) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * G_USEC_PER_SEC +
-         ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 }
 
 /* Before a floor block: wait until the store's search index has caught up
@@ -325,7 +314,7 @@ bench_latency (void)
   g_autoptr(GArray) append = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr(GArray) append_nohead = g_array_new (FALSE, FALSE, sizeof (gint64));
   double p_over, p_grow, p_append, p_nohead;
-  gint64 bytes = 0, cpu = 0, n_appends = 0;
+  gint64 bytes = 0, n_appends = 0;
   int fd;
 
   fd = open (path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -356,7 +345,7 @@ bench_latency (void)
         }
       settle (db_path);
       {
-        gint64 b0 = written_bytes (), c0 = cpu_us ();
+        gint64 b0 = written_bytes ();
 
         for (guint i = 0; i < 25; i++)
           {
@@ -367,7 +356,6 @@ bench_latency (void)
         /* With what the index's catch-up for them writes, once idle. */
         settle (db_path);
         bytes += written_bytes () - b0;
-        cpu += cpu_us () - c0;
         n_appends += 25;
       }
       _lumo_audit_store_set_head_checkpoints (store, FALSE);
@@ -400,9 +388,8 @@ bench_latency (void)
   g_print ("  append / floor: %.2f× (same block), %.2f× (appending); "
            "without the checkpoint %.2f×, %.2f×\n",
            p_append / p_over, p_append / p_grow, p_nohead / p_over, p_nohead / p_grow);
-  g_print ("  per append, with its share of the index's catch-up: %.1f KiB written, "
-           "%.0f µs of CPU (this process, every thread)\n\n",
-           bytes / 1024.0 / n_appends, (double) cpu / n_appends);
+  g_print ("  per append, with its share of the index's catch-up: %.1f KiB written\n\n",
+           bytes / 1024.0 / n_appends);
 }
 
 typedef struct

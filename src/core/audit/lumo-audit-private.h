@@ -290,6 +290,12 @@ sqlite3_stmt *_lumo_audit_prepare_bound   (sqlite3                *db,
                                            const char             *sql,
                                            GPtrArray              *binds,
                                            GError                **error);
+/* lumo-audit-store-pages.c: inside a read transaction, the search index's
+ * watermark and whether any row lies above it. */
+gboolean      _lumo_audit_read_watermark  (sqlite3                *db,
+                                           gint64                 *indexed_to,
+                                           gboolean               *has_tail,
+                                           GError                **error);
 /* G_IO_ERROR_CANCELLED when @rc is the interrupt of @cancellable. */
 void          _lumo_audit_set_step_error  (GError                **error,
                                            sqlite3                *db,

@@ -24,8 +24,8 @@
 
 /* Inside a read transaction: the watermark, and whether any row lies
  * above it. */
-static gboolean
-read_watermark (sqlite3  *db,
+gboolean
+_lumo_audit_read_watermark (sqlite3  *db,
                 gint64   *indexed_to,
                 gboolean *has_tail,
                 GError  **error)
@@ -154,7 +154,7 @@ read_page (sqlite3                 *db,
   /* One snapshot for the watermark and both parts. */
   if (!lumo_db_exec (db, "BEGIN", error))
     return NULL;
-  ok = read_watermark (db, &indexed_to, &has_tail, error) &&
+  ok = _lumo_audit_read_watermark (db, &indexed_to, &has_tail, error) &&
        run_part_rows (db, query, first, indexed_to, spec, limit, indexed, cancellable, error) &&
        (!has_tail || run_part_rows (db, query, LUMO_AUDIT_PART_TAIL, indexed_to, spec, limit, tail,
                                     cancellable, error));
@@ -320,7 +320,7 @@ lumo_audit_store_count (LumoAuditStore  *self,
     ok = count_part (db, query, LUMO_AUDIT_PART_ALL, 0, &count, cancellable, error);
   else if ((ok = lumo_db_exec (db, "BEGIN", error)))
     {
-      ok = read_watermark (db, &indexed_to, &has_tail, error) &&
+      ok = _lumo_audit_read_watermark (db, &indexed_to, &has_tail, error) &&
            count_part (db, query, LUMO_AUDIT_PART_INDEXED, indexed_to, &count, cancellable, error) &&
            (!has_tail || count_part (db, query, LUMO_AUDIT_PART_TAIL, indexed_to, &count,
                                      cancellable, error));

@@ -162,7 +162,6 @@ lumo_audit_store_stats (LumoAuditStore  *self,
   g_autoptr(LumoAuditQuery) all = NULL;
   g_autoptr(GHashTable) groups = NULL;
   g_autoptr(GPtrArray) out = NULL;
-  g_autoptr(sqlite3_stmt) stmt = NULL;
   GHashTableIter iter;
   gpointer value;
   gint64 indexed_to = 0;
@@ -191,19 +190,14 @@ lumo_audit_store_stats (LumoAuditStore  *self,
     ok = stats_part (db, query, LUMO_AUDIT_PART_ALL, 0, group, groups, cancellable, error);
   else if ((ok = lumo_db_exec (db, "BEGIN", error)))
     {
-      /* One snapshot for the watermark and both parts. The tail part is
-       * cheap when empty (a seek past the newest id). */
-      ok = (stmt = lumo_db_prepare (db, "SELECT indexed_to FROM audit_fts_state", error)) != NULL &&
-           sqlite3_step (stmt) == SQLITE_ROW;
-      if (ok)
-        indexed_to = sqlite3_column_int64 (stmt, 0);
-      else if (error != NULL && *error == NULL)
-        g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
-                     "The audit log has no search index watermark");
-      g_clear_pointer (&stmt, sqlite3_finalize);
+      gboolean has_tail = FALSE;
+
+      /* One snapshot for the watermark and both parts. */
+      ok = _lumo_audit_read_watermark (db, &indexed_to, &has_tail, error);
       ok = ok &&
            stats_part (db, query, LUMO_AUDIT_PART_INDEXED, indexed_to, group, groups, cancellable, error) &&
-           stats_part (db, query, LUMO_AUDIT_PART_TAIL, indexed_to, group, groups, cancellable, error);
+           (!has_tail ||
+            stats_part (db, query, LUMO_AUDIT_PART_TAIL, indexed_to, group, groups, cancellable, error));
       lumo_db_exec (db, "COMMIT", NULL);
     }
   _lumo_audit_read_end (self, db);
