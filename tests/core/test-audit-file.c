@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "audit-test-util.h"
 
 typedef struct
@@ -366,6 +368,64 @@ test_tampered_result (Fixture       *f,
   }
 }
 
+/* An export made before schema version 2 has no caller_kind, by_grant or
+ * result_mac: it opens as extensions' rows without grants, its chain
+ * verifies, and with the key its results are reported as unchecked MACs
+ * rather than passed. */
+static void
+test_older_export (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *old = g_build_filename (f->collected, "older.jsonl", NULL);
+  g_autoptr(GString) out = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(LumoAuditStore) keyed = NULL;
+  g_auto(GStrv) lines = NULL;
+  LumoAuditVerifyReport report;
+
+  g_assert_true (g_file_get_contents (f->jsonl, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && *lines[i] != '\0'; i++)
+    {
+      g_autoptr(JsonNode) node = json_from_string (lines[i], &error);
+      JsonObject *obj;
+      g_autofree char *text = NULL;
+
+      g_assert_no_error (error);
+      obj = json_node_get_object (node);
+      /* Only the extensions' rows without a grant: an older install had
+       * no others. */
+      if (!g_str_equal (json_object_get_string_member (obj, "caller_kind"), "extension") ||
+          json_object_get_boolean_member (obj, "by_grant"))
+        continue;
+      json_object_remove_member (obj, "caller_kind");
+      json_object_remove_member (obj, "by_grant");
+      json_object_remove_member (obj, "result_mac");
+      text = json_to_string (node, FALSE);
+      g_string_append_printf (out, "%s\n", text);
+    }
+  g_assert_true (g_file_set_contents (old, out->str, out->len, NULL));
+
+  store = lumo_audit_store_open_file (old, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (audit_test_count (store, "kind:extension grant:no"), ==, audit_test_count (store, NULL));
+  /* Rows left out (agents', grants') are gaps in its chain: named. */
+  g_assert_false (lumo_audit_store_verify (store, NULL, NULL, NULL, &report, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN);
+  g_assert_cmpint (report.fault, ==, LUMO_AUDIT_FAULT_ROW_MISSING);
+  g_assert_cmpint (report.bad_id, ==, 4);
+  g_clear_error (&error);
+
+  keyed = lumo_audit_store_open_file (old, f->key, &error);
+  g_assert_no_error (error);
+  g_assert_false (lumo_audit_store_verify (keyed, NULL, NULL, NULL, &report, &error));
+  g_assert_cmpint (report.fault, ==, LUMO_AUDIT_FAULT_RESULT_CHANGED);
+  g_assert_cmpint (report.bad_id, ==, 1);
+  g_assert_nonnull (strstr (error->message, "no valid MAC"));
+}
+
 /* ---- bad input --------------------------------------------------------------------- */
 
 static void
@@ -552,6 +612,7 @@ main (int   argc,
   ADD ("tampered-copies", test_tampered_copies);
   ADD ("tampered-result", test_tampered_result);
   ADD ("bad-input", test_bad_input);
+  ADD ("older-export", test_older_export);
   g_test_add_func ("/audit-file/legacy-v1", test_legacy_v1);
 
   return g_test_run ();
