@@ -243,6 +243,71 @@ int       _lumo_audit_writer_wal_hook     (gpointer                user_data,
                                            sqlite3                *db,
                                            const char             *db_name,
                                            int                     n_frames);
+/* The writer connection's kept statements and transactions, for
+ * lumo-audit-writer.c and lumo-audit-writer-index.c (writer thread only). */
+sqlite3_stmt *_lumo_audit_writer_cached   (LumoAuditStore         *self,
+                                           sqlite3_stmt          **slot,
+                                           const char             *sql,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_step_done    (LumoAuditStore         *self,
+                                           sqlite3_stmt           *stmt,
+                                           const char             *what,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_begin        (LumoAuditStore         *self,
+                                           GError                **error);
+/* Rolls back when it fails. */
+gboolean  _lumo_audit_writer_commit       (LumoAuditStore         *self,
+                                           GError                **error);
+/* The newest row's (or the retention anchor's) id and hash. */
+gboolean  _lumo_audit_writer_read_tail    (LumoAuditStore         *self,
+                                           gint64                 *id,
+                                           guint8                 *hash,
+                                           GError                **error);
+
+/* lumo-audit-writer-ops.c: inside the writer's transaction. FALSE only for
+ * a failure of the database (which fails the batch); a request that
+ * cannot be honoured is the op's own error. */
+gboolean  _lumo_audit_writer_insert_row   (LumoAuditStore           *self,
+                                           const LumoAuditQueuedRow *row,
+                                           gint64                   *tail_id,
+                                           guint8                   *tail_hash,
+                                           GError                  **error);
+gboolean  _lumo_audit_writer_import_rows  (LumoAuditStore         *self,
+                                           LumoAuditOp            *op,
+                                           gint64                 *tail_id,
+                                           guint8                 *tail_hash,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_set_result   (LumoAuditStore         *self,
+                                           LumoAuditOp            *op,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_apply_retention (LumoAuditStore      *self,
+                                              LumoAuditOp         *op,
+                                              GError             **error);
+
+/* lumo-audit-writer-index.c */
+gboolean  _lumo_audit_writer_read_indexed_to (LumoAuditStore      *self,
+                                              gint64              *indexed_to,
+                                              GError             **error);
+gboolean  _lumo_audit_writer_index_rows   (LumoAuditStore         *self,
+                                           gint64                  from,
+                                           gint64                  to,
+                                           GError                **error);
+/* @remove: a removal repeats the values that were indexed. */
+gboolean  _lumo_audit_writer_fts_change   (LumoAuditStore         *self,
+                                           gboolean                remove,
+                                           gint64                  id,
+                                           const char             *tool,
+                                           const char             *caller_id,
+                                           const char             *caller_name,
+                                           const char             *target,
+                                           const char             *result_text,
+                                           GError                **error);
+void      _lumo_audit_writer_checkpoint_wal (LumoAuditStore       *self);
+void      _lumo_audit_writer_index_catch_up (LumoAuditStore       *self);
+gint64    _lumo_audit_writer_read_data_version (LumoAuditStore    *self);
+/* Takes the CHECK_CHANGES ops out of @batch and runs one check. */
+void      _lumo_audit_writer_take_checks  (LumoAuditStore         *self,
+                                           GQueue                 *batch);
 
 /* lumo-audit-schema.c */
 extern const LumoMigration lumo_audit_migrations[];
