@@ -12,6 +12,7 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <unistd.h>
 
 #include "lumo-backend.h"
 #include "lumo-bridge-message.h"
@@ -19,6 +20,7 @@
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-frame.h"
+#include "lumo-peer.h"
 #include "lumo-protocol.h"
 #include "lumo-review-queue.h"
 
@@ -43,6 +45,11 @@ struct _LumoDBusService
 
   LumoDBusBridge      *skeleton;
   GPtrArray           *calls;        /* AttachCall, one reference each */
+
+  /* Who may call: the /proc to read peers in (NULL: /proc), and this
+   * process as seen there. */
+  char                *proc_root;
+  LumoPeer            *app_peer;
 };
 
 G_DEFINE_FINAL_TYPE (LumoDBusService, lumo_dbus_service, G_TYPE_OBJECT)
@@ -223,15 +230,15 @@ fail:
   return FALSE;
 }
 
-static gboolean
-on_handle_attach_cb (LumoDBusBridge        *skeleton,
-                     GDBusMethodInvocation *invocation,
-                     GUnixFDList           *fd_list,
-                     GVariant              *stdin_handle,
-                     GVariant              *stdout_handle,
-                     const char            *origin,
-                     LumoDBusService       *self)
+static void
+attach (LumoDBusService       *self,
+        GDBusMethodInvocation *invocation)
 {
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  GUnixFDList *fd_list = g_dbus_message_get_unix_fd_list (g_dbus_method_invocation_get_message (invocation));
+  g_autoptr(GVariant) stdin_handle = g_variant_get_child_value (parameters, 0);
+  g_autoptr(GVariant) stdout_handle = g_variant_get_child_value (parameters, 1);
+  const char *origin = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *provider_id = NULL;
   g_autoptr(GInputStream) input = NULL;
@@ -241,11 +248,13 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
   int in_fd = -1;
   int out_fd = -1;
 
+  g_variant_get_child (parameters, 2, "&s", &origin);
+
   if (!(provider_id = lumo_extension_id_from_origin (origin, &error)))
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                                              "%s", error->message);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
@@ -255,7 +264,7 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
       else
         g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                                                "%s", error->message);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   input = g_unix_input_stream_new (in_fd, TRUE);
@@ -263,7 +272,7 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
 
   call = g_rc_box_new0 (AttachCall);
   call->self = self;
-  /* The handler owns the invocation; answering it gives the reference up. */
+  /* The call takes the invocation; answering it gives the reference up. */
   call->invocation = invocation;
   call->provider_id = g_steal_pointer (&provider_id);
   call->cancellable = g_cancellable_new ();
@@ -280,14 +289,12 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
 
       send_error_frame (output, error->message);
       end_call (call, reason);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   lumo_backend_attach_async (backend, call->provider_id, input, output,
                              call->cancellable, on_backend_attach_cb,
                              g_rc_box_acquire (call));
-
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 static gint64
@@ -309,10 +316,9 @@ get_review_queue (LumoDBusService  *self,
   return backend != NULL ? lumo_backend_get_review_queue (backend) : NULL;
 }
 
-static gboolean
-on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
-                           GDBusMethodInvocation *invocation,
-                           LumoDBusService       *self)
+static void
+list_reviews (LumoDBusService       *self,
+              GDBusMethodInvocation *invocation)
 {
   g_autoptr(GError) error = NULL;
   GVariantBuilder builder;
@@ -323,7 +329,7 @@ on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
   if (!(queue = get_review_queue (self, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   now = lumo_review_queue_now (queue);
@@ -348,15 +354,33 @@ on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
 #undef S
     }
 
-  lumo_dbus_bridge_complete_list_reviews (skeleton, invocation,
+  lumo_dbus_bridge_complete_list_reviews (self->skeleton, invocation,
                                           g_variant_builder_end (&builder));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-static gboolean
-on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
-                               GDBusMethodInvocation *invocation,
-                               LumoDBusService       *self)
+static void
+decide_review (LumoDBusService       *self,
+               GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  LumoReviewQueue *queue;
+  const char *id = NULL;
+  gboolean approve = FALSE;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&sb)", &id, &approve);
+  if (!(queue = get_review_queue (self, &error)) ||
+      !lumo_review_queue_decide (queue, id, approve, &error))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  lumo_dbus_bridge_complete_decide_review (self->skeleton, invocation);
+}
+
+static void
+list_recommended (LumoDBusService       *self,
+                  GDBusMethodInvocation *invocation)
 {
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) providers = NULL;
@@ -366,7 +390,7 @@ on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
   if (!(backend = self->getter (self->getter_data, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ssssss)"));
@@ -386,9 +410,109 @@ on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
         }
     }
 
-  lumo_dbus_bridge_complete_list_recommended (skeleton, invocation,
+  lumo_dbus_bridge_complete_list_recommended (self->skeleton, invocation,
                                               g_variant_builder_end (&builder));
+}
+
+/* ---- who may call ------------------------------------------------------- */
+
+/* Each method takes the invocation (and answers it). */
+typedef void (*MethodFunc) (LumoDBusService       *self,
+                            GDBusMethodInvocation *invocation);
+
+typedef struct
+{
+  LumoDBusService       *self;
+  GDBusMethodInvocation *invocation;
+  MethodFunc             func;
+  gboolean               attach;
+} CheckedCall;
+
+static void
+on_peer_looked_up_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  CheckedCall *checked = user_data;
+  g_autoptr(LumoDBusService) self = checked->self;
+  GDBusMethodInvocation *invocation = checked->invocation;
+  MethodFunc func = checked->func;
+  gboolean attach = checked->attach;
+  g_autoptr(LumoPeer) peer = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean allowed;
+
+  g_free (checked);
+
+  peer = lumo_peer_lookup_finish (result, &error);
+  if (peer == NULL)
+    allowed = FALSE;
+  else if (attach)
+    allowed = lumo_peer_may_attach (peer, self->app_peer, APP_ID, &error);
+  else
+    allowed = lumo_peer_may_decide (peer, self->app_peer, APP_ID, &error);
+
+  if (!allowed)
+    {
+      g_message ("%s from %s: %s", g_dbus_method_invocation_get_method_name (invocation),
+                 g_dbus_method_invocation_get_sender (invocation), error->message);
+      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                                     error->message);
+      return;
+    }
+
+  func (self, invocation);
+}
+
+/* Runs @func once the caller is known to be allowed (docs/security.md):
+ * nobody but the person at the desktop decides, and only the helper of
+ * this installation attaches. */
+static gboolean
+check_then (LumoDBusService       *self,
+            GDBusMethodInvocation *invocation,
+            MethodFunc             func,
+            gboolean               attach)
+{
+  CheckedCall *checked = g_new0 (CheckedCall, 1);
+
+  checked->self = g_object_ref (self);
+  /* The generated handler's reference, given on to @func. */
+  checked->invocation = invocation;
+  checked->func = func;
+  checked->attach = attach;
+
+  lumo_peer_lookup_async (g_dbus_method_invocation_get_connection (invocation),
+                          g_dbus_method_invocation_get_sender (invocation),
+                          self->proc_root, NULL, on_peer_looked_up_cb, checked);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+on_handle_attach_cb (LumoDBusBridge        *skeleton,
+                     GDBusMethodInvocation *invocation,
+                     GUnixFDList           *fd_list,
+                     GVariant              *stdin_handle,
+                     GVariant              *stdout_handle,
+                     const char            *origin,
+                     LumoDBusService       *self)
+{
+  return check_then (self, invocation, attach, TRUE);
+}
+
+static gboolean
+on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
+                           GDBusMethodInvocation *invocation,
+                           LumoDBusService       *self)
+{
+  return check_then (self, invocation, list_reviews, FALSE);
+}
+
+static gboolean
+on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
+                               GDBusMethodInvocation *invocation,
+                               LumoDBusService       *self)
+{
+  return check_then (self, invocation, list_recommended, FALSE);
 }
 
 static gboolean
@@ -398,18 +522,20 @@ on_handle_decide_review_cb (LumoDBusBridge        *skeleton,
                             gboolean               approve,
                             LumoDBusService       *self)
 {
-  g_autoptr(GError) error = NULL;
-  LumoReviewQueue *queue;
+  return check_then (self, invocation, decide_review, FALSE);
+}
 
-  if (!(queue = get_review_queue (self, &error)) ||
-      !lumo_review_queue_decide (queue, id, approve, &error))
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
-    }
+/* The /proc peers are read in; this process is looked up there too. */
+void
+lumo_dbus_service_set_proc_root (LumoDBusService *self,
+                                 const char      *proc_root)
+{
+  g_return_if_fail (LUMO_IS_DBUS_SERVICE (self));
 
-  lumo_dbus_bridge_complete_decide_review (skeleton, invocation);
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
+  g_free (self->proc_root);
+  self->proc_root = g_strdup (proc_root);
+  g_clear_pointer (&self->app_peer, lumo_peer_free);
+  self->app_peer = lumo_peer_new_from_proc (proc_root, (guint32) getpid (), NULL);
 }
 
 static void
@@ -431,6 +557,8 @@ lumo_dbus_service_finalize (GObject *object)
 
   g_clear_pointer (&self->calls, g_ptr_array_unref);
   g_clear_object (&self->skeleton);
+  g_clear_pointer (&self->proc_root, g_free);
+  g_clear_pointer (&self->app_peer, lumo_peer_free);
 
   G_OBJECT_CLASS (lumo_dbus_service_parent_class)->finalize (object);
 }
@@ -467,6 +595,7 @@ lumo_dbus_service_init (LumoDBusService *self)
 {
   self->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) attach_call_unref);
   self->skeleton = lumo_dbus_bridge_skeleton_new ();
+  self->app_peer = lumo_peer_new_from_proc (NULL, (guint32) getpid (), NULL);
 
   g_signal_connect (self->skeleton, "handle-attach",
                     G_CALLBACK (on_handle_attach_cb), self);

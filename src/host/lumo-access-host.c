@@ -88,6 +88,8 @@ is_unreachable_error (const GError *error)
     case G_DBUS_ERROR_UNKNOWN_METHOD:
     case G_DBUS_ERROR_UNKNOWN_OBJECT:
     case G_DBUS_ERROR_UNKNOWN_INTERFACE:
+    /* The app refused this helper before it took the pipes. */
+    case G_DBUS_ERROR_ACCESS_DENIED:
       return TRUE;
     default:
       return FALSE;
@@ -202,6 +204,10 @@ main (int   argc,
                                                          &error);
   if (reply == NULL)
     {
+      if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED))
+        return unavailable ("Lumo Access refused this helper: it accepts only the helper "
+                            "installed with it. Reinstall Lumo Access, then reconnect the extension.",
+                            error);
       if (is_unreachable_error (error))
         return unavailable ("Lumo Access could not be started. Check that it is installed, "
                             "then reconnect the extension.",

@@ -26,7 +26,7 @@ typedef struct
    * "caller-changed:PROVIDER/CALLER" (and caller-pending, revoked) or
    * "history-changed". A test may empty it (g_ptr_array_set_size). */
   GPtrArray  *events;
-  gint64      now;      /* the rate limiter's clock, µs; starts at 1000 s */
+  gint64      now;      /* the policy's clock (its limiters), µs; starts at 1000 s */
 } LumoTestPolicy;
 
 typedef void (*LumoTestPolicyFunc) (LumoTestPolicy *f,

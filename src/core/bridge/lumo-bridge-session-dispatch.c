@@ -232,7 +232,11 @@ handle_probe (LumoBridgeRequest *request)
   if (!lumo_policy_probe (lumo_backend_get_policy (self->backend), self->provider_id,
                           m->caller_id, m->caller_name, &status, &error))
     {
-      request_internal (request, "Cannot answer the probe", error);
+      /* A flood of new callers is refused, not an internal error. */
+      if (g_error_matches (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED))
+        request_fail (request, LUMO_BRIDGE_ERROR_BUSY, "caller.id", error->message);
+      else
+        request_internal (request, "Cannot answer the probe", error);
       return;
     }
 

@@ -15,6 +15,7 @@
 
 #include "lumo-bridge-message.h"
 #include "lumo-error.h"
+#include "lumo-text.h"
 
 static const char * const deny_reasons[] = {
   "disabled", "not_authorized", "pending", "writes_off", "rate_limited",
@@ -72,22 +73,6 @@ lumo_bridge_build_unavailable (const char *message)
 #define MAX_REFUSED_NAME_LEN     128
 #define MAX_REFUSED_MESSAGE_LEN  512
 
-static char *
-utf8_prefix (const char *text,
-             gsize       max)
-{
-  const char *end;
-
-  if (strlen (text) <= max)
-    return g_strdup (text);
-
-  /* Cut at a character boundary: back off continuation bytes. */
-  end = text + max;
-  while (end > text && ((guchar) *end & 0xC0) == 0x80)
-    end--;
-  return g_strndup (text, end - text);
-}
-
 static gint
 compare_refusals (gconstpointer a,
                   gconstpointer b)
@@ -128,7 +113,7 @@ build_tools (const char * const *accepted,
           /* A name that is not UTF-8 cannot go into JSON; say there was none. */
           if (refusal->name != NULL && g_utf8_validate (refusal->name, -1, NULL))
             {
-              name = utf8_prefix (refusal->name, MAX_REFUSED_NAME_LEN);
+              name = lumo_utf8_cut (refusal->name, MAX_REFUSED_NAME_LEN);
               json_object_set_string_member (entry, "name", name);
             }
           else
@@ -136,7 +121,7 @@ build_tools (const char * const *accepted,
           json_object_set_string_member (entry, "reason", lumo_bridge_refusal_reason (refusal->code));
           if (refusal->reason != NULL && g_utf8_validate (refusal->reason, -1, NULL))
             {
-              message = utf8_prefix (refusal->reason, MAX_REFUSED_MESSAGE_LEN);
+              message = lumo_utf8_cut (refusal->reason, MAX_REFUSED_MESSAGE_LEN);
               json_object_set_string_member (entry, "message", message);
             }
           else
