@@ -53,13 +53,16 @@ static const LumoCtlCommand commands[] = {
     N_("Show the policy history, newest first"), lumo_ctl_history },
   { "undo", "",
     N_("Undo the newest change a person made"), lumo_ctl_undo },
-  { "audit search", "QUERY…",
-    N_("Search the audit log (caller:, tool:, provider:, decision:, result:, since:, until:)"),
+  { "audit search", "QUERY… [--file FILE [--key KEYFILE]]",
+    N_("Search the audit log (caller:, tool:, provider:, decision:, result:, kind:, grant:, since:, until:)"),
     lumo_ctl_audit_search },
-  { "audit export", "[QUERY…]",
+  { "audit export", "[QUERY…] [--file FILE [--key KEYFILE]]",
     N_("Export audit rows as CSV or JSON Lines"), lumo_ctl_audit_export },
-  { "audit verify", "",
+  { "audit verify", "[--file FILE [--key KEYFILE]]",
     N_("Check the audit log’s hash chain and checkpoint"), lumo_ctl_audit_verify },
+  { "audit stats", "[QUERY…] [--by caller|tool|day] [--file FILE [--key KEYFILE]]",
+    N_("Count the writes allowed, denied and failed, in all or per caller, tool or day"),
+    lumo_ctl_audit_stats },
   { "audit check-params", "JSON|-",
     N_("Find the audit rows whose parameters were exactly this JSON"),
     lumo_ctl_audit_check_params },
@@ -505,7 +508,7 @@ main (int   argc,
       if (i + 1 >= argc || argv[i + 1][0] == '-')
         {
           if (g_str_equal (argv[i], "audit"))
-            g_printerr (_("%s: “audit” needs one of: search, export, verify, check-params\n\n"), PROGRAM);
+            g_printerr (_("%s: “audit” needs one of: search, export, verify, stats, check-params\n\n"), PROGRAM);
           else
             g_printerr (_("%s: “review” needs one of: list, approve, reject\n\n"), PROGRAM);
           print_usage (stderr);

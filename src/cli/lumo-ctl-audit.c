@@ -2,10 +2,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * search, export, verify and check-params over LumoAuditStore. Queries and
- * JSON are parsed before audit.db is opened, so a bad argument is exit
- * status 2 and touches nothing. None of these commands prints tool
- * arguments: check-params prints only hashes of what it was given.
+ * search, export, verify and check-params over LumoAuditStore (stats is in
+ * lumo-ctl-audit-stats.c). Queries and JSON are parsed before audit.db is
+ * opened, so a bad argument is exit status 2 and touches nothing. With
+ * --file they work on a collected log opened read-only instead; a file
+ * that cannot be used (damaged, not an audit log, a bad key file) is exit
+ * status 1. None of these commands prints tool arguments: check-params
+ * prints only hashes of what it was given.
  */
 #define G_LOG_DOMAIN "lumo-access-ctl"
 
@@ -25,16 +28,45 @@
 #define DEFAULT_LIMIT 100
 #define MAX_LIMIT     10000
 
-static LumoAuditStore *
-open_store (int *exit_code)
+LumoAuditStore *
+lumo_ctl_audit_open_store (const char *file,
+                           const char *key,
+                           int        *exit_code)
 {
   g_autoptr(GError) error = NULL;
   LumoAuditStore *store;
+
+  if (file != NULL)
+    {
+      /* Whatever is wrong with the file, the command line was right. */
+      if (!(store = lumo_audit_store_open_file (file, key, &error)))
+        {
+          lumo_ctl_fail (error);
+          *exit_code = LUMO_CTL_EXIT_FAIL;
+        }
+      return store;
+    }
 
   if (!(store = lumo_audit_store_new (NULL, &error)))
     *exit_code = lumo_ctl_fail (error);
 
   return store;
+}
+
+gboolean
+lumo_ctl_audit_check_file_options (const LumoCtlCommand *command,
+                                   const char           *file,
+                                   const char           *key,
+                                   int                  *exit_code)
+{
+  /* --key means nothing without --file. */
+  if (key != NULL && file == NULL)
+    {
+      *exit_code = lumo_ctl_usage_error (command, _("--key needs --file: it is the key of a collected log"));
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 /* The shell already split the words; a word that still holds blanks was
@@ -56,10 +88,10 @@ append_term (GString    *text,
     g_string_append_printf (text, "\"%s\"", word);
 }
 
-static LumoAuditQuery *
-parse_query (char       **words,
-             const char  *since,
-             int         *exit_code)
+LumoAuditQuery *
+lumo_ctl_audit_parse_query (char       **words,
+                            const char  *since,
+                            int         *exit_code)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GError) error = NULL;
@@ -105,6 +137,10 @@ row_to_json (LumoAuditRow *row)
   lumo_ctl_json_member (b, "resultText", lumo_audit_row_get_result_text (row));
   lumo_ctl_json_member (b, "resultTime", result_time);
   lumo_ctl_json_member (b, "hash", lumo_audit_row_get_hash (row));
+  lumo_ctl_json_member (b, "callerKind", lumo_audit_caller_kind_to_string (lumo_audit_row_get_caller_kind (row)));
+  lumo_ctl_json_member (b, "resultMac", lumo_audit_row_get_result_mac (row));
+  json_builder_set_member_name (b, "byGrant");
+  json_builder_add_boolean_value (b, lumo_audit_row_get_by_grant (row));
   json_builder_end_object (b);
 
   return json_builder_get_root (b);
@@ -164,21 +200,25 @@ lumo_ctl_audit_search (const LumoCtlCommand   *command,
   g_autoptr(LumoAuditStore) store = NULL;
   g_autoptr(GPtrArray) rows = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *key = NULL;
   gboolean json = FALSE;
   int limit = DEFAULT_LIMIT;
   int exit_code = 0;
   const GOptionEntry entries[] = {
     { "limit", 'n', 0, G_OPTION_ARG_INT, &limit, N_("Show at most N rows (default 100)"), N_("N") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
+    LUMO_CTL_AUDIT_FILE_OPTIONS (file, key),
     G_OPTION_ENTRY_NULL
   };
 
-  if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code))
+  if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code) ||
+      !lumo_ctl_audit_check_file_options (command, file, key, &exit_code))
     return exit_code;
   if (limit < 1 || limit > MAX_LIMIT)
     return lumo_ctl_usage_error (command, _("--limit must be between 1 and %d, not %d"), MAX_LIMIT, limit);
-  if (!(query = parse_query (*args + 1, NULL, &exit_code)) ||
-      !(store = open_store (&exit_code)))
+  if (!(query = lumo_ctl_audit_parse_query (*args + 1, NULL, &exit_code)) ||
+      !(store = lumo_ctl_audit_open_store (file, key, &exit_code)))
     return exit_code;
 
   if (!(rows = lumo_audit_store_fetch_page (store, query, 0, (guint) limit, NULL, &error)))
@@ -206,11 +246,13 @@ lumo_ctl_audit_export (const LumoCtlCommand   *command,
   g_autoptr(LumoAuditQuery) query = NULL;
   g_autoptr(LumoAuditStore) store = NULL;
   g_autoptr(GOutputStream) out = NULL;
-  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) out_file = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *format_opt = NULL;
   g_autofree char *since = NULL;
   g_autofree char *output = NULL;
+  g_autofree char *file = NULL;
+  g_autofree char *key = NULL;
   LumoAuditExportFormat format;
   gint64 done = 0;
   int exit_code = 0;
@@ -220,10 +262,12 @@ lumo_ctl_audit_export (const LumoCtlCommand   *command,
       N_("Only rows since T (2025-01-31, 2025-01-31T10:00, or 7d, 12h, …)"), N_("T") },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       N_("Write to FILE (mode 0600, replaced only when complete) instead of stdout"), N_("FILE") },
+    LUMO_CTL_AUDIT_FILE_OPTIONS (file, key),
     G_OPTION_ENTRY_NULL
   };
 
-  if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code))
+  if (!lumo_ctl_parse (command, entries, args, 0, -1, &exit_code) ||
+      !lumo_ctl_audit_check_file_options (command, file, key, &exit_code))
     return exit_code;
 
   if (format_opt == NULL)
@@ -235,16 +279,16 @@ lumo_ctl_audit_export (const LumoCtlCommand   *command,
   else
     return lumo_ctl_usage_error (command, _("“%s” is not an export format: use csv or jsonl"), format_opt);
 
-  if (!(query = parse_query (*args + 1, since, &exit_code)) ||
-      !(store = open_store (&exit_code)))
+  if (!(query = lumo_ctl_audit_parse_query (*args + 1, since, &exit_code)) ||
+      !(store = lumo_ctl_audit_open_store (file, key, &exit_code)))
     return exit_code;
 
   if (output != NULL)
     {
-      file = g_file_new_for_commandline_arg (output);
+      out_file = g_file_new_for_commandline_arg (output);
       /* An export holds who did what: private, and never a half file in
        * place of a good one. */
-      out = G_OUTPUT_STREAM (g_file_replace (file, NULL, FALSE,
+      out = G_OUTPUT_STREAM (g_file_replace (out_file, NULL, FALSE,
                                              G_FILE_CREATE_PRIVATE | G_FILE_CREATE_REPLACE_DESTINATION,
                                              NULL, &error));
       if (out == NULL)
@@ -302,6 +346,8 @@ report_to_json (const LumoAuditVerifyReport *report,
   INT_MEMBER ("checkpointId", report->checkpoint_id);
   INT_MEMBER ("rowsAfterCheckpoint", report->rows_after_checkpoint);
 #undef INT_MEMBER
+  json_builder_set_member_name (b, "keyed");
+  json_builder_add_boolean_value (b, report->keyed);
   json_builder_end_object (b);
 
   return json_builder_get_root (b);
@@ -314,16 +360,20 @@ lumo_ctl_audit_verify (const LumoCtlCommand   *command,
   g_autoptr(LumoAuditStore) store = NULL;
   g_autoptr(GError) error = NULL;
   LumoAuditVerifyReport report = { 0 };
+  g_autofree char *file = NULL;
+  g_autofree char *key = NULL;
   gboolean json = FALSE;
   gboolean ok;
   int exit_code = 0;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the report as JSON"), NULL },
+    LUMO_CTL_AUDIT_FILE_OPTIONS (file, key),
     G_OPTION_ENTRY_NULL
   };
 
   if (!lumo_ctl_parse (command, entries, args, 0, 0, &exit_code) ||
-      !(store = open_store (&exit_code)))
+      !lumo_ctl_audit_check_file_options (command, file, key, &exit_code) ||
+      !(store = lumo_ctl_audit_open_store (file, key, &exit_code)))
     return exit_code;
 
   ok = lumo_audit_store_verify (store, NULL, NULL, NULL, &report, &error);
@@ -363,6 +413,12 @@ lumo_ctl_audit_verify (const LumoCtlCommand   *command,
 
           g_print (_("%s rows are newer than the checkpoint (normal after a crash).\n"), n);
         }
+      if (file != NULL && !report.keyed)
+        g_print ("%s\n", _("Only the hash chain was checked: give the log’s key file with --key to "
+                           "check the results and the retention anchor too."));
+      if (file != NULL)
+        g_print ("%s\n", _("A collected log has no head checkpoint here, so rows cut off its end "
+                           "cannot be detected."));
     }
 
   return LUMO_CTL_EXIT_OK;
@@ -407,7 +463,7 @@ lumo_ctl_audit_check_params (const LumoCtlCommand   *command,
   if (!(sha256 = lumo_canonical_json_sha256 (params, &error)))
     return lumo_ctl_fail (error);
 
-  if (!(store = open_store (&exit_code)))
+  if (!(store = lumo_ctl_audit_open_store (NULL, NULL, &exit_code)))
     return exit_code;
   if (!(keyed = lumo_audit_store_key_params_hash (store, sha256, &error)))
     return lumo_ctl_fail (error);

@@ -15,7 +15,9 @@
 #include <glib.h>
 #include <json-glib/json-glib.h>
 
+#include "lumo-audit-query.h"
 #include "lumo-policy.h"
+#include "lumo-types.h"
 
 G_BEGIN_DECLS
 
@@ -99,6 +101,29 @@ void      lumo_ctl_json_member    (JsonBuilder           *builder,
 /* Pretty JSON and a newline to stdout. */
 void      lumo_ctl_print_json     (JsonNode              *node);
 
+/* lumo-ctl-audit.c, for the audit subcommands: the query of the remaining
+ * words (and --since), and the store — the data directory's audit.db, or
+ * with @file a collected log opened read-only (@key: its audit.key). On
+ * failure they print the error and set *exit_code. */
+LumoAuditQuery *lumo_ctl_audit_parse_query (char                 **words,
+                                            const char            *since,
+                                            int                   *exit_code);
+LumoAuditStore *lumo_ctl_audit_open_store  (const char            *file,
+                                            const char            *key,
+                                            int                   *exit_code);
+/* --key without --file is a usage error (exit 2). */
+gboolean        lumo_ctl_audit_check_file_options (const LumoCtlCommand *command,
+                                                   const char           *file,
+                                                   const char           *key,
+                                                   int                  *exit_code);
+/* The --file FILE and --key KEYFILE options of the audit subcommands. */
+#define LUMO_CTL_AUDIT_FILE_OPTIONS(file, key) \
+  { "file", 0, 0, G_OPTION_ARG_FILENAME, &file, \
+    N_("Read a collected log (an audit.db copied from another machine, or a JSON Lines export), read-only"), \
+    N_("FILE") }, \
+  { "key", 0, 0, G_OPTION_ARG_FILENAME, &key, \
+    N_("With --file: that log’s key file (audit.key), to check its keyed MACs too"), N_("KEYFILE") }
+
 /* Subcommands (lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c,
  * lumo-ctl-probe.c, lumo-ctl-review.c, lumo-ctl-recommended.c,
  * lumo-ctl-browsers.c). */
@@ -117,6 +142,7 @@ LUMO_CTL_DECLARE (lumo_ctl_audit_search);
 LUMO_CTL_DECLARE (lumo_ctl_audit_export);
 LUMO_CTL_DECLARE (lumo_ctl_audit_verify);
 LUMO_CTL_DECLARE (lumo_ctl_audit_check_params);
+LUMO_CTL_DECLARE (lumo_ctl_audit_stats);
 LUMO_CTL_DECLARE (lumo_ctl_probe_state);
 LUMO_CTL_DECLARE (lumo_ctl_review_list);
 LUMO_CTL_DECLARE (lumo_ctl_review_approve);

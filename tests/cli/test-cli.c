@@ -490,6 +490,156 @@ test_audit_check_params (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "audit", "check-params"), ==, 2);
 }
 
+/* The numbers against the rows a search lists, counted here. */
+static void
+test_audit_stats (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(JsonNode) rows_root = NULL;
+  g_autoptr(GHashTable) per_caller = g_hash_table_new (g_str_hash, g_str_equal);
+  JsonObject *all;
+  JsonArray *groups, *rows;
+
+  fill_audit (f);
+
+  g_assert_cmpint (run_ctl (f, "audit", "search", "--json"), ==, 0);
+  rows_root = lumo_test_parse_json (f->out);
+  rows = json_node_get_array (rows_root);
+  for (guint i = 0; i < json_array_get_length (rows); i++)
+    {
+      const char *caller = json_object_get_string_member (json_array_get_object_element (rows, i), "caller");
+
+      g_hash_table_insert (per_caller, (gpointer) caller,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (per_caller, caller)) + 1));
+    }
+
+  g_assert_cmpint (run_ctl (f, "audit", "stats", "--by", "caller", "--json"), ==, 0);
+  root = lumo_test_parse_json (f->out);
+  all = json_object_get_object_member (json_node_get_object (root), "all");
+  g_assert_cmpint (json_object_get_int_member (all, "total"), ==, json_array_get_length (rows));
+  g_assert_cmpint (json_object_get_int_member (all, "allowed"), ==, 2);
+  g_assert_cmpint (json_object_get_int_member (all, "denied"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (all, "failed"), ==, 0);
+  groups = json_object_get_array_member (json_node_get_object (root), "groups");
+  g_assert_cmpuint (json_array_get_length (groups), ==, g_hash_table_size (per_caller));
+  for (guint i = 0; i < json_array_get_length (groups); i++)
+    {
+      JsonObject *g = json_array_get_object_element (groups, i);
+
+      g_assert_cmpint (json_object_get_int_member (g, "total"), ==,
+                       GPOINTER_TO_UINT (g_hash_table_lookup (per_caller, json_object_get_string_member (g, "key"))));
+      g_assert_cmpstr (json_object_get_string_member (g, "name"), ==, "Lumo");
+    }
+
+  /* The same search language as search. */
+  g_assert_cmpint (run_ctl (f, "audit", "stats", "decision:deny", "--json"), ==, 0);
+  g_clear_pointer (&root, json_node_unref);
+  root = lumo_test_parse_json (f->out);
+  all = json_object_get_object_member (json_node_get_object (root), "all");
+  g_assert_cmpint (json_object_get_int_member (all, "total"), ==, 1);
+  g_assert_cmpint (run_ctl (f, "audit", "stats", "--by", "tool"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "userscripts.save_script"));
+  g_assert_cmpint (run_ctl (f, "audit", "stats", "--by", "day", "--since", "1d"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "3"));
+
+  g_assert_cmpint (run_ctl (f, "audit", "stats", "--by", "weekday"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit", "stats", "--since", "yesterday-ish"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "audit", "stats", "result:maybe"), ==, 2);
+}
+
+/* Another machine's log: a copied audit.db and a JSON Lines export, read
+ * with --file (and its key with --key), never written. */
+static void
+test_audit_file (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *db = g_build_filename (f->data_dir, "audit.db", NULL);
+  g_autofree char *key = g_build_filename (f->data_dir, "audit.key", NULL);
+  g_autofree char *copy = g_build_filename (f->dir, "machine-b.db", NULL);
+  g_autofree char *copy_key = g_build_filename (f->dir, "machine-b.key", NULL);
+  g_autofree char *jsonl = g_build_filename (f->dir, "machine-b.jsonl", NULL);
+  g_autofree char *notes = g_build_filename (f->dir, "notes.txt", NULL);
+  g_autofree char *short_key = g_build_filename (f->dir, "short.key", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *own_export = NULL;
+  g_autofree char *sum_before = NULL;
+  g_autofree char *sum_after = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  gsize len = 0;
+
+  fill_audit (f);
+  g_assert_true (g_file_get_contents (db, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents_full (copy, contents, len, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (key, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents_full (copy_key, contents, len, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+  g_assert_cmpint (run_ctl (f, "audit", "export", "--format", "jsonl", "--output", jsonl), ==, 0);
+  g_assert_cmpint (run_ctl (f, "audit", "export", "--format", "jsonl"), ==, 0);
+  own_export = g_steal_pointer (&f->out);
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (copy, &contents, &len, NULL));
+  sum_before = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, len);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *file = i == 0 ? copy : jsonl;
+
+      g_assert_cmpint (run_ctl (f, "audit", "search", "--file", file, "caller:" TEST_CALLER_ID, "--json"), ==, 0);
+      g_assert_cmpuint (json_array_length_of_out (f), ==, 2);
+      g_assert_cmpint (run_ctl (f, "audit", "export", "--file", file, "--format", "jsonl"), ==, 0);
+      g_assert_cmpstr (f->out, ==, own_export);
+      g_assert_cmpint (run_ctl (f, "audit", "stats", "--file", file, "--json"), ==, 0);
+      g_clear_pointer (&root, json_node_unref);
+      root = lumo_test_parse_json (f->out);
+      g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_node_get_object (root), "all"),
+                                                   "total"), ==, 3);
+
+      g_assert_cmpint (run_ctl (f, "audit", "verify", "--file", file), ==, 0);
+      g_assert_nonnull (strstr (f->out, "intact"));
+      g_assert_nonnull (strstr (f->out, "--key"));
+      g_assert_cmpint (run_ctl (f, "audit", "verify", "--file", file, "--key", copy_key, "--json"), ==, 0);
+      g_clear_pointer (&root, json_node_unref);
+      root = lumo_test_parse_json (f->out);
+      g_assert_true (json_object_get_boolean_member (json_node_get_object (root), "keyed"));
+    }
+
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (copy, &contents, &len, NULL));
+  sum_after = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, len);
+  g_assert_cmpstr (sum_before, ==, sum_after);
+  {
+    g_autofree char *wal = g_strconcat (copy, "-wal", NULL);
+
+    g_assert_false (g_file_test (wal, G_FILE_TEST_EXISTS));
+  }
+
+  /* A tampered export names its first broken row. */
+  g_clear_pointer (&contents, g_free);
+  g_assert_true (g_file_get_contents (jsonl, &contents, NULL, NULL));
+  {
+    g_autoptr(GString) s = g_string_new (contents);
+
+    g_assert_cmpuint (g_string_replace (s, "\"caller_name\":\"Lumo\"", "\"caller_name\":\"Lumo2\"", 2), ==, 2);
+    g_assert_true (g_file_set_contents (jsonl, s->str, s->len, NULL));
+  }
+  g_assert_cmpint (run_ctl (f, "audit", "verify", "--file", jsonl, "--json"), ==, 1);
+  g_clear_pointer (&root, json_node_unref);
+  root = lumo_test_parse_json (f->out);
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (root), "badId"), ==, 2);
+
+  /* Bad files and keys: the command line was right, the file is not (1). */
+  g_assert_true (g_file_set_contents (notes, "nothing to see\n", -1, NULL));
+  g_assert_cmpint (run_ctl (f, "audit", "search", "--file", notes), ==, 1);
+  g_assert_nonnull (strstr (f->err, "line 1"));
+  g_assert_true (g_file_set_contents_full (short_key, "0123456789", -1, G_FILE_SET_CONTENTS_NONE, 0600, NULL));
+  g_assert_cmpint (run_ctl (f, "audit", "verify", "--file", copy, "--key", short_key), ==, 1);
+  g_assert_nonnull (strstr (f->err, "10 bytes"));
+  g_assert_cmpint (run_ctl (f, "audit", "verify", "--file", copy, "--key", notes), ==, 1);
+  g_assert_cmpint (run_ctl (f, "audit", "search", "--key", copy_key), ==, 2);
+  g_assert_nonnull (strstr (f->err, "--file"));
+}
+
 static void
 test_audit_verify (Fixture       *f,
                    gconstpointer  data)
@@ -592,6 +742,8 @@ main (int   argc,
   ADD ("audit/export", test_audit_export);
   ADD ("audit/check-params", test_audit_check_params);
   ADD ("audit/verify", test_audit_verify);
+  ADD ("audit/stats", test_audit_stats);
+  ADD ("audit/file", test_audit_file);
   ADD ("probe-state", test_probe_state);
   ADD ("review/usage", test_review_usage);
 

@@ -5,10 +5,14 @@
 #pragma once
 
 #include <errno.h>
+#include <sqlite3.h>
 #include <glib/gstdio.h>
 #include <gio/gio.h>
 
+#include "lumo-audit-chain.h"
 #include "lumo-audit-private.h"
+#include "lumo-audit-secret.h"
+#include "lumo-db.h"
 #include "lumo-audit-store.h"
 #include "lumo-error.h"
 #include "lumo-paths.h"
@@ -121,4 +125,110 @@ audit_test_file_checksum (const char *path)
     return g_strdup ("missing");
 
   return g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, len);
+}
+
+/* ---- the search index's watermark, read from outside ------------------------- */
+
+static inline gint64
+audit_test_query_int (const char *path,
+           const char *sql)
+{
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+  gint64 value = -1;
+
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  sqlite3_busy_timeout (db, 5000);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, sql, -1, &stmt, NULL), ==, SQLITE_OK);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    value = sqlite3_column_int64 (stmt, 0);
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+
+  return value;
+}
+
+static inline gint64
+audit_test_watermark (const char *path)
+{
+  return audit_test_query_int (path, "SELECT indexed_to FROM audit_fts_state");
+}
+
+typedef struct
+{
+  const char *path;
+  gint64      id;
+} AuditTestWatermarkWait;
+
+static inline gboolean
+audit_test_watermark_reached (gpointer data)
+{
+  AuditTestWatermarkWait *w = data;
+
+  return audit_test_watermark (w->path) >= w->id;
+}
+
+static inline void
+audit_test_wait_indexed (const char *path,
+              gint64      id)
+{
+  AuditTestWatermarkWait w = { path, id };
+
+  lumo_test_wait_until (audit_test_watermark_reached, &w, "the search index to catch up");
+}
+
+
+/* ---- a log of schema version 1, as an older install left it ---------------- */
+
+/* audit.db and audit.key in @dir with @n_rows rows "legacy_tool_N" of
+ * schema version 1, chained and indexed as that version did. */
+static inline void
+audit_test_make_v1_log (const char *dir,
+                        gint64      n_rows)
+{
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  g_autofree char *key_path = g_build_filename (dir, "audit.key", NULL);
+  g_autoptr(GBytes) secret = NULL;
+  g_autoptr(GError) error = NULL;
+  guint8 prev[LUMO_AUDIT_HASH_SIZE] = { 0, };
+  guint8 params[LUMO_AUDIT_HASH_SIZE] = { 7, };
+  sqlite3 *db;
+
+  secret = lumo_secret_load_or_create (key_path, LUMO_AUDIT_SECRET_WHAT, &error);
+  g_assert_no_error (error);
+  db = lumo_db_open (path, LUMO_DB_FLAGS_SYNC_FULL, lumo_audit_migrations, 1, &error);
+  g_assert_no_error (error);
+  for (gint64 id = 1; id <= n_rows; id++)
+    {
+      g_autoptr(sqlite3_stmt) stmt = NULL;
+      g_autofree char *tool = g_strdup_printf ("legacy_tool_%" G_GINT64_FORMAT, id);
+      LumoAuditChainFields f = {
+        id, 1000 * id, TEST_PROVIDER_ID, TEST_CALLER_ID, "Old", tool, TRUE, "", params, "allow", ""
+      };
+      guint8 hash[LUMO_AUDIT_HASH_SIZE];
+
+      lumo_audit_chain_row_hash (prev, &f, hash);
+      stmt = lumo_db_prepare (db, "INSERT INTO audit (id, time_us, provider_id, caller_id, caller_name, "
+                                  "tool, write, target, params_hmac, decision, reason, hash) "
+                                  "VALUES (?, ?, ?, ?, ?, ?, 1, '', ?, 'allow', '', ?)", &error);
+      g_assert_no_error (error);
+      sqlite3_bind_int64 (stmt, 1, id);
+      sqlite3_bind_int64 (stmt, 2, f.time_us);
+      sqlite3_bind_text (stmt, 3, f.provider_id, -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 4, f.caller_id, -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 5, f.caller_name, -1, SQLITE_STATIC);
+      sqlite3_bind_text (stmt, 6, tool, -1, SQLITE_STATIC);
+      sqlite3_bind_blob (stmt, 7, params, sizeof params, SQLITE_STATIC);
+      sqlite3_bind_blob (stmt, 8, hash, sizeof hash, SQLITE_STATIC);
+      g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+      g_clear_pointer (&stmt, sqlite3_finalize);
+      stmt = lumo_db_prepare (db, "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
+                                  "result_text) SELECT id, tool, caller_id, caller_name, target, "
+                                  "result_text FROM audit WHERE id = ?", &error);
+      sqlite3_bind_int64 (stmt, 1, id);
+      g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_DONE);
+      memcpy (prev, hash, sizeof prev);
+    }
+  lumo_db_close (db);
+
 }

@@ -20,6 +20,7 @@ static sqlite3_io_methods fault_methods;
 
 gint fault_vfs_write_fault;
 gint fault_vfs_sync_fault;
+gint fault_vfs_syncs;
 gint fault_vfs_writes_before;
 
 #define REAL(f) (((FaultFile *) (f))->real)
@@ -69,6 +70,7 @@ fault_sync (sqlite3_file *f,
   if (rc != 0)
     return rc;
 
+  g_atomic_int_inc (&fault_vfs_syncs);
   return REAL (f)->pMethods->xSync (REAL (f), flags);
 }
 

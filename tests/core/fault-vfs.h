@@ -20,6 +20,8 @@ extern gint fault_vfs_write_fault;
 extern gint fault_vfs_sync_fault;
 /* Writes to let through before fault_vfs_write_fault applies. */
 extern gint fault_vfs_writes_before;
+/* xSync calls that reached the disk (counted, never cleared). */
+extern gint fault_vfs_syncs;
 
 /* Once per test program. */
 void fault_vfs_register (void);

@@ -40,7 +40,16 @@ fixture_set_up (Fixture       *f,
   for (guint i = 1; i <= N_ROWS; i++)
     {
       g_autofree char *tool = g_strdup_printf ("tool_%u", i);
-      gint64 id = audit_test_append (f->store, tool);
+      LumoAuditRecord r = audit_test_record (tool);
+      gint64 id;
+
+      /* Row 7 is a desktop agent's, row 8 was let through by a grant: the
+       * second encoding of the chain (lumo-audit-chain.h) is in every
+       * log these tests tamper with. */
+      r.caller_kind = i == 7 ? LUMO_AUDIT_CALLER_KIND_AGENT : LUMO_AUDIT_CALLER_KIND_EXTENSION;
+      r.by_grant = i == 8;
+      id = lumo_audit_store_append (f->store, &r, &error);
+      g_assert_no_error (error);
 
       g_assert_cmpint (id, ==, i);
       if (i % 3 == 2)
@@ -130,6 +139,32 @@ test_edited_field (Fixture       *f,
 {
   tamper (f, "DROP TRIGGER audit_update_guard; UPDATE audit SET decision = 'deny' WHERE id = 5");
   assert_fault (f, LUMO_AUDIT_FAULT_ROW_CHANGED, 5, "Row 5");
+}
+
+/* The caller's kind and the grant are decision fields like the others:
+ * either way round, an edit breaks the row's hash. */
+static void
+test_edited_kind (Fixture       *f,
+                  gconstpointer  data)
+{
+  tamper (f, "DROP TRIGGER audit_update_guard; UPDATE audit SET caller_kind = 'agent' WHERE id = 4");
+  assert_fault (f, LUMO_AUDIT_FAULT_ROW_CHANGED, 4, "Row 4");
+}
+
+static void
+test_edited_kind_back (Fixture       *f,
+                       gconstpointer  data)
+{
+  tamper (f, "DROP TRIGGER audit_update_guard; UPDATE audit SET caller_kind = 'extension' WHERE id = 7");
+  assert_fault (f, LUMO_AUDIT_FAULT_ROW_CHANGED, 7, "Row 7");
+}
+
+static void
+test_edited_grant (Fixture       *f,
+                   gconstpointer  data)
+{
+  tamper (f, "DROP TRIGGER audit_update_guard; UPDATE audit SET by_grant = 0 WHERE id = 8");
+  assert_fault (f, LUMO_AUDIT_FAULT_ROW_CHANGED, 8, "Row 8");
 }
 
 static void
@@ -262,7 +297,8 @@ recompute_chain (Fixture *f,
   g_assert_cmpint (sqlite3_open (f->db_path, &db), ==, SQLITE_OK);
   g_assert_cmpint (sqlite3_exec (db, edit, NULL, NULL, NULL), ==, SQLITE_OK);
   sqlite3_prepare_v2 (db, "SELECT id, time_us, provider_id, caller_id, caller_name, tool, write,"
-                          " target, params_hmac, decision, reason FROM audit ORDER BY id",
+                          " target, params_hmac, decision, reason, caller_kind, by_grant"
+                          " FROM audit ORDER BY id",
                       -1, &read, NULL);
   sqlite3_prepare_v2 (db, "UPDATE audit SET hash = ? WHERE id = ?", -1, &write, NULL);
   while (sqlite3_step (read) == SQLITE_ROW)
@@ -279,6 +315,8 @@ recompute_chain (Fixture *f,
         .params_hmac = sqlite3_column_blob (read, 8),
         .decision = (const char *) sqlite3_column_text (read, 9),
         .reason = (const char *) sqlite3_column_text (read, 10),
+        .caller_kind = (const char *) sqlite3_column_text (read, 11),
+        .by_grant = sqlite3_column_int (read, 12),
       };
       guint8 hash[LUMO_AUDIT_HASH_SIZE];
 
@@ -333,6 +371,16 @@ test_triggers_refuse (Fixture       *f,
 
   /* Not even the result of a row whose result is already set. */
   g_assert_cmpint (audit_test_sqlite3 (f->db_path, "UPDATE audit SET result = 'ok' WHERE id = 5",
+                                       &err), !=, 0);
+  g_assert_nonnull (strstr (err, "append-only"));
+  g_clear_pointer (&err, g_free);
+
+  /* Nor the caller's kind or the grant (schema version 2's columns). */
+  g_assert_cmpint (audit_test_sqlite3 (f->db_path, "UPDATE audit SET caller_kind = 'agent' WHERE id = 1",
+                                       &err), !=, 0);
+  g_assert_nonnull (strstr (err, "append-only"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (audit_test_sqlite3 (f->db_path, "UPDATE audit SET by_grant = 0 WHERE id = 8",
                                        &err), !=, 0);
   g_assert_nonnull (strstr (err, "append-only"));
   g_clear_pointer (&err, g_free);
@@ -525,6 +573,22 @@ test_encoding_unambiguous (void)
   /* And the same fields give the same hash. */
   lumo_audit_chain_row_hash (zero, &a, h2);
   g_assert_true (memcmp (h1, h2, sizeof h1) == 0);
+
+  /* An extension's row without a grant keeps the first encoding, whether
+   * the kind is spelled or left out: rows of schema version 1 verify. */
+  b = a;
+  b.caller_kind = "extension";
+  lumo_audit_chain_row_hash (zero, &b, h2);
+  g_assert_true (memcmp (h1, h2, sizeof h1) == 0);
+
+  /* An agent's row, or a grant, is the second encoding: a new hash. */
+  b.caller_kind = "agent";
+  lumo_audit_chain_row_hash (zero, &b, h2);
+  g_assert_true (memcmp (h1, h2, sizeof h1) != 0);
+  b.caller_kind = "extension";
+  b.by_grant = TRUE;
+  lumo_audit_chain_row_hash (zero, &b, h2);
+  g_assert_true (memcmp (h1, h2, sizeof h1) != 0);
 }
 
 int
@@ -539,6 +603,9 @@ main (int   argc,
   ADD ("untouched", test_untouched);
   ADD ("edited-field", test_edited_field);
   ADD ("edited-caller", test_edited_caller);
+  ADD ("edited-kind", test_edited_kind);
+  ADD ("edited-kind-back", test_edited_kind_back);
+  ADD ("edited-grant", test_edited_grant);
   ADD ("edited-result", test_edited_result);
   ADD ("forged-result", test_forged_result);
   ADD ("deleted-row", test_deleted_row);

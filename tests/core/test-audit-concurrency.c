@@ -485,6 +485,108 @@ test_last_ref_sync_thread (void)
   lumo_test_dir_remove (dir);
 }
 
+/* ---- noticing other writers ---------------------------------------------------- */
+
+typedef struct
+{
+  guint   changed;
+  guint   added;
+} ChangeCounts;
+
+static void
+on_changed_cb (LumoAuditStore *store,
+               gpointer        user_data)
+{
+  ((ChangeCounts *) user_data)->changed++;
+}
+
+static void
+on_row_added_cb (LumoAuditStore *store,
+                 gint64          id,
+                 gpointer        user_data)
+{
+  ((ChangeCounts *) user_data)->added++;
+}
+
+static gboolean
+changed_at_least (gpointer data)
+{
+  const guint *want = ((gpointer *) data)[1];
+
+  return ((ChangeCounts *) ((gpointer *) data)[0])->changed >= *want;
+}
+
+static void
+wait_changed (ChangeCounts *counts,
+              guint         want)
+{
+  gpointer data[2] = { counts, &want };
+
+  lumo_test_wait_until (changed_at_least, data, "::changed after another writer's commit");
+}
+
+static gboolean
+added_at_least_one (gpointer data)
+{
+  return ((ChangeCounts *) data)->added >= 1;
+}
+
+/* Another store on the same file (another connection, as a second app
+ * instance has): its rows are announced by ::changed without a search;
+ * this store's own rows are not (they have ::row-added). */
+static void
+test_changed_by_other_store (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autoptr(LumoAuditStore) watcher = audit_test_open (dir);
+  g_autoptr(LumoAuditStore) other = audit_test_open (dir);
+  ChangeCounts counts = { 0, };
+
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_changed_cb), &counts);
+  g_signal_connect (watcher, "row-added", G_CALLBACK (on_row_added_cb), &counts);
+
+  audit_test_append (other, "from_other");
+  wait_changed (&counts, 1);
+  g_assert_cmpint (audit_test_count (watcher, "from_other"), ==, 1);
+
+  /* One commit elsewhere is one emission at most. */
+  audit_test_append (watcher, "mine");
+  lumo_test_wait_until (added_at_least_one, &counts, "::row-added of this store's own row");
+  g_assert_cmpuint (counts.changed, ==, 1);
+
+  audit_test_append (other, "from_other");
+  wait_changed (&counts, 2);
+  g_assert_cmpint (audit_test_count (watcher, "from_other"), ==, 2);
+
+  g_clear_object (&other);
+  g_clear_object (&watcher);
+  lumo_test_dir_remove (dir);
+}
+
+/* A separate process (lumo-access-ctl, a second app) writing. */
+static void
+test_changed_by_other_process (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(LumoAuditStore) watcher = audit_test_open (dir);
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  ChangeCounts counts = { 0, };
+
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_changed_cb), &counts);
+
+  proc = spawn_writer (db_path, 3, 1, "other_process");
+  g_assert_true (g_subprocess_wait_check (proc, NULL, &error));
+  g_assert_no_error (error);
+
+  wait_changed (&counts, 1);
+  g_assert_cmpint (audit_test_count (watcher, "tool:other_process"), ==, 3);
+
+  g_clear_object (&watcher);
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -497,6 +599,8 @@ main (int   argc,
   g_test_add_func ("/audit-concurrency/last-ref-async", test_last_ref_async);
   g_test_add_func ("/audit-concurrency/last-ref-async-thread", test_last_ref_async_thread);
   g_test_add_func ("/audit-concurrency/last-ref-sync-thread", test_last_ref_sync_thread);
+  g_test_add_func ("/audit-concurrency/changed-by-other-store", test_changed_by_other_store);
+  g_test_add_func ("/audit-concurrency/changed-by-other-process", test_changed_by_other_process);
 
   return g_test_run ();
 }

@@ -286,6 +286,31 @@ test_failed_sync_then_crash (void)
   lumo_test_dir_remove (dir);
 }
 
+/* Every append has synced before it returns, the first one after the
+ * search index caught up as well. */
+static void
+test_appends_sync (Fixture       *f,
+                   gconstpointer  data)
+{
+  gint before;
+
+  _lumo_audit_store_set_index_catch_up (f->store, FALSE);
+  before = g_atomic_int_get (&fault_vfs_syncs);
+  for (guint i = 0; i < 3; i++)
+    {
+      audit_test_append (f->store, "synced");
+      g_assert_cmpint (g_atomic_int_get (&fault_vfs_syncs), >, before);
+      before = g_atomic_int_get (&fault_vfs_syncs);
+    }
+
+  _lumo_audit_store_set_index_catch_up (f->store, TRUE);
+  audit_test_append (f->store, "synced");
+  audit_test_wait_indexed (f->db_path, 4);
+  before = g_atomic_int_get (&fault_vfs_syncs);
+  audit_test_append (f->store, "synced");
+  g_assert_cmpint (g_atomic_int_get (&fault_vfs_syncs), >, before);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -302,6 +327,7 @@ main (int   argc,
   ADD ("fault-mid-import", test_fault_mid_import);
   ADD ("fault-on-result", test_fault_on_result);
   ADD ("fault-fails-whole-batch", test_fault_fails_whole_batch);
+  ADD ("appends-sync", test_appends_sync);
   g_test_add_func ("/audit-faults/failed-sync-then-crash", test_failed_sync_then_crash);
 
   return g_test_run ();

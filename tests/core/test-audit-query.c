@@ -146,35 +146,55 @@ test_sql_binds_everything (void)
 {
   const char *evil = "x'); DROP TABLE audit; --";
   g_autofree char *text = g_strdup_printf ("\"%s\" caller:\"%s\" tool:\"%s\" %s zz "
-                                           "decision:allow result:pending since:1d",
+                                           "decision:allow result:pending since:1d kind:agent",
                                            evil, evil, evil, "ab%_\\");
   g_autoptr(LumoAuditQuery) q = parse_ok (text);
-  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  g_autoptr(GPtrArray) count_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  g_autofree char *sql = _lumo_audit_query_build_page_sql (q, "a.id", 500, 20, binds);
-  g_autofree char *count_sql = _lumo_audit_query_build_count_sql (q, count_binds);
-  guint placeholders = 0;
-  gboolean found = FALSE;
+  const LumoAuditPart parts[] = { LUMO_AUDIT_PART_INDEXED, LUMO_AUDIT_PART_TAIL };
+  const LumoAuditPageSpec specs[] = {
+    { LUMO_AUDIT_SORT_ID, LUMO_AUDIT_SORT_DESCENDING, NULL, 500 },
+    { LUMO_AUDIT_SORT_CALLER, LUMO_AUDIT_SORT_ASCENDING, NULL, 0 },
+  };
 
-  /* No user text reaches the SQL; every value is a placeholder. */
-  g_assert_null (strstr (sql, "DROP"));
-  g_assert_null (strstr (count_sql, "DROP"));
-  g_assert_null (strstr (sql, "allow"));
-  for (const char *p = sql; *p; p++)
-    placeholders += *p == '?';
-  g_assert_cmpuint (placeholders, ==, binds->len);
+  for (guint p = 0; p < G_N_ELEMENTS (parts); p++)
+    for (guint k = 0; k < G_N_ELEMENTS (specs); k++)
+      {
+        g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+        g_autoptr(GPtrArray) count_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+        g_autoptr(GPtrArray) stats_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+        g_autofree char *sql = _lumo_audit_query_build_page_sql (q, "a.id", parts[p], 42, &specs[k], 20,
+                                                                 binds);
+        g_autofree char *count_sql = _lumo_audit_query_build_count_sql (q, parts[p], 42, count_binds);
+        g_autofree char *stats_sql = _lumo_audit_query_build_stats_sql (q, parts[p], 42, "a.tool",
+                                                                        stats_binds);
+        const char *sqls[] = { sql, count_sql, stats_sql };
+        GPtrArray *bindss[] = { binds, count_binds, stats_binds };
+        gboolean found = FALSE;
 
-  for (guint i = 0; i < binds->len; i++)
-    {
-      GVariant *v = g_ptr_array_index (binds, i);
+        for (guint i = 0; i < G_N_ELEMENTS (sqls); i++)
+          {
+            guint placeholders = 0;
 
-      /* (Re-check needles are bound case-folded.) */
-      if (g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) &&
-          (strstr (g_variant_get_string (v, NULL), "DROP TABLE") != NULL ||
-           strstr (g_variant_get_string (v, NULL), "drop table") != NULL))
-        found = TRUE;
-    }
-  g_assert_true (found);
+            /* No user text reaches the SQL; every value is a placeholder. */
+            g_assert_null (strstr (sqls[i], "DROP"));
+            g_assert_null (strstr (sqls[i], "allow"));
+            g_assert_null (strstr (sqls[i], "agent"));
+            for (const char *c = sqls[i]; *c; c++)
+              placeholders += *c == '?';
+            g_assert_cmpuint (placeholders, ==, bindss[i]->len);
+          }
+
+        for (guint i = 0; i < binds->len; i++)
+          {
+            GVariant *v = g_ptr_array_index (binds, i);
+
+            /* (Re-check needles are bound case-folded.) */
+            if (g_variant_is_of_type (v, G_VARIANT_TYPE_STRING) &&
+                (strstr (g_variant_get_string (v, NULL), "DROP TABLE") != NULL ||
+                 strstr (g_variant_get_string (v, NULL), "drop table") != NULL))
+              found = TRUE;
+          }
+        g_assert_true (found);
+      }
 }
 
 /* ---- searching a store ------------------------------------------------------------- */

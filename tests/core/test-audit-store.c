@@ -12,6 +12,7 @@
 
 #include "audit-test-util.h"
 #include "lumo-audit-secret.h"
+#include "lumo-db.h"
 
 /* LUMO_AUDIT_COLUMNS, the one column list of the chain walk, the row
  * reader and the writer, names every column of the table the migrations
@@ -33,7 +34,7 @@ test_column_list (void)
 
   g_assert_cmpuint (G_N_ELEMENTS (listed), ==, LUMO_AUDIT_N_COLUMNS);
   g_assert_cmpint (LUMO_AUDIT_COL_ID, ==, 0);
-  g_assert_cmpint (LUMO_AUDIT_COL_RESULT_MAC, ==, LUMO_AUDIT_N_COLUMNS - 1);
+  g_assert_cmpint (LUMO_AUDIT_COL_BY_GRANT, ==, LUMO_AUDIT_N_COLUMNS - 1);
 
   /* The store makes the table, then lets go of the file. */
   g_object_unref (audit_test_open (dir));
@@ -304,6 +305,20 @@ test_bad_input (void)
   r = audit_test_record ("t");
   r.time_us = -5;
   assert_refused (store, &r, LUMO_ERROR_INVALID_ARGUMENT, "1970");
+
+  r = audit_test_record ("t");
+  r.caller_kind = 7;
+  assert_refused (store, &r, LUMO_ERROR_INVALID_ARGUMENT, "caller kind");
+
+  /* Only an allowed write is let through by a grant. */
+  r = audit_test_record ("t");
+  r.by_grant = TRUE;
+  r.decision = LUMO_AUDIT_DECISION_DENY;
+  r.reason = LUMO_AUDIT_REASON_RATE_LIMITED;
+  assert_refused (store, &r, LUMO_ERROR_INVALID_ARGUMENT, "grant");
+  r.decision = LUMO_AUDIT_DECISION_PENDING_REVIEW;
+  r.reason = NULL;
+  assert_refused (store, &r, LUMO_ERROR_INVALID_ARGUMENT, "grant");
 
   g_assert_false (lumo_audit_store_set_result (store, 0, TRUE, NULL, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
@@ -723,7 +738,8 @@ test_export_import (void)
   csv = export_to_string (store, NULL, LUMO_AUDIT_EXPORT_CSV);
   g_assert_true (g_str_has_prefix (csv, "id,time,provider,caller,caller_name,tool,write,"
                                         "target,params_hmac,decision,reason,result,"
-                                        "result_text,result_time,hash\r\n"));
+                                        "result_text,result_time,hash,caller_kind,by_grant,"
+                                        "result_mac\r\n"));
   /* RFC 4180: the field is quoted, its quotes doubled, its line break kept. */
   g_assert_nonnull (strstr (csv, ",\"line one, \"\"quoted\"\"\r\nline two\","));
   g_assert_nonnull (strstr (csv, "\r\n2,"));
@@ -800,6 +816,145 @@ test_export_import (void)
   lumo_test_dir_remove (dir2);
 }
 
+/* Schema version 2: who called (extension or desktop agent) and whether a
+ * grant let the write through are stored, read back, searched, exported,
+ * and covered by the chain. */
+static void
+test_kind_and_grant (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autoptr(LumoAuditStore) store = audit_test_open (dir);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditRow) row = NULL;
+  g_autofree char *jsonl = NULL;
+  g_auto(GStrv) lines = NULL;
+  LumoAuditRecord r;
+  gint64 ext_id, agent_id, grant_id;
+
+  ext_id = audit_test_append (store, "save_script");
+
+  r = audit_test_record ("save_script");
+  r.caller_id = TEST_CALLER2_ID;
+  r.caller_kind = LUMO_AUDIT_CALLER_KIND_AGENT;
+  agent_id = lumo_audit_store_append (store, &r, &error);
+  g_assert_no_error (error);
+
+  r.by_grant = TRUE;
+  grant_id = lumo_audit_store_append (store, &r, &error);
+  g_assert_no_error (error);
+  g_assert_true (lumo_audit_store_set_result (store, grant_id, TRUE, NULL, &error));
+  g_assert_no_error (error);
+
+  row = lumo_audit_store_get_row (store, ext_id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (lumo_audit_row_get_caller_kind (row), ==, LUMO_AUDIT_CALLER_KIND_EXTENSION);
+  g_assert_false (lumo_audit_row_get_by_grant (row));
+  g_assert_null (lumo_audit_row_get_result_mac (row));
+  g_clear_object (&row);
+
+  row = lumo_audit_store_get_row (store, grant_id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (lumo_audit_row_get_caller_kind (row), ==, LUMO_AUDIT_CALLER_KIND_AGENT);
+  g_assert_true (lumo_audit_row_get_by_grant (row));
+  g_assert_cmpuint (strlen (lumo_audit_row_get_result_mac (row)), ==, 64);
+  {
+    LumoAuditCallerKind kind = 0;
+    gboolean by_grant = FALSE;
+
+    g_object_get (row, "caller-kind", &kind, "by-grant", &by_grant, NULL);
+    g_assert_cmpint (kind, ==, LUMO_AUDIT_CALLER_KIND_AGENT);
+    g_assert_true (by_grant);
+  }
+
+  /* The filters. */
+  g_assert_cmpint (audit_test_count (store, "kind:agent"), ==, 2);
+  g_assert_cmpint (audit_test_count (store, "kind:extension"), ==, 1);
+  g_assert_cmpint (audit_test_count (store, "grant:yes"), ==, 1);
+  g_assert_cmpint (audit_test_count (store, "grant:no"), ==, 2);
+  g_assert_cmpint (audit_test_count (store, "grant:yes kind:extension"), ==, 0);
+  g_assert_cmpint (audit_test_count (store, "grant:yes grant:no"), ==, 0);
+  {
+    g_autoptr(LumoAuditQuery) q = lumo_audit_query_parse ("kind:robot", 0, &error);
+
+    g_assert_null (q);
+    g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "kind:"));
+    g_clear_error (&error);
+    q = lumo_audit_query_parse ("grant:maybe", 0, &error);
+    g_assert_null (q);
+    g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "grant:"));
+    g_clear_error (&error);
+  }
+
+  /* The export says it too, and carries the result's MAC. */
+  jsonl = export_to_string (store, NULL, LUMO_AUDIT_EXPORT_JSONL);
+  lines = g_strsplit (jsonl, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *obj;
+      gint64 id;
+
+      g_assert_true (json_parser_load_from_data (parser, lines[i], -1, &error));
+      obj = json_node_get_object (json_parser_get_root (parser));
+      id = json_object_get_int_member (obj, "id");
+      g_assert_cmpstr (json_object_get_string_member (obj, "caller_kind"), ==,
+                       id == ext_id ? "extension" : "agent");
+      g_assert_true (json_object_get_boolean_member (obj, "by_grant") == (id == grant_id));
+      if (id == grant_id)
+        g_assert_cmpuint (strlen (json_object_get_string_member (obj, "result_mac")), ==, 64);
+      else
+        g_assert_true (json_object_get_null_member (obj, "result_mac"));
+    }
+  g_assert_cmpint (agent_id, ==, ext_id + 1);
+
+  g_assert_true (lumo_audit_store_verify (store, NULL, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  g_clear_object (&store);
+  lumo_test_dir_remove (dir);
+}
+
+/* A log of schema version 1 (another machine's, an older install) is
+ * upgraded in place: its rows keep their hashes and verify, read as
+ * extensions without grants, and stay searchable. */
+static void
+test_migrate_v1 (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditRow) row = NULL;
+
+  audit_test_make_v1_log (dir, 3);
+
+  store = audit_test_open (dir);
+  row = lumo_audit_store_get_row (store, 2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (lumo_audit_row_get_caller_kind (row), ==, LUMO_AUDIT_CALLER_KIND_EXTENSION);
+  g_assert_false (lumo_audit_row_get_by_grant (row));
+  g_assert_cmpint (audit_test_count (store, "legacy_tool"), ==, 3);
+  g_assert_cmpint (audit_test_count (store, "kind:extension grant:no"), ==, 3);
+
+  /* The old rows still verify (no checkpoint was written for them: the
+   * store creates one for an empty log only), and a new agent row chains
+   * to them in the second encoding. */
+  {
+    LumoAuditRecord r = audit_test_record ("new_tool");
+
+    r.caller_kind = LUMO_AUDIT_CALLER_KIND_AGENT;
+    g_assert_cmpint (lumo_audit_store_append (store, &r, &error), ==, 4);
+    g_assert_no_error (error);
+  }
+  g_assert_true (lumo_audit_store_verify (store, NULL, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  g_clear_object (&store);
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -816,6 +971,8 @@ main (int   argc,
   g_test_add_func ("/audit-store/async-and-signal", test_async_and_signal);
   g_test_add_func ("/audit-store/export-import", test_export_import);
   g_test_add_func ("/audit-store/export-csv-formulas", test_export_csv_formulas);
+  g_test_add_func ("/audit-store/kind-and-grant", test_kind_and_grant);
+  g_test_add_func ("/audit-store/migrate-v1", test_migrate_v1);
 
   return g_test_run ();
 }

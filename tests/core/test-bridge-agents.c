@@ -428,6 +428,10 @@ test_authorize_port (void)
   rows = lumo_audit_store_fetch_page (lumo_backend_get_audit_store (env->backend), NULL, 0, 100, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (rows->len, ==, 2);
+  /* The rows say who wrote: a desktop agent, as the policy knows it. */
+  for (guint i = 0; i < rows->len; i++)
+    g_assert_cmpint (lumo_audit_row_get_caller_kind (g_ptr_array_index (rows, i)), ==,
+                     LUMO_AUDIT_CALLER_KIND_AGENT);
 
   bridge_test_env_free (env);
 }

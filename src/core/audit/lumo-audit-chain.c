@@ -23,6 +23,7 @@
 #include "lumo-error.h"
 
 #define ROW_DOMAIN     "lumo-audit-row-v1"
+#define ROW_DOMAIN_V2  "lumo-audit-row-v2"
 #define RESULT_DOMAIN  "lumo-audit-result-v1"
 #define HEAD_MAGIC     "lumo-audit-head-v1"
 
@@ -82,10 +83,14 @@ lumo_audit_chain_row_hash (const guint8               *prev_hash,
                            guint8                     *out_hash)
 {
   g_autoptr(GByteArray) buf = g_byte_array_sized_new (512);
+  gboolean v2;
+  const char *domain;
 
   g_assert (prev_hash != NULL && f != NULL && f->params_hmac != NULL);
 
-  g_byte_array_append (buf, (const guint8 *) ROW_DOMAIN, strlen (ROW_DOMAIN));
+  v2 = f->by_grant || (f->caller_kind != NULL && !g_str_equal (f->caller_kind, "extension"));
+  domain = v2 ? ROW_DOMAIN_V2 : ROW_DOMAIN;
+  g_byte_array_append (buf, (const guint8 *) domain, strlen (domain));
   g_byte_array_append (buf, prev_hash, LUMO_AUDIT_HASH_SIZE);
   put_int (buf, f->id);
   put_int (buf, f->time_us);
@@ -98,6 +103,11 @@ lumo_audit_chain_row_hash (const guint8               *prev_hash,
   put_field (buf, 'b', f->params_hmac, LUMO_AUDIT_HASH_SIZE);
   put_str (buf, f->decision);
   put_str (buf, f->reason);
+  if (v2)
+    {
+      put_str (buf, f->caller_kind);
+      put_int (buf, f->by_grant ? 1 : 0);
+    }
 
   sha256 (buf->data, buf->len, out_hash);
 }
@@ -391,8 +401,15 @@ read_anchor (sqlite3                *db,
                   "The retention anchor is malformed; rows up to %" G_GINT64_FORMAT
                   " cannot be accounted for", *anchor_id);
 
+  if (*anchor_id < 1)
+    return fault (report, LUMO_AUDIT_FAULT_ANCHOR, *anchor_id + 1, error,
+                  "The retention anchor is malformed (row %" G_GINT64_FORMAT ")", *anchor_id);
+  /* Without the key the anchor is taken as it is (report->keyed says so). */
+  if (secret == NULL)
+    return TRUE;
+
   lumo_audit_chain_head_mac (secret, "anchor", *anchor_id, anchor_hash, expected);
-  if (*anchor_id < 1 || !lumo_secret_equal (mac, expected, sizeof mac))
+  if (!lumo_secret_equal (mac, expected, sizeof mac))
     return fault (report, LUMO_AUDIT_FAULT_ANCHOR, *anchor_id + 1, error,
                   "The retention anchor (rows up to %" G_GINT64_FORMAT " deleted) was not "
                   "written by retention with this install's secret: the front of the "
@@ -423,6 +440,9 @@ check_result (GBytes                 *secret,
                       "result was edited", id);
       return TRUE;
     }
+
+  if (secret == NULL)
+    return TRUE;
 
   if (!column_hash (stmt, LUMO_AUDIT_COL_RESULT_MAC, mac))
     return fault (report, LUMO_AUDIT_FAULT_RESULT_CHANGED, id, error,
@@ -515,12 +535,18 @@ walk (sqlite3                *db,
       f.params_hmac = params_hmac;
       f.decision = column_text (stmt, LUMO_AUDIT_COL_DECISION);
       f.reason = column_text (stmt, LUMO_AUDIT_COL_REASON);
+      f.caller_kind = column_text (stmt, LUMO_AUDIT_COL_CALLER_KIND);
+      f.by_grant = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_BY_GRANT) != 0;
 
       if (!column_hash (stmt, LUMO_AUDIT_COL_PARAMS_HMAC, params_hmac) ||
           !column_hash (stmt, LUMO_AUDIT_COL_HASH, stored) ||
           sqlite3_column_type (stmt, LUMO_AUDIT_COL_WRITE) != SQLITE_INTEGER ||
           sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_WRITE) > 1 ||
-          sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_WRITE) < 0)
+          sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_WRITE) < 0 ||
+          sqlite3_column_type (stmt, LUMO_AUDIT_COL_BY_GRANT) != SQLITE_INTEGER ||
+          sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_BY_GRANT) > 1 ||
+          sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_BY_GRANT) < 0 ||
+          !lumo_audit_caller_kind_from_string (f.caller_kind, NULL))
         return fault (report, LUMO_AUDIT_FAULT_ROW_CHANGED, id, error,
                       "Row %" G_GINT64_FORMAT " is malformed: it was edited", id);
 
@@ -606,12 +632,13 @@ _lumo_audit_chain_verify (sqlite3                *db,
   gboolean ok;
 
   g_return_val_if_fail (db != NULL, FALSE);
-  g_return_val_if_fail (secret != NULL, FALSE);
+  g_return_val_if_fail (secret != NULL || checkpoint_path == NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (report == NULL)
     report = &local_report;
   memset (report, 0, sizeof *report);
+  report->keyed = secret != NULL;
 
   /* The checkpoint first, the snapshot second: a checkpoint is written only
    * after its commit, so whatever it records is inside the snapshot we take

@@ -20,6 +20,17 @@
  * encode to the same bytes. The first row chains to hash(0) = 32 zero bytes,
  * or, after retention, to the anchor (the hash of the last deleted row).
  *
+ * Schema version 2 added the caller's kind and "allowed by a grant". A row
+ * whose kind is "extension" and that no grant let through encodes as
+ * above, so every row written before keeps its hash. Any other row is
+ *
+ *   hash(n) = SHA-256 ("lumo-audit-row-v2" ‖ … as above … ‖ F(reason)
+ *                      ‖ F(caller_kind) ‖ F(by_grant))
+ *
+ * The two domains differ, so the choice of encoding is itself covered:
+ * turning an agent's row into an extension's (or dropping the grant)
+ * changes its hash like any other edit.
+ *
  * The result of a row is written once, after the fact, so the chain cannot
  * cover it (the next row may already be chained). It carries its own MAC,
  * bound to the row hash:
@@ -83,6 +94,8 @@ typedef struct
   const guint8 *params_hmac;   /* LUMO_AUDIT_HASH_SIZE bytes */
   const char   *decision;
   const char   *reason;
+  const char   *caller_kind;   /* "extension" (or NULL: the same), "agent" */
+  gboolean      by_grant;
 } LumoAuditChainFields;
 
 void      lumo_audit_chain_row_hash        (const guint8               *prev_hash,
@@ -138,6 +151,10 @@ typedef struct
   gint64         anchor_id;              /* 0 unless retention deleted rows */
   gint64         checkpoint_id;          /* 0 when there is no checkpoint */
   gint64         rows_after_checkpoint;
+  /* FALSE when a collected log was verified without its key file: then
+   * only the unkeyed chain was checked — not the result MACs, the
+   * retention anchor's MAC or a checkpoint. */
+  gboolean       keyed;
 } LumoAuditVerifyReport;
 
 G_END_DECLS

@@ -28,6 +28,10 @@ LumoAuditStore *_lumo_audit_store_new_full   (const char      *path,
  * writing audit.head after commits (verify then sees it lag). */
 void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
                                                         gboolean        enabled);
+/* Tests only, to stand for a crash between a commit and the search
+ * index's catch-up: FALSE stops the writer from indexing. */
+void            _lumo_audit_store_set_index_catch_up   (LumoAuditStore *self,
+                                                        gboolean        enabled);
 
 /* ---- the columns of a row ------------------------------------------------ */
 
@@ -35,7 +39,8 @@ void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
  * that reads or writes whole rows: the chain walk, the row reader and the
  * writer's INSERT. A statement's column i is LUMO_AUDIT_COL_…, its
  * parameter i + 1, so adding a column is one line here (and a migration in
- * lumo-audit-schema.c). X (NAME, "sql name"), separated by SEP. */
+ * lumo-audit-schema.c; ALTER TABLE ADD COLUMN puts it last, so it goes
+ * last here too). X (NAME, "sql name"), separated by SEP. */
 #define LUMO_AUDIT_COLUMNS(X, SEP)               \
   X (ID,             "id")             SEP \
   X (TIME_US,        "time_us")        SEP \
@@ -52,7 +57,9 @@ void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
   X (RESULT,         "result")         SEP \
   X (RESULT_TEXT,    "result_text")    SEP \
   X (RESULT_TIME_US, "result_time_us") SEP \
-  X (RESULT_MAC,     "result_mac")
+  X (RESULT_MAC,     "result_mac")     SEP \
+  X (CALLER_KIND,    "caller_kind")    SEP \
+  X (BY_GRANT,       "by_grant")
 
 #define LUMO_AUDIT_COLUMN_ENUM_(name, sql)   LUMO_AUDIT_COL_##name
 #define LUMO_AUDIT_COLUMN_NAME_(name, sql)   sql
@@ -80,7 +87,9 @@ LumoAuditRow   *_lumo_audit_row_new_from_stmt (sqlite3_stmt  *stmt);
 /* Walks every row of @db (an audit database, see lumo-audit-store.c) in id
  * order. On the first fault, fills @report and fails with
  * LUMO_ERROR_CHAIN_BROKEN and a message that names the row; cancellation
- * gives G_IO_ERROR_CANCELLED. @checkpoint_path may be NULL (no tail check). */
+ * gives G_IO_ERROR_CANCELLED. @checkpoint_path may be NULL (no tail check);
+ * @secret NULL (a collected log without its key) checks the unkeyed chain
+ * alone, and then @checkpoint_path must be NULL. */
 gboolean  _lumo_audit_chain_verify           (sqlite3               *db,
                                               GBytes                *secret,
                                               const char            *checkpoint_path,
@@ -101,6 +110,7 @@ typedef enum
   LUMO_AUDIT_OP_RESULT,
   LUMO_AUDIT_OP_IMPORT,
   LUMO_AUDIT_OP_RETENTION,
+  LUMO_AUDIT_OP_CHECK_CHANGES,   /* no transaction: has another connection committed? */
 } LumoAuditOpKind;
 
 /* A validated row queued for the writer thread (not durable until its op
@@ -117,6 +127,8 @@ typedef struct
   guint8      params_hmac[LUMO_AUDIT_HASH_SIZE];
   const char *decision;
   char       *reason;
+  const char *caller_kind;     /* "extension", "agent" */
+  gboolean    by_grant;
   const char *result;          /* import only: NULL, "ok", "error" */
   char       *result_text;
   gint64      result_time_us;
@@ -143,6 +155,12 @@ struct _LumoAuditStore
   GObject       parent_instance;
 
   char         *path;
+  /* A collected log (lumo-audit-file.c): no writer thread, no checkpoint,
+   * readers open @uri; @secret is NULL when no key file was given. */
+  gboolean      read_only;
+  char         *uri;
+  char         *key_path;
+  gboolean      legacy_v1;
   char         *head_path;
   char         *vfs_name;
   GBytes       *secret;
@@ -162,6 +180,20 @@ struct _LumoAuditStore
   sqlite3_stmt *anchor_tail_stmt;
   sqlite3_stmt *begin_stmt;
   sqlite3_stmt *commit_stmt;
+  sqlite3_stmt *indexed_read_stmt;
+  sqlite3_stmt *indexed_write_stmt;
+  sqlite3_stmt *index_rows_stmt;
+  sqlite3_stmt *order_rows_stmt;
+  sqlite3_stmt *order_update_stmt;
+  /* Monotonic time of the oldest commit whose rows the search index may
+   * lack, 0 when caught up (see lumo-audit-writer.c). */
+  gint64        unindexed_since;
+  gboolean      no_index_catch_up;     /* tests only */
+  sqlite3_stmt *data_version_stmt;
+  gint64        data_version;          /* as the writer connection last read it */
+
+  /* Main context only: the WAL file's monitor (see ::changed). */
+  GFileMonitor *wal_monitor;
   /* Set once by the writer thread before its first op; every op fails
    * with a copy when set. */
   GError       *integrity_error;
@@ -180,6 +212,8 @@ struct _LumoAuditStore
   gboolean      added_scheduled;
   GArray       *result_ids;
   gboolean      checking;           /* quick_check is running */
+  gboolean      changes_pending;    /* ::changed awaits the main context */
+  gboolean      check_queued;       /* a CHECK_CHANGES op is queued */
   gboolean      new_integrity_set;  /* a new state awaits the main context */
   LumoAuditIntegrity new_integrity;
   char         *new_integrity_message;
@@ -209,6 +243,71 @@ int       _lumo_audit_writer_wal_hook     (gpointer                user_data,
                                            sqlite3                *db,
                                            const char             *db_name,
                                            int                     n_frames);
+/* The writer connection's kept statements and transactions, for
+ * lumo-audit-writer.c and lumo-audit-writer-index.c (writer thread only). */
+sqlite3_stmt *_lumo_audit_writer_cached   (LumoAuditStore         *self,
+                                           sqlite3_stmt          **slot,
+                                           const char             *sql,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_step_done    (LumoAuditStore         *self,
+                                           sqlite3_stmt           *stmt,
+                                           const char             *what,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_begin        (LumoAuditStore         *self,
+                                           GError                **error);
+/* Rolls back when it fails. */
+gboolean  _lumo_audit_writer_commit       (LumoAuditStore         *self,
+                                           GError                **error);
+/* The newest row's (or the retention anchor's) id and hash. */
+gboolean  _lumo_audit_writer_read_tail    (LumoAuditStore         *self,
+                                           gint64                 *id,
+                                           guint8                 *hash,
+                                           GError                **error);
+
+/* lumo-audit-writer-ops.c: inside the writer's transaction. FALSE only for
+ * a failure of the database (which fails the batch); a request that
+ * cannot be honoured is the op's own error. */
+gboolean  _lumo_audit_writer_insert_row   (LumoAuditStore           *self,
+                                           const LumoAuditQueuedRow *row,
+                                           gint64                   *tail_id,
+                                           guint8                   *tail_hash,
+                                           GError                  **error);
+gboolean  _lumo_audit_writer_import_rows  (LumoAuditStore         *self,
+                                           LumoAuditOp            *op,
+                                           gint64                 *tail_id,
+                                           guint8                 *tail_hash,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_set_result   (LumoAuditStore         *self,
+                                           LumoAuditOp            *op,
+                                           GError                **error);
+gboolean  _lumo_audit_writer_apply_retention (LumoAuditStore      *self,
+                                              LumoAuditOp         *op,
+                                              GError             **error);
+
+/* lumo-audit-writer-index.c */
+gboolean  _lumo_audit_writer_read_indexed_to (LumoAuditStore      *self,
+                                              gint64              *indexed_to,
+                                              GError             **error);
+gboolean  _lumo_audit_writer_index_rows   (LumoAuditStore         *self,
+                                           gint64                  from,
+                                           gint64                  to,
+                                           GError                **error);
+/* @remove: a removal repeats the values that were indexed. */
+gboolean  _lumo_audit_writer_fts_change   (LumoAuditStore         *self,
+                                           gboolean                remove,
+                                           gint64                  id,
+                                           const char             *tool,
+                                           const char             *caller_id,
+                                           const char             *caller_name,
+                                           const char             *target,
+                                           const char             *result_text,
+                                           GError                **error);
+void      _lumo_audit_writer_checkpoint_wal (LumoAuditStore       *self);
+void      _lumo_audit_writer_index_catch_up (LumoAuditStore       *self);
+gint64    _lumo_audit_writer_read_data_version (LumoAuditStore    *self);
+/* Takes the CHECK_CHANGES ops out of @batch and runs one check. */
+void      _lumo_audit_writer_take_checks  (LumoAuditStore         *self,
+                                           GQueue                 *batch);
 
 /* lumo-audit-schema.c */
 extern const LumoMigration lumo_audit_migrations[];
@@ -220,11 +319,20 @@ void      _lumo_audit_store_rows_added    (LumoAuditStore         *self,
                                            GArray                 *ids);
 void      _lumo_audit_store_results_set   (LumoAuditStore         *self,
                                            GArray                 *ids);
+/* Another connection committed: ::changed, once per idle. */
+void      _lumo_audit_store_changed       (LumoAuditStore         *self);
+/* Main context: watches the WAL file and queues a check when it moves. */
+void      _lumo_audit_store_watch_changes (LumoAuditStore         *self);
 /* Runs on the writer thread before its first op: opens a reader for the
  * pool, then the quick_check; sets self->integrity_error if it fails. */
 void      _lumo_audit_store_check_integrity (LumoAuditStore       *self);
 /* From dispose: stops a running check (the store is going away). */
 void      _lumo_audit_store_cancel_check  (LumoAuditStore         *self);
+
+/* lumo-audit-file.c: a new reader of a collected log, before query_only. */
+gboolean  _lumo_audit_file_prepare_reader (LumoAuditStore         *self,
+                                           sqlite3                *db,
+                                           GError                **error);
 
 /* lumo-audit-store.c */
 sqlite3  *_lumo_audit_store_acquire_reader (LumoAuditStore        *self,
@@ -235,6 +343,30 @@ sqlite3  *_lumo_audit_store_open_reader   (LumoAuditStore         *self,
 
 void      _lumo_audit_store_release_reader (LumoAuditStore        *self,
                                             sqlite3               *db);
+
+/* lumo-audit-store-read.c: a reader from the pool with @cancellable
+ * watched (a running statement is interrupted) until _end. */
+sqlite3      *_lumo_audit_read_begin      (LumoAuditStore         *self,
+                                           GCancellable           *cancellable,
+                                           GError                **error);
+void          _lumo_audit_read_end        (LumoAuditStore         *self,
+                                           sqlite3                *db);
+sqlite3_stmt *_lumo_audit_prepare_bound   (sqlite3                *db,
+                                           const char             *sql,
+                                           GPtrArray              *binds,
+                                           GError                **error);
+/* lumo-audit-store-pages.c: inside a read transaction, the search index's
+ * watermark and whether any row lies above it. */
+gboolean      _lumo_audit_read_watermark  (sqlite3                *db,
+                                           gint64                 *indexed_to,
+                                           gboolean               *has_tail,
+                                           GError                **error);
+/* G_IO_ERROR_CANCELLED when @rc is the interrupt of @cancellable. */
+void          _lumo_audit_set_step_error  (GError                **error,
+                                           sqlite3                *db,
+                                           int                     rc,
+                                           GCancellable           *cancellable,
+                                           const char             *what);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditOp, _lumo_audit_op_free)
 

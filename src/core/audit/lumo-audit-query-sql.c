@@ -335,20 +335,39 @@ fold_needle (const char *value)
   return g_string_free (out, FALSE);
 }
 
-/* The conditions on the audit table (alias a). */
+gboolean
+_lumo_audit_query_uses_index (const LumoAuditQuery *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  for (guint i = 0; i < self->terms->len; i++)
+    if (!((const LumoAuditTerm *) g_ptr_array_index (self->terms, i))->scan)
+      return TRUE;
+
+  return FALSE;
+}
+
+/* The conditions on the audit table (alias a). In the tail every term is
+ * re-checked: those rows are not in the index. @plain_time: the time
+ * bounds may use the time index (a sort by time); else they are written
+ * +a.time_us, which keeps the planner on the id order a page needs. */
 static void
 append_filters (const LumoAuditQuery *self,
                 GString              *sql,
                 const char           *id_column,
                 gboolean              for_page,
+                gboolean              plain_time,
+                LumoAuditPart         part,
                 GPtrArray            *binds)
 {
+  const char *time_column = for_page && !plain_time ? "+a.time_us" : "a.time_us";
+
   for (guint i = 0; i < self->terms->len; i++)
     {
       const LumoAuditTerm *term = g_ptr_array_index (self->terms, i);
       g_autofree char *needle = NULL;
 
-      if (!needs_recheck (term))
+      if (part != LUMO_AUDIT_PART_TAIL && !needs_recheck (term))
         continue;
 
       needle = fold_needle (term->value);
@@ -400,77 +419,219 @@ append_filters (const LumoAuditQuery *self,
       bind_bytes (binds, g_ptr_array_index (self->params, i));
     }
 
+  for (guint i = 0; i < self->kinds->len; i++)
+    {
+      g_string_append (sql, " AND a.caller_kind = ?");
+      bind_str (binds, g_ptr_array_index (self->kinds, i));
+    }
+
+  for (guint i = 0; i < self->grants->len; i++)
+    g_string_append (sql, g_array_index (self->grants, gboolean, i) ? " AND a.by_grant = 1"
+                                                                   : " AND a.by_grant = 0");
+
   /* Newest first, a scan reaches the rows after until: at once, but would
    * walk on through every row older than since: the lowest id at or after
    * since, from the time index (a walk over the rows in range only), bounds
    * it. Time and id rise together, but not strictly (imports, clock
-   * changes), so the time test itself stays. The unary + keeps the planner
-   * on the id order that the page needs. */
+   * changes), so the time test itself stays. */
   if (self->since != 0)
     {
       if (for_page)
         {
           g_string_append_printf (sql, " AND %s >= (SELECT coalesce (min (id), 9223372036854775807)"
-                                       " FROM audit INDEXED BY audit_time WHERE time_us >= ?)",
+                                       " FROM main.audit INDEXED BY audit_time WHERE time_us >= ?)",
                                   id_column);
           bind_int (binds, self->since);
-          g_string_append (sql, " AND +a.time_us >= ?");
         }
-      else
-        g_string_append (sql, " AND a.time_us >= ?");
+      g_string_append_printf (sql, " AND %s >= ?", time_column);
       bind_int (binds, self->since);
     }
 
   if (self->until != 0)
     {
-      g_string_append (sql, for_page ? " AND +a.time_us < ?" : " AND a.time_us < ?");
+      g_string_append_printf (sql, " AND %s < ?", time_column);
       bind_int (binds, self->until);
     }
 }
 
-char *
-_lumo_audit_query_build_page_sql (const LumoAuditQuery *self,
-                                  const char           *columns,
-                                  gint64                before_id,
-                                  guint                 limit,
-                                  GPtrArray            *binds)
+/* FROM and WHERE for @part: the index drives the loop of the indexed
+ * part (CROSS JOIN keeps it outermost when the order is not the index's
+ * rowid order), the table that of the others. Returns the id column. */
+/* @below: > 0 to bound the ids of the indexed part under it as well, in
+ * the one rowid bound FTS5 takes (given two upper bounds it walks the
+ * doclist from the higher one). */
+static const char *
+append_from_below (const LumoAuditQuery *self,
+                   GString              *sql,
+                   LumoAuditPart         part,
+                   gint64                indexed_to,
+                   gboolean              id_order,
+                   gint64                below,
+                   GPtrArray            *binds)
 {
-  g_autoptr(GString) sql = g_string_new ("SELECT ");
-  g_autofree char *fts = NULL;
-  const char *id_column;
+  const char *id_column = "a.id";
 
-  g_return_val_if_fail (self != NULL, NULL);
-  g_return_val_if_fail (columns != NULL, NULL);
-  g_return_val_if_fail (binds != NULL, NULL);
-
-  fts = build_fts_query (self);
-  g_string_append (sql, columns);
-
-  /* With an index term, FTS5 drives the loop newest first (it consumes
-   * ORDER BY rowid DESC and the rowid bounds), and each hit is joined to
-   * its row by primary key. */
-  if (fts != NULL)
+  if (part == LUMO_AUDIT_PART_INDEXED)
     {
+      g_autofree char *fts = build_fts_query (self);
+
+      g_assert (fts != NULL);
       id_column = FTS_TABLE ".rowid";
-      g_string_append (sql, " FROM " FTS_TABLE " JOIN audit a ON a.id = " FTS_TABLE ".rowid"
-                            " WHERE " FTS_TABLE " MATCH ?");
+      g_string_append_printf (sql, " FROM " FTS_TABLE " %s audit a ON a.id = " FTS_TABLE ".rowid"
+                                   " WHERE " FTS_TABLE " MATCH ? AND " FTS_TABLE ".rowid <= ?",
+                              id_order ? "JOIN" : "CROSS JOIN");
       bind_str (binds, fts);
+      bind_int (binds, below > 0 ? MIN (indexed_to, below - 1) : indexed_to);
+    }
+  else if (part == LUMO_AUDIT_PART_ORDERED)
+    {
+      /* audit_order drives the loop in its index's order; each entry is
+       * joined to its row by primary key. */
+      id_column = "o.id";
+      g_string_append (sql, " FROM audit_order o CROSS JOIN audit a ON a.id = o.id WHERE o.id <= ?");
+      bind_int (binds, indexed_to);
     }
   else
     {
-      id_column = "a.id";
       g_string_append (sql, " FROM audit a WHERE 1");
+      if (part == LUMO_AUDIT_PART_TAIL)
+        {
+          g_string_append (sql, " AND a.id > ?");
+          bind_int (binds, indexed_to);
+        }
     }
 
-  if (before_id > 0)
+  return id_column;
+}
+
+static const char *
+append_from (const LumoAuditQuery *self,
+             GString              *sql,
+             LumoAuditPart         part,
+             gint64                indexed_to,
+             gboolean              id_order,
+             GPtrArray            *binds)
+{
+  return append_from_below (self, sql, part, indexed_to, id_order, 0, binds);
+}
+
+/* The key columns of @key before the id: over audit_order (alias o) in
+ * the ordered part, else over alias a. */
+static guint
+sort_columns (LumoAuditSortKey   key,
+              LumoAuditPart      part,
+              const char       **columns)
+{
+  gboolean o = part == LUMO_AUDIT_PART_ORDERED;
+
+  switch (key)
     {
-      g_string_append_printf (sql, " AND %s < ?", id_column);
-      bind_int (binds, before_id);
+    case LUMO_AUDIT_SORT_TIME:
+      columns[0] = "a.time_us";
+      return 1;
+    case LUMO_AUDIT_SORT_CALLER:
+      columns[0] = o ? "o.caller_name" : "a.caller_name";
+      columns[1] = o ? "o.caller_id" : "a.caller_id";
+      return 2;
+    case LUMO_AUDIT_SORT_TOOL:
+      columns[0] = o ? "o.tool" : "a.tool";
+      return 1;
+    case LUMO_AUDIT_SORT_OUTCOME:
+      columns[0] = o ? "o.outcome" : LUMO_AUDIT_OUTCOME_SQL;
+      return 1;
+    case LUMO_AUDIT_SORT_ID:
+    default:
+      return 0;
+    }
+}
+
+static void
+bind_sort_values (LumoAuditSortKey  key,
+                  LumoAuditRow     *row,
+                  GPtrArray        *binds)
+{
+  switch (key)
+    {
+    case LUMO_AUDIT_SORT_TIME:
+      bind_int (binds, lumo_audit_row_get_time_us (row));
+      break;
+    case LUMO_AUDIT_SORT_CALLER:
+      bind_str (binds, lumo_audit_row_get_caller_name (row));
+      bind_str (binds, lumo_audit_row_get_caller_id (row));
+      break;
+    case LUMO_AUDIT_SORT_TOOL:
+      bind_str (binds, lumo_audit_row_get_tool (row));
+      break;
+    case LUMO_AUDIT_SORT_OUTCOME:
+      bind_int (binds, lumo_audit_row_get_outcome (row));
+      break;
+    case LUMO_AUDIT_SORT_ID:
+    default:
+      break;
+    }
+  bind_int (binds, lumo_audit_row_get_id (row));
+}
+
+char *
+_lumo_audit_query_build_page_sql (const LumoAuditQuery    *self,
+                                  const char              *columns,
+                                  LumoAuditPart            part,
+                                  gint64                   indexed_to,
+                                  const LumoAuditPageSpec *spec,
+                                  guint                    limit,
+                                  GPtrArray               *binds)
+{
+  g_autoptr(GString) sql = g_string_new ("SELECT ");
+  const char *keys[2];
+  const char *dir;
+  const char *id_column;
+  guint n_keys;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (columns != NULL, NULL);
+  g_return_val_if_fail (spec != NULL, NULL);
+  g_return_val_if_fail (binds != NULL, NULL);
+
+  n_keys = sort_columns (spec->key, part, keys);
+  dir = spec->order == LUMO_AUDIT_SORT_ASCENDING ? "ASC" : "DESC";
+
+  g_string_append (sql, columns);
+  /* In id order the index hands out its hits newest first (FTS5 consumes
+   * ORDER BY rowid and the rowid bounds), each joined to its row by
+   * primary key; in another order the hits are sorted. */
+  id_column = append_from_below (self, sql, part, indexed_to, spec->key == LUMO_AUDIT_SORT_ID,
+                                 spec->key != LUMO_AUDIT_SORT_ID ||
+                                 spec->order != LUMO_AUDIT_SORT_DESCENDING ? 0 :
+                                 spec->after != NULL ? lumo_audit_row_get_id (spec->after) : spec->after_id,
+                                 binds);
+
+  /* Keyset: after the last row of the previous page, as a row value, so
+   * that ties on the key are broken by the id. */
+  if (spec->after != NULL)
+    {
+      g_string_append (sql, " AND (");
+      for (guint i = 0; i < n_keys; i++)
+        g_string_append_printf (sql, "%s, ", keys[i]);
+      g_string_append_printf (sql, "%s) %s (", id_column,
+                              spec->order == LUMO_AUDIT_SORT_ASCENDING ? ">" : "<");
+      for (guint i = 0; i < n_keys; i++)
+        g_string_append (sql, "?, ");
+      g_string_append (sql, "?)");
+      bind_sort_values (spec->key, spec->after, binds);
+    }
+  else if (spec->key == LUMO_AUDIT_SORT_ID && spec->after_id > 0)
+    {
+      g_string_append_printf (sql, " AND %s %s ?", id_column,
+                              spec->order == LUMO_AUDIT_SORT_ASCENDING ? ">" : "<");
+      bind_int (binds, spec->after_id);
     }
 
-  append_filters (self, sql, id_column, TRUE, binds);
+  append_filters (self, sql, id_column, TRUE, spec->key != LUMO_AUDIT_SORT_ID, part, binds);
 
-  g_string_append_printf (sql, " ORDER BY %s DESC LIMIT ?", id_column);
+  g_string_append (sql, " ORDER BY ");
+  for (guint i = 0; i < n_keys; i++)
+    g_string_append_printf (sql, "%s %s, ", keys[i], dir);
+  g_string_append_printf (sql, "%s %s LIMIT ?", id_column, dir);
   bind_int (binds, limit);
 
   return g_string_free (g_steal_pointer (&sql), FALSE);
@@ -478,40 +639,115 @@ _lumo_audit_query_build_page_sql (const LumoAuditQuery *self,
 
 char *
 _lumo_audit_query_build_count_sql (const LumoAuditQuery *self,
+                                   LumoAuditPart         part,
+                                   gint64                indexed_to,
                                    GPtrArray            *binds)
 {
   g_autoptr(GString) sql = g_string_new ("SELECT count(*)");
-  g_autofree char *fts = NULL;
   g_autoptr(GString) filters = g_string_new (NULL);
+  g_autoptr(GPtrArray) filter_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  const char *id_column = part == LUMO_AUDIT_PART_INDEXED ? FTS_TABLE ".rowid" : "a.id";
 
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (binds != NULL, NULL);
 
-  fts = build_fts_query (self);
+  append_filters (self, filters, id_column, FALSE, TRUE, part, filter_binds);
 
-  if (fts != NULL)
+  /* Only the index is needed when nothing filters on row columns. */
+  if (part == LUMO_AUDIT_PART_INDEXED && filters->len == 0)
     {
-      g_autoptr(GPtrArray) filter_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+      g_autofree char *fts = build_fts_query (self);
 
-      append_filters (self, filters, FTS_TABLE ".rowid", FALSE, filter_binds);
-      /* Only the index is needed when nothing filters on row columns. */
-      if (filters->len == 0)
-        g_string_append (sql, " FROM " FTS_TABLE " WHERE " FTS_TABLE " MATCH ?");
-      else
-        g_string_append (sql, " FROM " FTS_TABLE " JOIN audit a ON a.id = " FTS_TABLE ".rowid"
-                              " WHERE " FTS_TABLE " MATCH ?");
+      g_string_append (sql, " FROM " FTS_TABLE " WHERE " FTS_TABLE " MATCH ? AND rowid <= ?");
       bind_str (binds, fts);
-      g_string_append_len (sql, filters->str, filters->len);
-      for (guint i = 0; i < filter_binds->len; i++)
-        g_ptr_array_add (binds, g_variant_ref (g_ptr_array_index (filter_binds, i)));
+      bind_int (binds, indexed_to);
     }
   else
-    {
-      g_string_append (sql, " FROM audit a WHERE 1");
-      append_filters (self, sql, "a.id", FALSE, binds);
-    }
+    append_from (self, sql, part, indexed_to, TRUE, binds);
+
+  g_string_append_len (sql, filters->str, filters->len);
+  for (guint i = 0; i < filter_binds->len; i++)
+    g_ptr_array_add (binds, g_variant_ref (g_ptr_array_index (filter_binds, i)));
 
   return g_string_free (g_steal_pointer (&sql), FALSE);
+}
+
+char *
+_lumo_audit_query_build_stats_sql (const LumoAuditQuery *self,
+                                   LumoAuditPart         part,
+                                   gint64                indexed_to,
+                                   const char           *group_expr,
+                                   GPtrArray            *binds)
+{
+  g_autoptr(GString) sql = NULL;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (group_expr != NULL, NULL);
+  g_return_val_if_fail (binds != NULL, NULL);
+
+  sql = g_string_new (NULL);
+  /* With max () in the select list, SQLite takes the bare column
+   * a.caller_name from the row that holds the maximum: the newest name. */
+  g_string_append_printf (sql, "SELECT %s, count(*), "
+                               "total (a.decision <> 'deny'), total (a.decision = 'deny'), "
+                               "total (a.result = 'error'), a.caller_name, max (a.id)", group_expr);
+  append_from (self, sql, part, indexed_to, TRUE, binds);
+  append_filters (self, sql, part == LUMO_AUDIT_PART_INDEXED ? FTS_TABLE ".rowid" : "a.id",
+                  FALSE, TRUE, part, binds);
+  g_string_append_printf (sql, " GROUP BY 1 ORDER BY 1");
+
+  return g_string_free (g_steal_pointer (&sql), FALSE);
+}
+
+static int
+cmp_str (const char *a,
+         const char *b)
+{
+  int c = strcmp (a != NULL ? a : "", b != NULL ? b : "");
+
+  return c < 0 ? -1 : c > 0;
+}
+
+static int
+cmp_int (gint64 a,
+         gint64 b)
+{
+  return a < b ? -1 : a > b;
+}
+
+int
+_lumo_audit_sort_compare (LumoAuditSortKey    key,
+                          LumoAuditSortOrder  order,
+                          LumoAuditRow       *a,
+                          LumoAuditRow       *b)
+{
+  int c = 0;
+
+  /* Byte order, as SQLite's BINARY collation compares text. */
+  switch (key)
+    {
+    case LUMO_AUDIT_SORT_TIME:
+      c = cmp_int (lumo_audit_row_get_time_us (a), lumo_audit_row_get_time_us (b));
+      break;
+    case LUMO_AUDIT_SORT_CALLER:
+      c = cmp_str (lumo_audit_row_get_caller_name (a), lumo_audit_row_get_caller_name (b));
+      if (c == 0)
+        c = cmp_str (lumo_audit_row_get_caller_id (a), lumo_audit_row_get_caller_id (b));
+      break;
+    case LUMO_AUDIT_SORT_TOOL:
+      c = cmp_str (lumo_audit_row_get_tool (a), lumo_audit_row_get_tool (b));
+      break;
+    case LUMO_AUDIT_SORT_OUTCOME:
+      c = cmp_int (lumo_audit_row_get_outcome (a), lumo_audit_row_get_outcome (b));
+      break;
+    case LUMO_AUDIT_SORT_ID:
+    default:
+      break;
+    }
+  if (c == 0)
+    c = cmp_int (lumo_audit_row_get_id (a), lumo_audit_row_get_id (b));
+
+  return order == LUMO_AUDIT_SORT_ASCENDING ? c : -c;
 }
 
 gboolean

@@ -20,6 +20,17 @@
 
 G_DEFINE_BOXED_TYPE (LumoAuditQuery, lumo_audit_query, lumo_audit_query_ref, lumo_audit_query_unref)
 
+G_DEFINE_ENUM_TYPE (LumoAuditSortKey, lumo_audit_sort_key,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_ID, "id"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_TIME, "time"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_CALLER, "caller"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_TOOL, "tool"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_OUTCOME, "outcome"))
+
+G_DEFINE_ENUM_TYPE (LumoAuditSortOrder, lumo_audit_sort_order,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_DESCENDING, "descending"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_SORT_ASCENDING, "ascending"))
+
 static void
 term_free (gpointer data)
 {
@@ -41,6 +52,8 @@ lumo_audit_query_new (void)
   self->decisions = g_ptr_array_new_with_free_func (g_free);
   self->outcomes = g_array_new (FALSE, FALSE, sizeof (LumoAuditOutcome));
   self->params = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  self->kinds = g_ptr_array_new_with_free_func (g_free);
+  self->grants = g_array_new (FALSE, FALSE, sizeof (gboolean));
 
   return self;
 }
@@ -68,6 +81,8 @@ lumo_audit_query_unref (LumoAuditQuery *self)
   g_ptr_array_unref (self->decisions);
   g_array_unref (self->outcomes);
   g_ptr_array_unref (self->params);
+  g_ptr_array_unref (self->kinds);
+  g_array_unref (self->grants);
   g_free (self);
 }
 
@@ -85,7 +100,8 @@ lumo_audit_query_is_empty (const LumoAuditQuery *self)
 
   return self->terms->len == 0 && self->providers->len == 0 &&
          self->decisions->len == 0 && self->outcomes->len == 0 &&
-         self->params->len == 0 && self->since == 0 && self->until == 0;
+         self->params->len == 0 && self->kinds->len == 0 && self->grants->len == 0 &&
+         self->since == 0 && self->until == 0;
 }
 
 gboolean
@@ -266,6 +282,8 @@ apply_filter (LumoAuditQuery  *self,
                    g_str_equal (name, "decision") ? "decision:deny" :
                    g_str_equal (name, "result") ? "result:error" :
                    g_str_equal (name, "params") ? "params:<64 hex digits>" :
+                   g_str_equal (name, "kind") ? "kind:agent" :
+                   g_str_equal (name, "grant") ? "grant:yes" :
                    g_str_equal (name, "since") ? "since:7d" : "until:2025-01-31");
       return FALSE;
     }
@@ -296,19 +314,37 @@ apply_filter (LumoAuditQuery  *self,
     }
   else if (g_str_equal (name, "result"))
     {
-      static const char * const names[] = { "ok", "error", "denied", "pending" };
       LumoAuditOutcome outcome;
 
-      for (outcome = LUMO_AUDIT_OUTCOME_OK; outcome <= LUMO_AUDIT_OUTCOME_PENDING; outcome++)
-        if (g_ascii_strcasecmp (value, names[outcome]) == 0)
-          break;
-      if (outcome > LUMO_AUDIT_OUTCOME_PENDING)
+      if (!lumo_audit_outcome_from_string (value, &outcome))
         {
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                        "result: “%s” is not one of ok, error, denied, pending", value);
           return FALSE;
         }
       g_array_append_val (self->outcomes, outcome);
+    }
+  else if (g_str_equal (name, "kind"))
+    {
+      if (!lumo_audit_caller_kind_from_string (value, NULL))
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                       "kind: “%s” is not one of extension, agent", value);
+          return FALSE;
+        }
+      g_ptr_array_add (self->kinds, g_steal_pointer (&owned));
+    }
+  else if (g_str_equal (name, "grant"))
+    {
+      gboolean yes = g_ascii_strcasecmp (value, "yes") == 0;
+
+      if (!yes && g_ascii_strcasecmp (value, "no") != 0)
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                       "grant: “%s” is not one of yes, no", value);
+          return FALSE;
+        }
+      g_array_append_val (self->grants, yes);
     }
   else if (g_str_equal (name, "params"))
     {
@@ -349,7 +385,8 @@ match_filter_name (const char *text,
                    gsize      *name_len)
 {
   static const char * const filters[] = {
-    "caller", "tool", "provider", "decision", "result", "params", "since", "until",
+    "caller", "tool", "provider", "decision", "result", "params", "kind", "grant", "since",
+    "until",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (filters); i++)

@@ -24,6 +24,8 @@
  *                      result not yet known)
  *   params:HEX         the keyed params hash (64 hex digits, as
  *                      lumo_audit_store_key_params_hash() returns it)
+ *   kind:K             extension | agent (the caller's kind)
+ *   grant:G            yes | no (the write was allowed by a review grant)
  *   since:T  until:T   ISO 8601 date (2025-01-31: local midnight; until:
  *                      includes the whole day), date-time (2025-01-31T10:00,
  *                      local time unless it has an offset or Z), or relative
@@ -43,6 +45,31 @@
 G_BEGIN_DECLS
 
 typedef struct _LumoAuditQuery LumoAuditQuery;
+
+/* The orders a page of rows can come in (lumo_audit_store_fetch_sorted()).
+ * Every order ends with the row id, so rows that tie on the key keep one
+ * order and keyset paging never skips or repeats one. */
+typedef enum
+{
+  LUMO_AUDIT_SORT_ID,       /* the order rows were written in */
+  LUMO_AUDIT_SORT_TIME,     /* time_us (an import or a clock change can make
+                             * it differ from the id order), then id */
+  LUMO_AUDIT_SORT_CALLER,   /* the caller's display name as written in the row
+                             * (byte order: "" first), then caller id, then id */
+  LUMO_AUDIT_SORT_TOOL,     /* the tool name (byte order), then id */
+  LUMO_AUDIT_SORT_OUTCOME,  /* lumo_audit_outcome_rank(), then id */
+} LumoAuditSortKey;
+
+typedef enum
+{
+  LUMO_AUDIT_SORT_DESCENDING,  /* newest, Z, denied first */
+  LUMO_AUDIT_SORT_ASCENDING,
+} LumoAuditSortOrder;
+
+#define LUMO_TYPE_AUDIT_SORT_KEY   (lumo_audit_sort_key_get_type ())
+#define LUMO_TYPE_AUDIT_SORT_ORDER (lumo_audit_sort_order_get_type ())
+GType            lumo_audit_sort_key_get_type   (void) G_GNUC_CONST;
+GType            lumo_audit_sort_order_get_type (void) G_GNUC_CONST;
 
 #define LUMO_TYPE_AUDIT_QUERY (lumo_audit_query_get_type ())
 GType            lumo_audit_query_get_type   (void) G_GNUC_CONST;

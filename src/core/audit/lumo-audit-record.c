@@ -163,6 +163,23 @@ _lumo_audit_validate_record (GBytes                 *secret,
       return FALSE;
     }
 
+  if (lumo_audit_caller_kind_to_string (record->caller_kind) == NULL)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                   "The caller kind %d is not extension or agent", (int) record->caller_kind);
+      return FALSE;
+    }
+
+  /* A grant lets a write through; a denied or held write was not let
+   * through by anything. */
+  if (record->by_grant && record->decision != LUMO_AUDIT_DECISION_ALLOW)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                   "Only an allowed write can be allowed by a grant, not one whose decision is %s",
+                   lumo_audit_decision_to_string (record->decision));
+      return FALSE;
+    }
+
   if (!is_reason_code (reason))
     {
       g_autofree char *shown = lumo_utf8_excerpt (reason, 40);
@@ -189,6 +206,8 @@ _lumo_audit_validate_record (GBytes                 *secret,
   row->target = g_ascii_strdown (target, -1);
   row->decision = lumo_audit_decision_to_string (record->decision);
   row->reason = g_strdup (reason);
+  row->caller_kind = lumo_audit_caller_kind_to_string (record->caller_kind);
+  row->by_grant = record->by_grant != FALSE;
 
   return TRUE;
 }

@@ -20,6 +20,72 @@ G_DEFINE_ENUM_TYPE (LumoAuditResult, lumo_audit_result,
   G_DEFINE_ENUM_VALUE (LUMO_AUDIT_RESULT_OK, "ok"),
   G_DEFINE_ENUM_VALUE (LUMO_AUDIT_RESULT_ERROR, "error"))
 
+G_DEFINE_ENUM_TYPE (LumoAuditOutcome, lumo_audit_outcome,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_OK, "ok"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_PENDING, "pending"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_ERROR, "error"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_OUTCOME_DENIED, "denied"))
+
+static const char * const outcome_names[] = { "ok", "pending", "error", "denied" };
+
+const char *
+lumo_audit_outcome_to_string (LumoAuditOutcome outcome)
+{
+  return (guint) outcome < G_N_ELEMENTS (outcome_names) ? outcome_names[outcome] : NULL;
+}
+
+gboolean
+lumo_audit_outcome_from_string (const char       *s,
+                                LumoAuditOutcome *outcome)
+{
+  for (guint i = 0; s != NULL && i < G_N_ELEMENTS (outcome_names); i++)
+    {
+      if (g_ascii_strcasecmp (s, outcome_names[i]) == 0)
+        {
+          if (outcome != NULL)
+            *outcome = (LumoAuditOutcome) i;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+G_DEFINE_ENUM_TYPE (LumoAuditCallerKind, lumo_audit_caller_kind,
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_CALLER_KIND_EXTENSION, "extension"),
+  G_DEFINE_ENUM_VALUE (LUMO_AUDIT_CALLER_KIND_AGENT, "agent"))
+
+const char *
+lumo_audit_caller_kind_to_string (LumoAuditCallerKind kind)
+{
+  switch (kind)
+    {
+    case LUMO_AUDIT_CALLER_KIND_EXTENSION:
+      return "extension";
+    case LUMO_AUDIT_CALLER_KIND_AGENT:
+      return "agent";
+    default:
+      return NULL;
+    }
+}
+
+gboolean
+lumo_audit_caller_kind_from_string (const char          *s,
+                                    LumoAuditCallerKind *kind)
+{
+  for (LumoAuditCallerKind k = LUMO_AUDIT_CALLER_KIND_EXTENSION; k <= LUMO_AUDIT_CALLER_KIND_AGENT; k++)
+    {
+      if (g_strcmp0 (s, lumo_audit_caller_kind_to_string (k)) == 0)
+        {
+          if (kind != NULL)
+            *kind = k;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
 const char *
 lumo_audit_decision_to_string (LumoAuditDecision decision)
 {
@@ -87,6 +153,9 @@ struct _LumoAuditRow
   char              *result_text;
   gint64             result_time_us;
   char              *hash;
+  char              *result_mac;
+  LumoAuditCallerKind caller_kind;
+  gboolean           by_grant;
 };
 
 G_DEFINE_FINAL_TYPE (LumoAuditRow, lumo_audit_row, G_TYPE_OBJECT)
@@ -108,6 +177,9 @@ enum {
   PROP_RESULT_TEXT,
   PROP_RESULT_TIME_US,
   PROP_HASH,
+  PROP_RESULT_MAC,
+  PROP_CALLER_KIND,
+  PROP_BY_GRANT,
   N_PROPS
 };
 
@@ -127,6 +199,7 @@ lumo_audit_row_finalize (GObject *object)
   g_free (self->reason);
   g_free (self->result_text);
   g_free (self->hash);
+  g_free (self->result_mac);
 
   G_OBJECT_CLASS (lumo_audit_row_parent_class)->finalize (object);
 }
@@ -186,6 +259,15 @@ lumo_audit_row_get_property (GObject    *object,
     case PROP_HASH:
       g_value_set_string (value, self->hash);
       break;
+    case PROP_RESULT_MAC:
+      g_value_set_string (value, self->result_mac);
+      break;
+    case PROP_CALLER_KIND:
+      g_value_set_enum (value, self->caller_kind);
+      break;
+    case PROP_BY_GRANT:
+      g_value_set_boolean (value, self->by_grant);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -236,6 +318,14 @@ lumo_audit_row_class_init (LumoAuditRowClass *klass)
   properties[PROP_RESULT_TEXT] = string_prop ("result-text");
   properties[PROP_RESULT_TIME_US] = int64_prop ("result-time-us");
   properties[PROP_HASH] = string_prop ("hash");
+  properties[PROP_RESULT_MAC] = string_prop ("result-mac");
+  properties[PROP_CALLER_KIND] =
+    g_param_spec_enum ("caller-kind", NULL, NULL,
+                       LUMO_TYPE_AUDIT_CALLER_KIND, LUMO_AUDIT_CALLER_KIND_EXTENSION,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BY_GRANT] =
+    g_param_spec_boolean ("by-grant", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -292,6 +382,14 @@ _lumo_audit_row_new_from_stmt (sqlite3_stmt *stmt)
     self->result_text = dup_column (stmt, LUMO_AUDIT_COL_RESULT_TEXT);
   self->result_time_us = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_RESULT_TIME_US);
   self->hash = hex_column (stmt, LUMO_AUDIT_COL_HASH);
+  if (sqlite3_column_type (stmt, LUMO_AUDIT_COL_RESULT_MAC) == SQLITE_BLOB)
+    self->result_mac = hex_column (stmt, LUMO_AUDIT_COL_RESULT_MAC);
+  /* Anything but "agent" reads as an extension: the schema's CHECK allows
+   * nothing else, and a damaged row is verify's to report. */
+  if (!lumo_audit_caller_kind_from_string ((const char *) sqlite3_column_text (stmt, LUMO_AUDIT_COL_CALLER_KIND),
+                                           &self->caller_kind))
+    self->caller_kind = LUMO_AUDIT_CALLER_KIND_EXTENSION;
+  self->by_grant = sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_BY_GRANT) != 0;
 
   return self;
 }
@@ -319,3 +417,21 @@ GETTER (LumoAuditResult, result)
 GETTER (const char *, result_text)
 GETTER (gint64, result_time_us)
 GETTER (const char *, hash)
+GETTER (const char *, result_mac)
+GETTER (LumoAuditCallerKind, caller_kind)
+GETTER (gboolean, by_grant)
+
+/* The one home of the rule; LUMO_AUDIT_OUTCOME_SQL says the same in SQL. */
+LumoAuditOutcome
+lumo_audit_row_get_outcome (LumoAuditRow *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_ROW (self), LUMO_AUDIT_OUTCOME_DENIED);
+
+  if (self->decision == LUMO_AUDIT_DECISION_DENY)
+    return LUMO_AUDIT_OUTCOME_DENIED;
+  if (self->result == LUMO_AUDIT_RESULT_ERROR)
+    return LUMO_AUDIT_OUTCOME_ERROR;
+  if (self->result == LUMO_AUDIT_RESULT_NONE)
+    return LUMO_AUDIT_OUTCOME_PENDING;
+  return LUMO_AUDIT_OUTCOME_OK;
+}

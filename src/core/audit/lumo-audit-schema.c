@@ -4,8 +4,20 @@
  *
  * Version 1: the audit table (STRICT), its time and params indexes, the
  * retention anchor and cutoff tables, the trigram index, and the triggers
- * that keep rows append-only (see lumo-audit-store.h). Add versions at the
- * end; never edit a released one.
+ * that keep rows append-only (see lumo-audit-store.h).
+ *
+ * Version 2: the caller's kind and "allowed by a grant" (two columns added
+ * at the end, so the migration is O(1) in the rows plus SQLite's CHECK of
+ * the existing ones), the update guard again with them, and the search
+ * index's watermark (audit_fts_state: the rows up to indexed_to are in
+ * audit_fts; the writer indexes the rest after it has answered, see
+ * lumo-audit-writer.c). Every row of version 1 was indexed in its own
+ * transaction, so the watermark starts at the newest row. And
+ * audit_order, the sort keys of a page by caller, tool and outcome with
+ * their indexes, filled for the existing rows (the one part of this
+ * migration that reads every row).
+ *
+ * Add versions at the end; never edit a released one.
  */
 #include "config.h"
 
@@ -72,6 +84,47 @@ const LumoMigration lumo_audit_migrations[] = {
     "BEGIN SELECT RAISE (ABORT, 'audit rows are deleted only by retention'); END;"
     "CREATE TRIGGER audit_anchor_guard BEFORE DELETE ON audit_anchor "
     "BEGIN SELECT RAISE (ABORT, 'the retention anchor is never deleted'); END;"
+  },
+  { 2,
+    "ALTER TABLE audit ADD COLUMN caller_kind TEXT NOT NULL DEFAULT 'extension'"
+    "  CHECK (caller_kind IN ('extension', 'agent'));"
+    "ALTER TABLE audit ADD COLUMN by_grant INTEGER NOT NULL DEFAULT 0"
+    "  CHECK (by_grant IN (0, 1));"
+    "DROP TRIGGER audit_update_guard;"
+    "CREATE TRIGGER audit_update_guard BEFORE UPDATE ON audit "
+    "WHEN OLD.result IS NOT NULL OR NEW.result IS NULL OR NEW.result_mac IS NULL"
+    "  OR NEW.result_time_us IS NULL"
+    "  OR NEW.id IS NOT OLD.id OR NEW.time_us IS NOT OLD.time_us"
+    "  OR NEW.provider_id IS NOT OLD.provider_id OR NEW.caller_id IS NOT OLD.caller_id"
+    "  OR NEW.caller_name IS NOT OLD.caller_name OR NEW.tool IS NOT OLD.tool"
+    "  OR NEW.write IS NOT OLD.write OR NEW.target IS NOT OLD.target"
+    "  OR NEW.params_hmac IS NOT OLD.params_hmac OR NEW.decision IS NOT OLD.decision"
+    "  OR NEW.reason IS NOT OLD.reason OR NEW.hash IS NOT OLD.hash"
+    "  OR NEW.caller_kind IS NOT OLD.caller_kind OR NEW.by_grant IS NOT OLD.by_grant "
+    "BEGIN SELECT RAISE (ABORT, 'audit rows are append-only: only a missing result may be filled in'); END;"
+    "CREATE TABLE audit_fts_state ("
+    "  one        INTEGER PRIMARY KEY CHECK (one = 1),"
+    "  indexed_to INTEGER NOT NULL"
+    ") STRICT;"
+    "INSERT INTO audit_fts_state (one, indexed_to)"
+    "  VALUES (1, coalesce ((SELECT max (id) FROM audit), 0));"
+    /* The sort keys of a page other than id and time (LumoAuditSortKey),
+     * kept beside the table rather than in indexes on it: indexes on audit
+     * would add a page each to every append's commit. Written with the
+     * search index, up to the same watermark; each index ends in the id,
+     * which breaks ties. */
+    "CREATE TABLE audit_order ("
+    "  id          INTEGER PRIMARY KEY,"
+    "  caller_name TEXT NOT NULL,"
+    "  caller_id   TEXT NOT NULL,"
+    "  tool        TEXT NOT NULL,"
+    "  outcome     INTEGER NOT NULL"
+    ") STRICT;"
+    "CREATE INDEX audit_order_caller ON audit_order (caller_name, caller_id);"
+    "CREATE INDEX audit_order_tool ON audit_order (tool);"
+    "CREATE INDEX audit_order_outcome ON audit_order (outcome);"
+    "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome)"
+    "  SELECT id, caller_name, caller_id, tool, " LUMO_AUDIT_OUTCOME_SQL_ ("") " FROM audit;"
   },
 };
 

@@ -10,6 +10,15 @@
  * reference, so it never keeps the store alive nor drops its last
  * reference on the writer thread. The integrity check itself runs here
  * too, on the writer thread, before its first op.
+ *
+ * OTHER WRITERS. Rows another process (the CLI, a second app) appends
+ * reach the WAL file, whose GFileMonitor (inotify; no timer while nothing
+ * happens) queues a CHECK_CHANGES op. The writer thread then steps
+ * PRAGMA data_version on its own connection, which changes only for
+ * commits of other connections — never for this store's own — and, when
+ * it changed, ::changed is emitted here. The monitor's rate limit
+ * (CHANGES_RATE_LIMIT_MS) bounds the checks of a busy log to a few per
+ * second; together with delivery the news takes well under 2 s.
  */
 #define G_LOG_DOMAIN "lumo-audit"
 
@@ -18,6 +27,8 @@
 #include "lumo-audit-private.h"
 #include "lumo-db.h"
 #include "lumo-error.h"
+
+#define CHANGES_RATE_LIMIT_MS 500
 
 typedef struct
 {
@@ -52,7 +63,7 @@ deliver_events_cb (gpointer data)
   g_autoptr(GArray) added = NULL;
   g_autoptr(GArray) results = NULL;
   g_autofree char *message = NULL;
-  gboolean integrity_changed;
+  gboolean integrity_changed, changed;
   LumoAuditIntegrity integrity;
 
   if (self == NULL)
@@ -61,6 +72,8 @@ deliver_events_cb (gpointer data)
   g_mutex_lock (&self->lock);
   added = g_steal_pointer (&self->added_ids);
   results = g_steal_pointer (&self->result_ids);
+  changed = self->changes_pending;
+  self->changes_pending = FALSE;
   integrity_changed = self->new_integrity_set;
   integrity = self->new_integrity;
   message = g_steal_pointer (&self->new_integrity_message);
@@ -78,6 +91,8 @@ deliver_events_cb (gpointer data)
       g_object_notify (G_OBJECT (self), "integrity");
     }
 
+  if (changed)
+    g_signal_emit_by_name (self, "changed");
   emit_ids (self, "row-added", added);
   emit_ids (self, "result-set", results);
 
@@ -134,6 +149,84 @@ _lumo_audit_store_results_set (LumoAuditStore *self,
                                GArray         *ids)
 {
   queue_ids (self, "result-set", &self->result_ids, ids);
+}
+
+void
+_lumo_audit_store_changed (LumoAuditStore *self)
+{
+  if (!g_signal_has_handler_pending (self, g_signal_lookup ("changed", LUMO_TYPE_AUDIT_STORE), 0, TRUE))
+    return;
+
+  g_mutex_lock (&self->lock);
+  self->changes_pending = TRUE;
+  schedule_locked (self);
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+weak_ref_free (gpointer data,
+               GClosure *closure)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+/* Holds a weak reference: the last reference to the store may go on
+ * another thread while an event waits here. */
+static void
+on_wal_monitor_changed_cb (GFileMonitor      *monitor,
+                           GFile             *file,
+                           GFile             *other_file,
+                           GFileMonitorEvent  event,
+                           gpointer           user_data)
+{
+  g_autoptr(LumoAuditStore) self = g_weak_ref_get (user_data);
+  LumoAuditOp *op;
+
+  if (self == NULL)
+    return;
+
+  if (event != G_FILE_MONITOR_EVENT_CHANGED && event != G_FILE_MONITOR_EVENT_CREATED &&
+      event != G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT)
+    return;
+
+  /* One check at a time is enough: it reads the newest state. */
+  g_mutex_lock (&self->lock);
+  if (self->check_queued || self->stopping)
+    {
+      g_mutex_unlock (&self->lock);
+      return;
+    }
+  self->check_queued = TRUE;
+  g_mutex_unlock (&self->lock);
+
+  op = g_new0 (LumoAuditOp, 1);
+  op->kind = LUMO_AUDIT_OP_CHECK_CHANGES;
+  _lumo_audit_writer_enqueue (self, op);
+}
+
+void
+_lumo_audit_store_watch_changes (LumoAuditStore *self)
+{
+  g_autofree char *wal_path = g_strconcat (self->path, "-wal", NULL);
+  g_autoptr(GFile) wal = g_file_new_for_path (wal_path);
+  g_autoptr(GError) error = NULL;
+  GWeakRef *weak;
+
+  /* Created on the store's main context, so its events arrive there. */
+  self->wal_monitor = g_file_monitor_file (wal, G_FILE_MONITOR_NONE, NULL, &error);
+  if (self->wal_monitor == NULL)
+    {
+      /* Not fatal: the page still sees this store's rows and new searches. */
+      g_message ("Rows other processes add to “%s” will not show until the next search: %s",
+                 self->path, error->message);
+      return;
+    }
+  g_file_monitor_set_rate_limit (self->wal_monitor, CHANGES_RATE_LIMIT_MS);
+  weak = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (weak, self);
+  g_signal_connect_data (self->wal_monitor, "changed", G_CALLBACK (on_wal_monitor_changed_cb),
+                         weak, weak_ref_free, 0);
 }
 
 /* The first page of a freshly opened store should not pay for opening

@@ -1,5 +1,6 @@
-/* lumo-audit-store-read.c — reading the audit log: rows, pages, counts,
- * verification and export
+/* lumo-audit-store-read.c — reading the audit log: readers, rows,
+ * verification and export (pages, counts and summaries are in
+ * lumo-audit-store-pages.c)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -19,7 +20,6 @@
 #include "lumo-db.h"
 #include "lumo-error.h"
 
-#define MAX_PAGE_LIMIT     10000
 #define EXPORT_PAGE_SIZE   1000
 
 static int
@@ -29,10 +29,10 @@ on_progress_cb (gpointer user_data)
 }
 
 /* A reader with @cancellable watched while it is held. */
-static sqlite3 *
-acquire (LumoAuditStore  *self,
-         GCancellable    *cancellable,
-         GError         **error)
+sqlite3 *
+_lumo_audit_read_begin (LumoAuditStore  *self,
+                        GCancellable    *cancellable,
+                        GError         **error)
 {
   sqlite3 *db;
 
@@ -48,16 +48,16 @@ acquire (LumoAuditStore  *self,
   return db;
 }
 
-static void
-release (LumoAuditStore *self,
-         sqlite3        *db)
+void
+_lumo_audit_read_end (LumoAuditStore *self,
+                      sqlite3        *db)
 {
   sqlite3_progress_handler (db, 0, NULL, NULL);
   _lumo_audit_store_release_reader (self, db);
 }
 
-static void
-set_step_error (GError       **error,
+void
+_lumo_audit_set_step_error (GError       **error,
                 sqlite3       *db,
                 int            rc,
                 GCancellable  *cancellable,
@@ -69,8 +69,8 @@ set_step_error (GError       **error,
   lumo_db_set_error (error, db, rc, what);
 }
 
-static sqlite3_stmt *
-prepare_bound (sqlite3      *db,
+sqlite3_stmt *
+_lumo_audit_prepare_bound (sqlite3      *db,
                const char   *sql,
                GPtrArray    *binds,
                GError      **error)
@@ -97,7 +97,7 @@ lumo_audit_store_get_row (LumoAuditStore  *self,
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!(db = acquire (self, NULL, error)))
+  if (!(db = _lumo_audit_read_begin (self, NULL, error)))
     return NULL;
 
   if ((stmt = lumo_db_prepare (db, "SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit a WHERE a.id = ?",
@@ -115,7 +115,7 @@ lumo_audit_store_get_row (LumoAuditStore  *self,
     }
 
   g_clear_pointer (&stmt, sqlite3_finalize);
-  release (self, db);
+  _lumo_audit_read_end (self, db);
   return row;
 }
 
@@ -133,7 +133,7 @@ lumo_audit_store_list_allowed_writes (LumoAuditStore  *self,
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!(db = acquire (self, NULL, error)))
+  if (!(db = _lumo_audit_read_begin (self, NULL, error)))
     return NULL;
 
   if ((stmt = lumo_db_prepare (db, "SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit a "
@@ -150,257 +150,9 @@ lumo_audit_store_list_allowed_writes (LumoAuditStore  *self,
     }
 
   g_clear_pointer (&stmt, sqlite3_finalize);
-  release (self, db);
+  _lumo_audit_read_end (self, db);
 
   return ok ? g_steal_pointer (&rows) : NULL;
-}
-
-static GPtrArray *
-fetch_page (LumoAuditStore  *self,
-            sqlite3         *db,
-            LumoAuditQuery  *query,
-            gint64           before_id,
-            guint            limit,
-            GCancellable    *cancellable,
-            GError         **error)
-{
-  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autoptr(sqlite3_stmt) stmt = NULL;
-  g_autofree char *sql = NULL;
-  int rc;
-
-  sql = _lumo_audit_query_build_page_sql (query, LUMO_AUDIT_ROW_COLUMNS, before_id, limit, binds);
-  if (!(stmt = prepare_bound (db, sql, binds, error)))
-    return NULL;
-
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    g_ptr_array_add (rows, _lumo_audit_row_new_from_stmt (stmt));
-
-  if (rc != SQLITE_DONE)
-    {
-      set_step_error (error, db, rc, cancellable, "Cannot search the audit log");
-      return NULL;
-    }
-
-  return g_steal_pointer (&rows);
-}
-
-GPtrArray *
-lumo_audit_store_fetch_page (LumoAuditStore  *self,
-                             LumoAuditQuery  *query,
-                             gint64           before_id,
-                             guint            limit,
-                             GCancellable    *cancellable,
-                             GError         **error)
-{
-  g_autoptr(LumoAuditQuery) all = NULL;
-  GPtrArray *rows;
-  sqlite3 *db;
-
-  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
-  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (limit < 1 || limit > MAX_PAGE_LIMIT)
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                   "A page of %u rows is out of range (1–%d)", limit, MAX_PAGE_LIMIT);
-      return NULL;
-    }
-  if (before_id < 0)
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                   "The page cursor %" G_GINT64_FORMAT " is negative", before_id);
-      return NULL;
-    }
-
-  if (query == NULL)
-    query = all = lumo_audit_query_new ();
-
-  if (!(db = acquire (self, cancellable, error)))
-    return NULL;
-  rows = fetch_page (self, db, query, before_id, limit, cancellable, error);
-  release (self, db);
-
-  return rows;
-}
-
-gint64
-lumo_audit_store_count (LumoAuditStore  *self,
-                        LumoAuditQuery  *query,
-                        GCancellable    *cancellable,
-                        GError         **error)
-{
-  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  g_autoptr(LumoAuditQuery) all = NULL;
-  g_autoptr(sqlite3_stmt) stmt = NULL;
-  g_autofree char *sql = NULL;
-  gint64 count = -1;
-  sqlite3 *db;
-  int rc;
-
-  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), -1);
-  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), -1);
-  g_return_val_if_fail (error == NULL || *error == NULL, -1);
-
-  if (query == NULL)
-    query = all = lumo_audit_query_new ();
-
-  if (!(db = acquire (self, cancellable, error)))
-    return -1;
-
-  sql = _lumo_audit_query_build_count_sql (query, binds);
-  if ((stmt = prepare_bound (db, sql, binds, error)))
-    {
-      rc = sqlite3_step (stmt);
-      if (rc == SQLITE_ROW)
-        count = sqlite3_column_int64 (stmt, 0);
-      else
-        set_step_error (error, db, rc, cancellable, "Cannot count the audit rows");
-    }
-
-  g_clear_pointer (&stmt, sqlite3_finalize);
-  release (self, db);
-  return count;
-}
-
-/* ---- async wrappers -------------------------------------------------------------- */
-
-typedef struct
-{
-  LumoAuditQuery *query;
-  gint64          before_id;
-  guint           limit;
-} ReadData;
-
-static void
-read_data_free (gpointer data)
-{
-  ReadData *rd = data;
-
-  g_clear_pointer (&rd->query, lumo_audit_query_unref);
-  g_free (rd);
-}
-
-static void
-fetch_page_thread (GTask        *task,
-                   gpointer      source_object,
-                   gpointer      task_data,
-                   GCancellable *cancellable)
-{
-  ReadData *rd = task_data;
-  GError *error = NULL;
-  GPtrArray *rows;
-
-  rows = lumo_audit_store_fetch_page (source_object, rd->query, rd->before_id, rd->limit,
-                                      cancellable, &error);
-  if (rows != NULL)
-    g_task_return_pointer (task, rows, (GDestroyNotify) g_ptr_array_unref);
-  else
-    g_task_return_error (task, error);
-}
-
-static void
-count_thread (GTask        *task,
-              gpointer      source_object,
-              gpointer      task_data,
-              GCancellable *cancellable)
-{
-  ReadData *rd = task_data;
-  GError *error = NULL;
-  gint64 count;
-
-  count = lumo_audit_store_count (source_object, rd->query, cancellable, &error);
-  if (count >= 0)
-    g_task_return_int (task, count);
-  else
-    g_task_return_error (task, error);
-}
-
-static void
-run_read_async (LumoAuditStore      *self,
-                gpointer             source_tag,
-                GTaskThreadFunc      func,
-                LumoAuditQuery      *query,
-                gint64               before_id,
-                guint                limit,
-                GCancellable        *cancellable,
-                GAsyncReadyCallback  callback,
-                gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  ReadData *rd = g_new0 (ReadData, 1);
-
-  rd->query = query != NULL ? lumo_audit_query_ref (query) : NULL;
-  rd->before_id = before_id;
-  rd->limit = limit;
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, source_tag);
-  g_task_set_task_data (task, rd, read_data_free);
-  g_task_run_in_thread (task, func);
-}
-
-void
-lumo_audit_store_fetch_page_async (LumoAuditStore      *self,
-                                   LumoAuditQuery      *query,
-                                   gint64               before_id,
-                                   guint                limit,
-                                   GCancellable        *cancellable,
-                                   GAsyncReadyCallback  callback,
-                                   gpointer             user_data)
-{
-  g_return_if_fail (LUMO_IS_AUDIT_STORE (self));
-
-  run_read_async (self, lumo_audit_store_fetch_page_async, fetch_page_thread,
-                  query, before_id, limit, cancellable, callback, user_data);
-}
-
-GPtrArray *
-lumo_audit_store_fetch_page_finish (LumoAuditStore  *self,
-                                    GAsyncResult    *result,
-                                    GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == lumo_audit_store_fetch_page_async,
-                        NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-void
-lumo_audit_store_count_async (LumoAuditStore      *self,
-                              LumoAuditQuery      *query,
-                              GCancellable        *cancellable,
-                              GAsyncReadyCallback  callback,
-                              gpointer             user_data)
-{
-  g_return_if_fail (LUMO_IS_AUDIT_STORE (self));
-
-  run_read_async (self, lumo_audit_store_count_async, count_thread,
-                  query, 0, 0, cancellable, callback, user_data);
-}
-
-gint64
-lumo_audit_store_count_finish (LumoAuditStore  *self,
-                               GAsyncResult    *result,
-                               GError         **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), -1);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == lumo_audit_store_count_async, -1);
-
-  {
-    GError *local_error = NULL;
-    gint64 count = g_task_propagate_int (G_TASK (result), &local_error);
-
-    if (local_error != NULL)
-      {
-        g_propagate_error (error, local_error);
-        return -1;
-      }
-    return count;
-  }
 }
 
 /* ---- verify ------------------------------------------------------------------------ */
@@ -413,6 +165,7 @@ lumo_audit_store_verify (LumoAuditStore         *self,
                          LumoAuditVerifyReport  *report,
                          GError                **error)
 {
+  LumoAuditVerifyReport local_report;
   sqlite3 *db;
   gboolean ok;
 
@@ -420,24 +173,41 @@ lumo_audit_store_verify (LumoAuditStore         *self,
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (report != NULL)
-    memset (report, 0, sizeof *report);
+  if (report == NULL)
+    report = &local_report;
+  memset (report, 0, sizeof *report);
 
-  if (!(db = acquire (self, cancellable, error)))
+  if (!(db = _lumo_audit_read_begin (self, cancellable, error)))
     return FALSE;
 
-  ok = _lumo_audit_chain_verify (db, self->secret, self->head_path, progress, user_data,
-                                 cancellable, report, error);
-  release (self, db);
+  ok = _lumo_audit_chain_verify (db, self->secret, self->read_only ? NULL : self->head_path,
+                                 progress, user_data, cancellable, report, error);
+  /* A collected log's key file may simply be another log's. */
+  if (!ok && self->read_only && self->secret != NULL && error != NULL && *error != NULL &&
+      (report->fault == LUMO_AUDIT_FAULT_RESULT_CHANGED || report->fault == LUMO_AUDIT_FAULT_ANCHOR))
+    {
+      char *message = g_strdup_printf ("%s (or the key file “%s” is not the one this log was "
+                                       "written with)", (*error)->message, self->key_path);
+
+      g_free ((*error)->message);
+      (*error)->message = message;
+    }
+  _lumo_audit_read_end (self, db);
 
   return ok;
 }
 
 /* ---- export -------------------------------------------------------------------------- */
 
-static const char * const export_columns[] = {
-  "id", "time", "provider", "caller", "caller_name", "tool", "write", "target",
-  "params_hmac", "decision", "reason", "result", "result_text", "result_time", "hash",
+/* The export's columns, in order, and how JSON Lines writes each: 'n' a
+ * number, 'b' a boolean, 's' a string (or null). New columns go at the
+ * end, so a CSV reader that counts columns keeps working. */
+static const struct { const char *name; char json; } export_columns[] = {
+  { "id", 'n' }, { "time", 's' }, { "provider", 's' }, { "caller", 's' },
+  { "caller_name", 's' }, { "tool", 's' }, { "write", 'b' }, { "target", 's' },
+  { "params_hmac", 's' }, { "decision", 's' }, { "reason", 's' }, { "result", 's' },
+  { "result_text", 's' }, { "result_time", 's' }, { "hash", 's' },
+  { "caller_kind", 's' }, { "by_grant", 'b' }, { "result_mac", 's' },
 };
 
 static char *
@@ -489,6 +259,9 @@ row_fields (LumoAuditRow *row,
   fields[12] = lumo_audit_row_get_result_text (row);
   fields[13] = owned[2];
   fields[14] = lumo_audit_row_get_hash (row);
+  fields[15] = lumo_audit_caller_kind_to_string (lumo_audit_row_get_caller_kind (row));
+  fields[16] = lumo_audit_row_get_by_grant (row) ? "true" : "false";
+  fields[17] = lumo_audit_row_get_result_mac (row);
 }
 
 /* A spreadsheet opening the file runs a cell that starts with one of these
@@ -593,12 +366,10 @@ append_row (GString               *out,
         {
           if (i > 0)
             g_string_append_c (out, ',');
-          append_json_string (out, export_columns[i]);
+          append_json_string (out, export_columns[i].name);
           g_string_append_c (out, ':');
-          if (i == 0)
-            g_string_append (out, fields[0]);
-          else if (i == 6)
-            g_string_append (out, fields[6]);
+          if (export_columns[i].json != 's')
+            g_string_append (out, fields[i]);
           else if (fields[i] == NULL)
             g_string_append (out, "null");
           else
@@ -643,7 +414,7 @@ lumo_audit_store_export (LumoAuditStore         *self,
         {
           if (i > 0)
             g_string_append_c (buf, ',');
-          g_string_append (buf, export_columns[i]);
+          g_string_append (buf, export_columns[i].name);
         }
       g_string_append (buf, "\r\n");
     }

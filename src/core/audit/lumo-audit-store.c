@@ -42,6 +42,7 @@ enum {
 enum {
   ROW_ADDED,
   RESULT_SET,
+  CHANGED,
   N_SIGNALS
 };
 
@@ -59,6 +60,13 @@ lumo_audit_store_dispose (GObject *object)
    * one: it hands finished async ops to their callers' contexts and row-added
    * to a weak reference. So dispose runs on some other thread, and
    * waits there for the writer to finish every op still queued. */
+  /* Its handler holds only a weak reference to the store. */
+  if (self->wal_monitor != NULL)
+    {
+      g_file_monitor_cancel (self->wal_monitor);
+      g_clear_object (&self->wal_monitor);
+    }
+
   if (self->writer != NULL)
     {
       if (G_UNLIKELY (self->writer == g_thread_self ()))
@@ -92,6 +100,12 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->anchor_tail_stmt, sqlite3_finalize);
   g_clear_pointer (&self->begin_stmt, sqlite3_finalize);
   g_clear_pointer (&self->commit_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->indexed_read_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->indexed_write_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->index_rows_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->order_rows_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->order_update_stmt, sqlite3_finalize);
+  g_clear_pointer (&self->data_version_stmt, sqlite3_finalize);
   g_clear_pointer (&self->writer_db, lumo_db_close);
   g_clear_pointer (&self->idle_readers, g_ptr_array_unref);
   g_clear_pointer (&self->added_ids, g_array_unref);
@@ -102,6 +116,8 @@ lumo_audit_store_finalize (GObject *object)
   g_clear_pointer (&self->secret, g_bytes_unref);
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_free (self->path);
+  g_free (self->uri);
+  g_free (self->key_path);
   g_free (self->head_path);
   g_free (self->vfs_name);
   g_mutex_clear (&self->lock);
@@ -177,6 +193,22 @@ lumo_audit_store_class_init (LumoAuditStoreClass *klass)
   signals[RESULT_SET] =
     g_signal_new ("result-set", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT64);
+
+  /**
+   * LumoAuditStore::changed:
+   *
+   * Another connection — another process such as lumo-access-ctl or a
+   * second instance of the app, or another store on the same file —
+   * committed to the log: rows may have been added, results filled in or
+   * old rows removed by retention. Re-read what is shown (the first page
+   * of the current query, its count). Never emitted for this store's own
+   * writes, which ::row-added and ::result-set announce row by row.
+   * Emitted on the same main context as ::row-added, within about a
+   * second of the commit; several commits may give one emission.
+   */
+  signals[CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -283,6 +315,7 @@ _lumo_audit_store_new_full (const char  *path,
     }
 
   self->writer = g_thread_new ("lumo-audit-writer", _lumo_audit_writer_thread, self);
+  _lumo_audit_store_watch_changes (self);
 
   return g_steal_pointer (&self);
 }
@@ -299,6 +332,20 @@ lumo_audit_store_get_path (LumoAuditStore *self)
 {
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
   return self->path;
+}
+
+gboolean
+lumo_audit_store_is_read_only (LumoAuditStore *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), TRUE);
+  return self->read_only;
+}
+
+const char *
+lumo_audit_store_get_key_path (LumoAuditStore *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  return self->read_only ? self->key_path : NULL;
 }
 
 LumoAuditIntegrity
@@ -320,6 +367,13 @@ _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
                                         gboolean        enabled)
 {
   g_atomic_int_set (&self->no_head_checkpoints, !enabled);
+}
+
+void
+_lumo_audit_store_set_index_catch_up (LumoAuditStore *self,
+                                      gboolean        enabled)
+{
+  g_atomic_int_set (&self->no_index_catch_up, !enabled);
 }
 
 sqlite3 *
@@ -345,9 +399,16 @@ _lumo_audit_store_open_reader (LumoAuditStore  *self,
 {
   sqlite3 *db;
 
-  db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
-                              lumo_audit_migrations, lumo_audit_n_migrations, error);
-  if (db != NULL && (!lumo_db_exec (db, "PRAGMA query_only = ON", error) ||
+  if (self->read_only)
+    db = lumo_db_open_with_vfs (self->uri, NULL,
+                                LUMO_DB_FLAGS_READ_ONLY | LUMO_DB_FLAGS_URI | LUMO_DB_FLAGS_NO_CHECK |
+                                LUMO_DB_FLAGS_NO_MIGRATE,
+                                NULL, 0, error);
+  else
+    db = lumo_db_open_with_vfs (self->path, self->vfs_name, LUMO_DB_FLAGS_NO_CHECK,
+                                lumo_audit_migrations, lumo_audit_n_migrations, error);
+  if (db != NULL && ((self->read_only && !_lumo_audit_file_prepare_reader (self, db, error)) ||
+                     !lumo_db_exec (db, "PRAGMA query_only = ON", error) ||
                      !_lumo_audit_query_register_functions (db, error)))
     g_clear_pointer (&db, lumo_db_close);
 
@@ -371,12 +432,31 @@ _lumo_audit_store_release_reader (LumoAuditStore *self,
 
 /* ---- writing ------------------------------------------------------------------------ */
 
+/* A collected log takes no writes. */
+static gboolean
+check_writable (LumoAuditStore  *self,
+                GError         **error)
+{
+  if (!self->read_only)
+    return TRUE;
+
+  g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+               "The audit log “%s” was opened read-only (a collected log): it takes no writes",
+               self->path);
+  return FALSE;
+}
+
 static LumoAuditOp *
 append_op_new (LumoAuditStore         *self,
                const LumoAuditRecord  *record,
                GError                **error)
 {
-  g_autoptr(LumoAuditOp) op = g_new0 (LumoAuditOp, 1);
+  g_autoptr(LumoAuditOp) op = NULL;
+
+  if (!check_writable (self, error))
+    return NULL;
+
+  op = g_new0 (LumoAuditOp, 1);
 
   op->kind = LUMO_AUDIT_OP_APPEND;
   op->rows = g_new0 (LumoAuditQueuedRow, 1);
@@ -449,12 +529,16 @@ lumo_audit_store_append_finish (LumoAuditStore  *self,
 }
 
 static LumoAuditOp *
-result_op_new (gint64       id,
-               gboolean     ok,
-               const char  *error_text,
-               GError     **error)
+result_op_new (LumoAuditStore  *self,
+               gint64           id,
+               gboolean         ok,
+               const char      *error_text,
+               GError         **error)
 {
   LumoAuditOp *op;
+
+  if (!check_writable (self, error))
+    return NULL;
 
   if (id <= 0)
     {
@@ -489,7 +573,7 @@ lumo_audit_store_set_result (LumoAuditStore  *self,
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!(op = result_op_new (id, ok, error_text, error)))
+  if (!(op = result_op_new (self, id, ok, error_text, error)))
     return FALSE;
 
   return _lumo_audit_writer_run_sync (self, op, error);
@@ -514,7 +598,7 @@ lumo_audit_store_set_result_async (LumoAuditStore      *self,
   g_task_set_source_tag (task, lumo_audit_store_set_result_async);
   g_task_set_check_cancellable (task, FALSE);
 
-  if (!(op = result_op_new (id, ok, error_text, &error)))
+  if (!(op = result_op_new (self, id, ok, error_text, &error)))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -548,6 +632,8 @@ lumo_audit_store_import (LumoAuditStore               *self,
   g_return_val_if_fail (records != NULL || n_records == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (!check_writable (self, error))
+    return FALSE;
   if (n_records == 0)
     return TRUE;
 
@@ -605,6 +691,9 @@ lumo_audit_store_apply_retention (LumoAuditStore  *self,
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
+  if (!check_writable (self, error))
+    return -1;
+
   if (days < 1 || days > 100 * 365)
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
@@ -631,6 +720,14 @@ lumo_audit_store_key_params_hash (LumoAuditStore  *self,
 
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->secret == NULL)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_SECRET,
+                   "The audit log “%s” was opened without its key file, so a params hash "
+                   "cannot be keyed as its rows are", self->path);
+      return NULL;
+    }
 
   if (!lumo_audit_is_sha256_hex (sha256_hex))
     {

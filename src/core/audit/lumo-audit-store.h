@@ -40,9 +40,16 @@
  * it at about 95 bytes a row, but it knows only which rows hold a trigram,
  * so a term longer than three characters is looked up by a cover of its
  * trigrams and re-checked on the row, its case folded as the index folds
- * it (see lumo-audit-query.h). The store keeps the index in sync in the
- * same transactions, not with triggers: trusted_schema=OFF forbids virtual
- * tables in triggers, and SQLite 3.40's FTS5 is not marked innocuous.
+ * it (see lumo-audit-query.h). The index is written off the decision path:
+ * an append's transaction holds its row alone, and the writer thread
+ * indexes the rows above a watermark afterwards, when it is idle or the
+ * oldest of them is 0.5 s old (lumo-audit-writer.c); after a crash the
+ * next catch-up (at open, or after any commit) indexes what the index
+ * lacks. A search scans the rows above the watermark meanwhile, so every
+ * committed row is found at once (lumo-audit-store-pages.c). It is
+ * written by the store, not by triggers: trusted_schema=OFF forbids
+ * virtual tables in triggers, and SQLite 3.40's FTS5 is not marked
+ * innocuous.
  *
  * HEAD CHECKPOINT. After each group commit, and before any waiter is told
  * its row is durable, audit.head is replaced atomically (a rename; no
@@ -56,11 +63,36 @@
  * Free text is limited to the caller's display name and the result's error
  * text, which is cut to LUMO_AUDIT_RESULT_TEXT_MAX bytes.
  *
- * ::row-added (gint64 id) is emitted on the main context that was the
- * thread-default when the store was created, for rows this store appended.
- * ::result-set (gint64 id) is emitted there too when this store filled in
- * a row's result (after it is durable), so a view of recent rows can
- * re-read just that row instead of polling.
+ * SIGNALS AND PROPERTIES FOR A VIEW (the Audit page). All are emitted on
+ * the main context that was the thread-default when the store was created,
+ * never on the writer thread:
+ *
+ *   ::row-added (gint64 id)   a row this store appended is durable: show it
+ *                             (re-run the first page of the current query,
+ *                             or fetch the row and test it).
+ *   ::result-set (gint64 id)  this store filled in row @id's result (after
+ *                             it is durable): re-read just that row
+ *                             (lumo_audit_store_get_row()) instead of
+ *                             polling; its outcome may have changed.
+ *   ::changed ()              another connection (another process: the
+ *                             CLI, a second app; or another store on the
+ *                             file) committed: rows may have been added,
+ *                             results filled in, old rows removed. Re-read
+ *                             the first page and the count. Comes within
+ *                             about a second of the commit, from a file
+ *                             monitor on the WAL — nothing polls, and
+ *                             nothing runs while the file is still.
+ *   :integrity, :integrity-message
+ *                             the quick_check at open (below): CHECKING,
+ *                             then OK or FAILED with what is damaged
+ *                             (notify::integrity). Show a banner when
+ *                             FAILED: writes are refused from then on.
+ *
+ * A view pages with lumo_audit_store_fetch_sorted() (keyset paging in any
+ * order; the last row of a page is the cursor of the next), counts with
+ * lumo_audit_store_count() and shows lumo_audit_store_stats() of the same
+ * query above the list; all three have _async forms that run on the
+ * store's reader pool.
  *
  * INTEGRITY CHECK AT OPEN. lumo_audit_store_new() reads only the header
  * and the schema version (a file that is not a database, or a newer
@@ -71,8 +103,9 @@
  * write fail with LUMO_ERROR_DB_CORRUPT (so the backend denies: never
  * unaudited), :integrity becomes LUMO_AUDIT_INTEGRITY_FAILED and
  * :integrity-message says what is damaged. Reads are served meanwhile; a
- * damaged file fails them with its own error. The property changes on the
- * store's main context (see ::row-added). The writer thread opens one
+ * damaged file fails them with its own error. A collected log
+ * (lumo_audit_store_open_file()) is checked before it is returned and is
+ * OK from the start. The writer thread opens one
  * reader connection for the pool before the check, so a first page asked
  * for a little after open finds it ready.
  */
@@ -121,6 +154,11 @@ typedef struct
   const char        *params_sha256;  /* 64 lowercase hex digits */
   LumoAuditDecision  decision;
   const char        *reason;         /* NULL or "" for none */
+  /* What the policy says the caller is (0, the default: an extension). */
+  LumoAuditCallerKind caller_kind;
+  /* TRUE when a review grant let the write through without asking; only
+   * with decision allow (else LUMO_ERROR_INVALID_ARGUMENT). */
+  gboolean           by_grant;
 } LumoAuditRecord;
 
 /* A row to restore (lumo_audit_store_import()), e.g. from an export. The
@@ -157,6 +195,37 @@ typedef enum
 #define LUMO_TYPE_AUDIT_INTEGRITY (lumo_audit_integrity_get_type ())
 GType lumo_audit_integrity_get_type (void) G_GNUC_CONST;
 
+/* How lumo_audit_store_stats() groups rows. */
+typedef enum
+{
+  LUMO_AUDIT_GROUP_NONE,    /* one group: every matching row */
+  LUMO_AUDIT_GROUP_CALLER,  /* by caller id */
+  LUMO_AUDIT_GROUP_TOOL,    /* by tool name */
+  LUMO_AUDIT_GROUP_DAY,     /* by local calendar day of the row's time */
+} LumoAuditGroup;
+
+#define LUMO_TYPE_AUDIT_GROUP (lumo_audit_group_get_type ())
+GType lumo_audit_group_get_type (void) G_GNUC_CONST;
+
+/* The writes of one group. allowed + denied = total; failed counts the
+ * allowed writes whose tool reported an error (so allowed - failed
+ * succeeded or have no result yet). */
+typedef struct
+{
+  char   *key;       /* caller id, tool, day "2025-01-31"; NULL for GROUP_NONE */
+  char   *name;      /* GROUP_CALLER: the display name of its newest row ("" if none); else NULL */
+  gint64  total;
+  gint64  allowed;   /* decision allow or pending-review: let through or held */
+  gint64  denied;
+  gint64  failed;
+} LumoAuditStats;
+
+#define LUMO_TYPE_AUDIT_STATS (lumo_audit_stats_get_type ())
+GType           lumo_audit_stats_get_type (void) G_GNUC_CONST;
+LumoAuditStats *lumo_audit_stats_copy     (const LumoAuditStats *stats);
+void            lumo_audit_stats_free     (LumoAuditStats       *stats);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditStats, lumo_audit_stats_free)
+
 #define LUMO_TYPE_AUDIT_STORE (lumo_audit_store_get_type ())
 G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObject)
 
@@ -166,6 +235,40 @@ G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObje
 LumoAuditStore *lumo_audit_store_new              (const char             *path,
                                                    GError                **error);
 const char     *lumo_audit_store_get_path         (LumoAuditStore         *self);
+
+/* Opens a collected log read-only (see lumo-audit-file.c): another
+ * machine's audit.db, copied or made with SQLite's backup, or a JSON Lines
+ * export (lumo_audit_store_export()). The file is never written, nor
+ * anything beside it. Search, pages, counts, summaries, export and verify
+ * work as on the app's own store; writes fail with LUMO_ERROR_DB_IO.
+ * @key_path (NULL: none) is that machine's audit.key: with it, verify
+ * also checks the result MACs and the retention anchor, and params:
+ * lookups can be keyed. Blocking (a database's quick_check, an export's
+ * parse: seconds on a big log): from a UI, use the _async form.
+ *
+ * Errors: LUMO_ERROR_NOT_FOUND (no such file), LUMO_ERROR_SECRET (a key
+ * file that is missing, readable by others or not 32 bytes),
+ * LUMO_ERROR_DB_CORRUPT (a damaged or truncated database: what is
+ * damaged, and up to which row it can still be read),
+ * LUMO_ERROR_DB_TOO_NEW, LUMO_ERROR_DB_BUSY (a database with a non-empty
+ * -wal beside it, whose rows an immutable read would miss),
+ * LUMO_ERROR_INVALID_ARGUMENT (an SQLite file that is no audit log; an
+ * export line that is not an audit row: the message names the file, the
+ * line and the field). */
+LumoAuditStore *lumo_audit_store_open_file        (const char             *path,
+                                                   const char             *key_path,
+                                                   GError                **error);
+void            lumo_audit_store_open_file_async  (const char             *path,
+                                                   const char             *key_path,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+LumoAuditStore *lumo_audit_store_open_file_finish (GAsyncResult           *result,
+                                                   GError                **error);
+/* TRUE for a collected log. */
+gboolean        lumo_audit_store_is_read_only     (LumoAuditStore         *self);
+/* The key file a collected log was opened with, or NULL. */
+const char     *lumo_audit_store_get_key_path     (LumoAuditStore         *self);
 /* The state of the quick_check at open as last seen on the store's main
  * context, and (FAILED only, else NULL) what it found. */
 LumoAuditIntegrity lumo_audit_store_get_integrity (LumoAuditStore         *self);
@@ -244,6 +347,35 @@ void            lumo_audit_store_fetch_page_async (LumoAuditStore         *self,
 GPtrArray      *lumo_audit_store_fetch_page_finish (LumoAuditStore        *self,
                                                     GAsyncResult          *result,
                                                     GError               **error);
+/* Keyset paging in any order (see LumoAuditSortKey): rows matching @query
+ * (NULL = all) that come after @after — the last row of the previous
+ * page, NULL for the first page — in @key and @order, at most @limit
+ * (1–10000). Ties on the key are broken by the row id in the same
+ * direction, so the pages of one order together hold every matching row
+ * once. No OFFSET: a page far down costs what the first one does (with an
+ * index term, sorting the hits of the term). A row whose result is filled
+ * in between two pages may change its place in the outcome order. A bad
+ * @key or @order is LUMO_ERROR_INVALID_ARGUMENT. */
+GPtrArray      *lumo_audit_store_fetch_sorted     (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   LumoAuditSortKey        key,
+                                                   LumoAuditSortOrder      order,
+                                                   LumoAuditRow           *after,
+                                                   guint                   limit,
+                                                   GCancellable           *cancellable,
+                                                   GError                **error);
+void            lumo_audit_store_fetch_sorted_async (LumoAuditStore       *self,
+                                                     LumoAuditQuery       *query,
+                                                     LumoAuditSortKey      key,
+                                                     LumoAuditSortOrder    order,
+                                                     LumoAuditRow         *after,
+                                                     guint                 limit,
+                                                     GCancellable         *cancellable,
+                                                     GAsyncReadyCallback   callback,
+                                                     gpointer              user_data);
+GPtrArray      *lumo_audit_store_fetch_sorted_finish (LumoAuditStore      *self,
+                                                      GAsyncResult        *result,
+                                                      GError             **error);
 /* The number of rows matching @query (NULL = all); -1 on error. Runs on
  * its own reader connection, so it can run beside a page fetch. */
 gint64          lumo_audit_store_count            (LumoAuditStore         *self,
@@ -256,6 +388,26 @@ void            lumo_audit_store_count_async      (LumoAuditStore         *self,
                                                    GAsyncReadyCallback     callback,
                                                    gpointer                user_data);
 gint64          lumo_audit_store_count_finish     (LumoAuditStore         *self,
+                                                   GAsyncResult           *result,
+                                                   GError                **error);
+
+/* Summaries of the rows matching @query (NULL = all; the same search
+ * language and the same rows as a page or a count of that query), grouped
+ * by @group: LumoAuditStats, ordered by key (GROUP_NONE: exactly one, also
+ * for no rows). The Audit page shows GROUP_NONE or GROUP_CALLER of its
+ * current search above its list; lumo-access-ctl audit stats prints them. */
+GPtrArray      *lumo_audit_store_stats            (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   LumoAuditGroup          group,
+                                                   GCancellable           *cancellable,
+                                                   GError                **error);
+void            lumo_audit_store_stats_async      (LumoAuditStore         *self,
+                                                   LumoAuditQuery         *query,
+                                                   LumoAuditGroup          group,
+                                                   GCancellable           *cancellable,
+                                                   GAsyncReadyCallback     callback,
+                                                   gpointer                user_data);
+GPtrArray      *lumo_audit_store_stats_finish     (LumoAuditStore         *self,
                                                    GAsyncResult           *result,
                                                    GError                **error);
 
@@ -280,7 +432,10 @@ gint64          lumo_audit_store_apply_retention  (LumoAuditStore         *self,
 /* Streams the rows matching @query (NULL = all), newest first, by keyset
  * pages. Columns: id, time (ISO 8601 UTC), provider, caller, caller_name,
  * tool, write, target, params_hmac, decision, reason, result, result_text,
- * result_time, hash. */
+ * result_time, hash, caller_kind (extension, agent), by_grant, result_mac
+ * (the result's keyed MAC in hex, null without a result). A JSON Lines
+ * export of the whole log is a collected log that
+ * lumo_audit_store_open_file() opens and verifies. */
 gboolean        lumo_audit_store_export           (LumoAuditStore         *self,
                                                    LumoAuditQuery         *query,
                                                    LumoAuditExportFormat   format,

@@ -2,10 +2,24 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * One thread per store owns the write connection. Callers queue ops and
+ * One thread per store owns the write connection (the ops themselves are
+ * in lumo-audit-writer-ops.c, the index's catch-up and the check for other
+ * writers in lumo-audit-writer-index.c). Callers queue ops and
  * wait (or get a GTask back); the thread takes everything queued, commits it
  * in one transaction (one fsync), writes the head checkpoint, then wakes
  * every waiter.
+ *
+ * THE SEARCH INDEX CATCHES UP AFTERWARDS. An append's transaction holds
+ * its row, the table's indexes and nothing else: the trigram index (most
+ * of a commit's pages and CPU) is written by a second transaction, after
+ * the waiters are awake, when no op has come for INDEX_IDLE_US or the
+ * oldest unindexed row is INDEX_MAX_LAG_US old — so a busy writer indexes
+ * in batches and a row is in the index within a second of its commit. The
+ * watermark (audit_fts_state.indexed_to), which says which rows the index
+ * holds, moves in the same transaction; a crash before it commits leaves
+ * rows above it, and the next catch-up — at open, or after any commit of
+ * any process — indexes every one. Searches scan the rows above the
+ * watermark meanwhile (lumo-audit-store-pages.c), so they never miss one.
  */
 #define G_LOG_DOMAIN "lumo-audit"
 
@@ -18,12 +32,13 @@
 #include "lumo-db.h"
 #include "lumo-error.h"
 
-#define WAL_CHECKPOINT_FRAMES 1000
 /* The longest a group commit waits for more callers to join it (µs). */
 #define GROUP_COMMIT_MAX_WAIT_US 1000
+/* The index catches up once the queue has been empty this long (µs)… */
+#define INDEX_IDLE_US            (20 * 1000)
+/* … or when its oldest unindexed row is this old, busy or not (µs). */
+#define INDEX_MAX_LAG_US         (500 * 1000)
 
-/* The INSERT's parameter of a column of LUMO_AUDIT_COLUMNS. */
-#define PARAM(column) (LUMO_AUDIT_COL_##column + 1)
 
 /* ---- ops ------------------------------------------------------------------ */
 
@@ -123,13 +138,9 @@ _lumo_audit_writer_wal_hook (gpointer    user_data,
   return SQLITE_OK;
 }
 
-static sqlite3_stmt *cached (LumoAuditStore  *self,
-                             sqlite3_stmt   **slot,
-                             const char      *sql,
-                             GError         **error);
 
-static gboolean
-read_tail (LumoAuditStore  *self,
+gboolean
+_lumo_audit_writer_read_tail (LumoAuditStore  *self,
            gint64          *id,
            guint8          *hash,
            GError         **error)
@@ -144,7 +155,7 @@ read_tail (LumoAuditStore  *self,
       sqlite3_stmt *stmt;
       int rc;
 
-      if (!(stmt = cached (self, queries[i].slot, queries[i].sql, error)))
+      if (!(stmt = _lumo_audit_writer_cached (self, queries[i].slot, queries[i].sql, error)))
         return FALSE;
 
       rc = sqlite3_step (stmt);
@@ -177,8 +188,8 @@ read_tail (LumoAuditStore  *self,
   return TRUE;
 }
 
-static gboolean
-step_done (LumoAuditStore  *self,
+gboolean
+_lumo_audit_writer_step_done (LumoAuditStore  *self,
            sqlite3_stmt    *stmt,
            const char      *what,
            GError         **error)
@@ -196,8 +207,8 @@ step_done (LumoAuditStore  *self,
   return TRUE;
 }
 
-static sqlite3_stmt *
-cached (LumoAuditStore  *self,
+sqlite3_stmt *
+_lumo_audit_writer_cached (LumoAuditStore  *self,
         sqlite3_stmt   **slot,
         const char      *sql,
         GError         **error)
@@ -216,347 +227,25 @@ cached (LumoAuditStore  *self,
   return *slot;
 }
 
-
-static gboolean
-fts_change (LumoAuditStore  *self,
-            gboolean         remove,
-            gint64           id,
-            const char      *tool,
-            const char      *caller_id,
-            const char      *caller_name,
-            const char      *target,
-            const char      *result_text,
-            GError         **error)
-{
-  sqlite3_stmt *stmt;
-
-  /* External content: a removal must repeat the values that were indexed. */
-  if (remove)
-    stmt = cached (self, &self->fts_delete_stmt,
-                   "INSERT INTO audit_fts (audit_fts, rowid, tool, caller_id, caller_name, "
-                   "target, result_text) VALUES ('delete', ?, ?, ?, ?, ?, ?)", error);
-  else
-    stmt = cached (self, &self->fts_insert_stmt,
-                   "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
-                   "result_text) VALUES (?, ?, ?, ?, ?, ?)", error);
-  if (stmt == NULL)
-    return FALSE;
-
-  sqlite3_bind_int64 (stmt, 1, id);
-  sqlite3_bind_text (stmt, 2, tool, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 3, caller_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 4, caller_name, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 5, target, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 6, result_text, -1, SQLITE_STATIC);
-
-  return step_done (self, stmt, "Cannot update the audit search index", error);
-}
-
-/* @index: FALSE when the caller indexes a whole run of rows at once. */
-static gboolean
-insert_row (LumoAuditStore           *self,
-            const LumoAuditQueuedRow *row,
-            gboolean                  index,
-            gint64                   *tail_id,
-            guint8                   *tail_hash,
-            GError                  **error)
-{
-  LumoAuditChainFields f = {
-    .id = *tail_id + 1,
-    .time_us = row->time_us,
-    .provider_id = row->provider_id,
-    .caller_id = row->caller_id,
-    .caller_name = row->caller_name,
-    .tool = row->tool,
-    .write = row->write,
-    .target = row->target,
-    .params_hmac = row->params_hmac,
-    .decision = row->decision,
-    .reason = row->reason,
-  };
-  guint8 hash[LUMO_AUDIT_HASH_SIZE];
-  guint8 mac[LUMO_AUDIT_HASH_SIZE];
-  sqlite3_stmt *stmt;
-
-  if (!(stmt = cached (self, &self->insert_stmt,
-                       "INSERT INTO audit (" LUMO_AUDIT_COLUMN_NAMES ") "
-                       "VALUES (" LUMO_AUDIT_COLUMN_PARAMS ")", error)))
-    return FALSE;
-
-  lumo_audit_chain_row_hash (tail_hash, &f, hash);
-
-  /* Every parameter is bound (or NULL below): a cached statement keeps
-   * its last row's bindings otherwise. */
-  sqlite3_bind_int64 (stmt, PARAM (ID), f.id);
-  sqlite3_bind_int64 (stmt, PARAM (TIME_US), f.time_us);
-  sqlite3_bind_text (stmt, PARAM (PROVIDER_ID), f.provider_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, PARAM (CALLER_ID), f.caller_id, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, PARAM (CALLER_NAME), f.caller_name, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, PARAM (TOOL), f.tool, -1, SQLITE_STATIC);
-  sqlite3_bind_int (stmt, PARAM (WRITE), f.write ? 1 : 0);
-  sqlite3_bind_text (stmt, PARAM (TARGET), f.target, -1, SQLITE_STATIC);
-  sqlite3_bind_blob (stmt, PARAM (PARAMS_HMAC), f.params_hmac, LUMO_AUDIT_HASH_SIZE, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, PARAM (DECISION), f.decision, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, PARAM (REASON), f.reason, -1, SQLITE_STATIC);
-  sqlite3_bind_blob (stmt, PARAM (HASH), hash, sizeof hash, SQLITE_STATIC);
-
-  if (row->result != NULL)
-    {
-      lumo_audit_chain_result_mac (self->secret, hash, row->result, row->result_text,
-                                   row->result_time_us, mac);
-      sqlite3_bind_text (stmt, PARAM (RESULT), row->result, -1, SQLITE_STATIC);
-      sqlite3_bind_text (stmt, PARAM (RESULT_TEXT), row->result_text, -1, SQLITE_STATIC);
-      sqlite3_bind_int64 (stmt, PARAM (RESULT_TIME_US), row->result_time_us);
-      sqlite3_bind_blob (stmt, PARAM (RESULT_MAC), mac, sizeof mac, SQLITE_STATIC);
-    }
-  else
-    {
-      sqlite3_bind_null (stmt, PARAM (RESULT));
-      sqlite3_bind_null (stmt, PARAM (RESULT_TEXT));
-      sqlite3_bind_null (stmt, PARAM (RESULT_TIME_US));
-      sqlite3_bind_null (stmt, PARAM (RESULT_MAC));
-    }
-
-  if (!step_done (self, stmt, "Cannot append to the audit log", error) ||
-      (index && !fts_change (self, FALSE, f.id, f.tool, f.caller_id, f.caller_name, f.target,
-                             row->result_text, error)))
-    return FALSE;
-
-  *tail_id = f.id;
-  memcpy (tail_hash, hash, sizeof hash);
-  return TRUE;
-}
-
-/* The rows first, then the index for all of them in one statement: FTS5
- * tokenizes a run of rows in one pass at about half the cost of one
- * insert per row. */
-static gboolean
-import_rows (LumoAuditStore  *self,
-             LumoAuditOp     *op,
-             gint64          *tail_id,
-             guint8          *tail_hash,
-             GError         **error)
-{
-  g_autoptr(sqlite3_stmt) stmt = NULL;
-  gint64 first = *tail_id + 1;
-
-  for (gsize i = 0; i < op->n_rows; i++)
-    if (!insert_row (self, &op->rows[i], FALSE, tail_id, tail_hash, error))
-      return FALSE;
-
-  if (!(stmt = lumo_db_prepare (self->writer_db,
-                                "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, "
-                                "result_text) SELECT id, tool, caller_id, caller_name, target, "
-                                "result_text FROM audit WHERE id >= ? ORDER BY id", error)))
-    return FALSE;
-  sqlite3_bind_int64 (stmt, 1, first);
-
-  return step_done (self, stmt, "Cannot index the imported rows", error);
-}
-
-/* FALSE only for a failure of the database (which fails the batch); a
- * request that cannot be honoured is the op's own error. */
-static gboolean
-set_result (LumoAuditStore  *self,
-            LumoAuditOp              *op,
-            GError         **error)
-{
-  g_autofree char *tool = NULL, *caller_id = NULL, *caller_name = NULL, *target = NULL;
-  guint8 hash[LUMO_AUDIT_HASH_SIZE];
-  guint8 mac[LUMO_AUDIT_HASH_SIZE];
-  sqlite3_stmt *stmt;
-  int rc;
-
-  if (!(stmt = cached (self, &self->result_read_stmt,
-                       "SELECT decision, result, hash, tool, caller_id, caller_name, target "
-                       "FROM audit WHERE id = ?", error)))
-    return FALSE;
-
-  sqlite3_bind_int64 (stmt, 1, op->id);
-  rc = sqlite3_step (stmt);
-  if (rc == SQLITE_DONE)
-    {
-      sqlite3_reset (stmt);
-      g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
-                   "There is no audit row %" G_GINT64_FORMAT, op->id);
-      return TRUE;
-    }
-  if (rc != SQLITE_ROW)
-    {
-      lumo_db_set_error (error, self->writer_db, rc, "Cannot read the audit row");
-      sqlite3_reset (stmt);
-      return FALSE;
-    }
-
-  if (g_strcmp0 ((const char *) sqlite3_column_text (stmt, 0), "deny") == 0)
-    g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                 "Audit row %" G_GINT64_FORMAT " was denied, so it has no result", op->id);
-  else if (sqlite3_column_type (stmt, 1) != SQLITE_NULL)
-    g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                 "Audit row %" G_GINT64_FORMAT " already has a result; it is set only once",
-                 op->id);
-  else if (sqlite3_column_bytes (stmt, 2) != LUMO_AUDIT_HASH_SIZE)
-    g_set_error (&op->error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
-                 "Audit row %" G_GINT64_FORMAT " has no valid hash", op->id);
-
-  if (op->error != NULL)
-    {
-      sqlite3_reset (stmt);
-      return TRUE;
-    }
-
-  memcpy (hash, sqlite3_column_blob (stmt, 2), sizeof hash);
-  tool = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
-  caller_id = g_strdup ((const char *) sqlite3_column_text (stmt, 4));
-  caller_name = g_strdup ((const char *) sqlite3_column_text (stmt, 5));
-  target = g_strdup ((const char *) sqlite3_column_text (stmt, 6));
-  sqlite3_reset (stmt);
-
-  lumo_audit_chain_result_mac (self->secret, hash, op->result, op->result_text, op->time_us, mac);
-
-  if (!(stmt = cached (self, &self->result_update_stmt,
-                       "UPDATE audit SET result = ?, result_text = ?, result_time_us = ?, "
-                       "result_mac = ? WHERE id = ?", error)))
-    return FALSE;
-
-  sqlite3_bind_text (stmt, 1, op->result, -1, SQLITE_STATIC);
-  sqlite3_bind_text (stmt, 2, op->result_text, -1, SQLITE_STATIC);
-  sqlite3_bind_int64 (stmt, 3, op->time_us);
-  sqlite3_bind_blob (stmt, 4, mac, sizeof mac, SQLITE_STATIC);
-  sqlite3_bind_int64 (stmt, 5, op->id);
-  if (!step_done (self, stmt, "Cannot record the result", error))
-    return FALSE;
-
-  if (op->result_text != NULL)
-    return fts_change (self, TRUE, op->id, tool, caller_id, caller_name, target, NULL, error) &&
-           fts_change (self, FALSE, op->id, tool, caller_id, caller_name, target,
-                       op->result_text, error);
-
-  return TRUE;
-}
-
-static gboolean
-exec_int (LumoAuditStore  *self,
-          const char      *sql,
-          gint64           arg,
-          gboolean        *is_null,
-          gint64          *out,
-          GError         **error)
-{
-  g_autoptr(sqlite3_stmt) stmt = NULL;
-  int rc;
-
-  if (!(stmt = lumo_db_prepare (self->writer_db, sql, error)))
-    return FALSE;
-  if (sqlite3_bind_parameter_count (stmt) > 0)
-    sqlite3_bind_int64 (stmt, 1, arg);
-
-  rc = sqlite3_step (stmt);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-    {
-      lumo_db_set_error (error, self->writer_db, rc, "Cannot apply retention");
-      return FALSE;
-    }
-
-  if (out != NULL)
-    {
-      *is_null = rc == SQLITE_DONE || sqlite3_column_type (stmt, 0) == SQLITE_NULL;
-      *out = *is_null ? 0 : sqlite3_column_int64 (stmt, 0);
-    }
-
-  return TRUE;
-}
-
-/* Deletes the oldest rows up to the first one that is not older than the
- * cutoff: always a prefix of the chain, so the anchor (the hash of the last
- * deleted row) is all the remainder needs. */
-static gboolean
-apply_retention (LumoAuditStore  *self,
-                 LumoAuditOp              *op,
-                 GError         **error)
-{
-  g_autoptr(sqlite3_stmt) hash_stmt = NULL;
-  g_autoptr(sqlite3_stmt) anchor_stmt = NULL;
-  g_autofree char *cutoff_sql = NULL;
-  guint8 hash[LUMO_AUDIT_HASH_SIZE];
-  guint8 mac[LUMO_AUDIT_HASH_SIZE];
-  gboolean none_newer, empty;
-  gint64 first_newer, first, last, max_id;
-
-  op->count = 0;
-
-  if (!exec_int (self, "SELECT min (id) FROM audit WHERE time_us >= ?", op->time_us,
-                 &none_newer, &first_newer, error) ||
-      !exec_int (self, "SELECT min (id) FROM audit", 0, &empty, &first, error) ||
-      !exec_int (self, "SELECT max (id) FROM audit", 0, &empty, &last, error))
-    return FALSE;
-
-  if (empty)
-    return TRUE;
-
-  max_id = none_newer ? last : first_newer - 1;
-  if (max_id < first)
-    return TRUE;
-
-  if (!(hash_stmt = lumo_db_prepare (self->writer_db, "SELECT hash FROM audit WHERE id = ?", error)))
-    return FALSE;
-  sqlite3_bind_int64 (hash_stmt, 1, max_id);
-  if (sqlite3_step (hash_stmt) != SQLITE_ROW ||
-      sqlite3_column_bytes (hash_stmt, 0) != LUMO_AUDIT_HASH_SIZE)
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
-                   "Audit row %" G_GINT64_FORMAT " is missing or has no valid hash; "
-                   "retention stopped (run verify)", max_id);
-      return FALSE;
-    }
-  memcpy (hash, sqlite3_column_blob (hash_stmt, 0), sizeof hash);
-
-  cutoff_sql = g_strdup_printf ("INSERT INTO audit_retention_cutoff (one, before_us, max_id) "
-                                "VALUES (1, %" G_GINT64_FORMAT ", ?)", op->time_us);
-  if (!exec_int (self, cutoff_sql, max_id, NULL, NULL, error) ||
-      !exec_int (self,
-                 "INSERT INTO audit_fts (audit_fts, rowid, tool, caller_id, caller_name, target, "
-                 "result_text) SELECT 'delete', id, tool, caller_id, caller_name, target, "
-                 "result_text FROM audit WHERE id <= ?", max_id, NULL, NULL, error) ||
-      !exec_int (self, "DELETE FROM audit WHERE id <= ?", max_id, NULL, NULL, error))
-    return FALSE;
-  op->count = sqlite3_changes64 (self->writer_db);
-
-  lumo_audit_chain_head_mac (self->secret, "anchor", max_id, hash, mac);
-  if (!(anchor_stmt = lumo_db_prepare (self->writer_db,
-                                       "INSERT INTO audit_anchor (one, last_id, last_hash, mac, cutoff_us) "
-                                       "VALUES (1, ?, ?, ?, ?) ON CONFLICT (one) DO UPDATE SET "
-                                       "last_id = excluded.last_id, last_hash = excluded.last_hash, "
-                                       "mac = excluded.mac, cutoff_us = excluded.cutoff_us", error)))
-    return FALSE;
-  sqlite3_bind_int64 (anchor_stmt, 1, max_id);
-  sqlite3_bind_blob (anchor_stmt, 2, hash, sizeof hash, SQLITE_STATIC);
-  sqlite3_bind_blob (anchor_stmt, 3, mac, sizeof mac, SQLITE_STATIC);
-  sqlite3_bind_int64 (anchor_stmt, 4, op->time_us);
-
-  return step_done (self, anchor_stmt, "Cannot write the retention anchor", error) &&
-         lumo_db_exec (self->writer_db, "DELETE FROM audit_retention_cutoff", error);
-}
-
 /* BEGIN IMMEDIATE and COMMIT as prepared statements: a single-row group
  * commit is short enough that parsing them each time shows. IMMEDIATE takes
  * the write lock first, so a busy database fails here, not half-way. */
-static gboolean
-begin_immediate (LumoAuditStore  *self,
+gboolean
+_lumo_audit_writer_begin (LumoAuditStore  *self,
                  GError         **error)
 {
-  sqlite3_stmt *stmt = cached (self, &self->begin_stmt, "BEGIN IMMEDIATE", error);
+  sqlite3_stmt *stmt = _lumo_audit_writer_cached (self, &self->begin_stmt, "BEGIN IMMEDIATE", error);
 
-  return stmt != NULL && step_done (self, stmt, "Cannot start writing the audit log", error);
+  return stmt != NULL && _lumo_audit_writer_step_done (self, stmt, "Cannot start writing the audit log", error);
 }
 
-static gboolean
-commit (LumoAuditStore  *self,
+gboolean
+_lumo_audit_writer_commit (LumoAuditStore  *self,
         GError         **error)
 {
-  sqlite3_stmt *stmt = cached (self, &self->commit_stmt, "COMMIT", error);
+  sqlite3_stmt *stmt = _lumo_audit_writer_cached (self, &self->commit_stmt, "COMMIT", error);
 
-  if (stmt == NULL || !step_done (self, stmt, "Cannot commit to the audit log", error))
+  if (stmt == NULL || !_lumo_audit_writer_step_done (self, stmt, "Cannot commit to the audit log", error))
     {
       lumo_db_rollback (self->writer_db);
       return FALSE;
@@ -584,8 +273,8 @@ writer_process (LumoAuditStore *self,
       ok = FALSE;
     }
   else
-    ok = begin_immediate (self, &error) &&
-         read_tail (self, &tail_id, tail_hash, &error);
+    ok = _lumo_audit_writer_begin (self, &error) &&
+         _lumo_audit_writer_read_tail (self, &tail_id, tail_hash, &error);
   start_id = tail_id;
 
   for (GList *l = batch->head; ok && l != NULL; l = l->next)
@@ -595,27 +284,27 @@ writer_process (LumoAuditStore *self,
       switch (op->kind)
         {
         case LUMO_AUDIT_OP_APPEND:
-          ok = insert_row (self, &op->rows[0], TRUE, &tail_id, tail_hash, &error);
+          ok = _lumo_audit_writer_insert_row (self, &op->rows[0], &tail_id, tail_hash, &error);
           op->id = tail_id;
           g_array_append_val (added, tail_id);
           break;
         case LUMO_AUDIT_OP_IMPORT:
-          ok = import_rows (self, op, &tail_id, tail_hash, &error);
+          ok = _lumo_audit_writer_import_rows (self, op, &tail_id, tail_hash, &error);
           break;
         case LUMO_AUDIT_OP_RESULT:
-          ok = set_result (self, op, &error);
+          ok = _lumo_audit_writer_set_result (self, op, &error);
           if (ok && op->error == NULL)
             g_array_append_val (results, op->id);
           break;
         case LUMO_AUDIT_OP_RETENTION:
         default:
-          ok = apply_retention (self, op, &error);
+          ok = _lumo_audit_writer_apply_retention (self, op, &error);
           break;
         }
     }
 
   if (ok)
-    ok = commit (self, &error);
+    ok = _lumo_audit_writer_commit (self, &error);
   else if (self->integrity_error == NULL)
     lumo_db_rollback (self->writer_db);
 
@@ -684,15 +373,13 @@ writer_process (LumoAuditStore *self,
     {
       _lumo_audit_store_rows_added (self, added);
       _lumo_audit_store_results_set (self, results);
+      if (tail_id != start_id && self->unindexed_since == 0)
+        self->unindexed_since = g_get_monotonic_time ();
     }
 
   /* Checkpointing the WAL after the waiters are awake keeps its fsyncs out
    * of the latency of an append. */
-  if (self->wal_frames >= WAL_CHECKPOINT_FRAMES)
-    {
-      sqlite3_wal_checkpoint_v2 (self->writer_db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
-      self->wal_frames = 0;
-    }
+  _lumo_audit_writer_checkpoint_wal (self);
 }
 
 gpointer
@@ -701,21 +388,53 @@ _lumo_audit_writer_thread (gpointer data)
   LumoAuditStore *self = data;
   guint last_batch = 0;
   gint64 last_commit_us = 0;
+  gint64 last_activity = 0;
 
   _lumo_audit_store_check_integrity (self);
+  /* Where the file stands now: commits of others move it. */
+  self->data_version = _lumo_audit_writer_read_data_version (self);
+  /* Rows a crash (of any process) left out of the index. */
+  _lumo_audit_writer_index_catch_up (self);
 
   for (;;)
     {
       GQueue batch = G_QUEUE_INIT;
+      gboolean stopping;
       gint64 start;
 
+      /* Wait for an op; with rows to index, only until the writer has been
+       * idle for INDEX_IDLE_US (or the oldest of them is INDEX_MAX_LAG_US
+       * old). No timeout while there is nothing to do. */
       g_mutex_lock (&self->lock);
       while (g_queue_is_empty (&self->queue) && !self->stopping)
-        g_cond_wait (&self->queue_cond, &self->lock);
-      if (g_queue_is_empty (&self->queue))
         {
+          gint64 deadline;
+
+          if (self->unindexed_since == 0)
+            {
+              g_cond_wait (&self->queue_cond, &self->lock);
+              continue;
+            }
+          deadline = MIN (last_activity + INDEX_IDLE_US, self->unindexed_since + INDEX_MAX_LAG_US);
+          if (g_get_monotonic_time () >= deadline)
+            break;
+          g_cond_wait_until (&self->queue_cond, &self->lock, deadline);
+        }
+      stopping = self->stopping;
+
+      /* Idle (or closing): index now. Busy for too long: index first. */
+      if (g_queue_is_empty (&self->queue) ||
+          (self->unindexed_since != 0 &&
+           g_get_monotonic_time () - self->unindexed_since >= INDEX_MAX_LAG_US))
+        {
+          gboolean idle = g_queue_is_empty (&self->queue);
+
           g_mutex_unlock (&self->lock);
-          break;
+          if (self->unindexed_since != 0)
+            _lumo_audit_writer_index_catch_up (self);
+          if (idle && stopping)
+            break;
+          continue;
         }
 
       /* Group commit that grows its groups: the callers of the last batch
@@ -739,10 +458,15 @@ _lumo_audit_writer_thread (gpointer data)
       g_queue_init (&self->queue);
       g_mutex_unlock (&self->lock);
 
+      _lumo_audit_writer_take_checks (self, &batch);
+      if (g_queue_is_empty (&batch))
+        continue;
+
       last_batch = batch.length;
       start = g_get_monotonic_time ();
       writer_process (self, &batch);
-      last_commit_us = g_get_monotonic_time () - start;
+      last_activity = g_get_monotonic_time ();
+      last_commit_us = last_activity - start;
     }
 
   return NULL;

@@ -334,6 +334,10 @@ audit_then_answer (LumoBridgeRequest *request,
     .params_sha256 = m->params_hash,
     .decision = request->reason == NULL ? LUMO_AUDIT_DECISION_ALLOW : LUMO_AUDIT_DECISION_DENY,
     .reason = stored_reason != NULL ? stored_reason : request->reason,
+    /* The policy's word on who the caller is, so the row can say
+     * "desktop agent" after the agent is gone. */
+    .caller_kind = lumo_policy_is_agent (request->policy, m->caller_id)
+                   ? LUMO_AUDIT_CALLER_KIND_AGENT : LUMO_AUDIT_CALLER_KIND_EXTENSION,
   };
 
   /* Not the session's cancellable: a decision already made is recorded

@@ -420,8 +420,12 @@ lumo_db_open_with_vfs (const char           *path,
   open_flags = read_only ? SQLITE_OPEN_READONLY
                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   open_flags |= SQLITE_OPEN_FULLMUTEX;
+  if (flags & LUMO_DB_FLAGS_URI)
+    open_flags |= SQLITE_OPEN_URI;
 
-  if (!read_only && !prepare_files (path, error))
+  /* A URI names no file of that name (an in-memory database, or a file
+   * opened read-only). */
+  if (!read_only && !(flags & LUMO_DB_FLAGS_URI) && !prepare_files (path, error))
     return NULL;
 
   rc = sqlite3_open_v2 (path, &db, open_flags, vfs);
@@ -456,7 +460,8 @@ lumo_db_open_with_vfs (const char           *path,
 
   /* Switching to WAL rewrites the header, so a newer schema is refused
    * before that: "left untouched" means not one byte. */
-  if (!refuse_newer_schema (db, path, migrations, n_migrations, error))
+  if (!(flags & LUMO_DB_FLAGS_NO_MIGRATE) &&
+      !refuse_newer_schema (db, path, migrations, n_migrations, error))
     goto fail;
 
   if (!read_only)
@@ -478,7 +483,8 @@ lumo_db_open_with_vfs (const char           *path,
                      error))
     goto fail;
 
-  if (!migrate (db, path, migrations, n_migrations, read_only,
+  if (!(flags & LUMO_DB_FLAGS_NO_MIGRATE) &&
+      !migrate (db, path, migrations, n_migrations, read_only,
                 (flags & LUMO_DB_FLAGS_DEFER_CHECK) != 0, error))
     goto fail;
 

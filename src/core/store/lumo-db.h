@@ -32,6 +32,12 @@ typedef enum
    * caller runs lumo_db_quick_check() later (the audit store, on its
    * writer thread). */
   LUMO_DB_FLAGS_DEFER_CHECK  = 1 << 3,
+  /* @path is an SQLite URI ("file:…?mode=ro&immutable=1", an in-memory
+   * database): no file of that name is created or touched. */
+  LUMO_DB_FLAGS_URI          = 1 << 4,
+  /* No schema version test and no migration: the caller reads
+   * user_version itself (opening a file of unknown origin read-only). */
+  LUMO_DB_FLAGS_NO_MIGRATE   = 1 << 5,
 } LumoDbFlags;
 
 typedef struct
