@@ -110,7 +110,7 @@ read_first_request_id (void)
         return NULL;
 
       message = json_node_get_object (node);
-      if (lumo_jsonrpc_classify (message, NULL) != LUMO_JSONRPC_REQUEST)
+      if (lumo_mcp_classify (message, NULL) != LUMO_MCP_REQUEST)
         return NULL;
       return json_node_copy (json_object_get_member (message, "id"));
     }
@@ -129,7 +129,7 @@ refuse (const char *message)
   g_printerr ("lumo-access-mcp: %s\n", message);
 
   id = read_first_request_id ();
-  error = lumo_jsonrpc_error_new (id, LUMO_JSONRPC_SERVER_ERROR, message);
+  error = lumo_mcp_new_error (id, LUMO_MCP_SERVER_ERROR, message);
   if ((line = lumo_line_encode (error, NULL)) != NULL)
     write_all (STDOUT_FILENO, g_bytes_get_data (line, NULL), g_bytes_get_size (line));
 

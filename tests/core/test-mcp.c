@@ -46,7 +46,7 @@ test_versions_match_sdk (void)
   g_autofree char *latest_version = NULL;
   g_autofree char *list = NULL;
   g_auto(GStrv) items = NULL;
-  const char * const *ours = lumo_mcp_get_protocol_versions ();
+  const char * const *ours = lumo_mcp_supported_versions ();
   guint i;
 
   if (!g_file_get_contents (path, &text, NULL, NULL))
@@ -84,30 +84,30 @@ test_versions_match_sdk (void)
 static void
 test_versions (void)
 {
-  g_assert_true (lumo_mcp_protocol_version_is_known ("2025-03-26"));
-  g_assert_true (lumo_mcp_protocol_version_is_known ("2025-06-18"));
-  g_assert_true (lumo_mcp_protocol_version_is_known ("2025-11-25"));
-  g_assert_false (lumo_mcp_protocol_version_is_known (NULL));
-  g_assert_false (lumo_mcp_protocol_version_is_known (""));
-  g_assert_false (lumo_mcp_protocol_version_is_known ("2025-03-26 "));
-  g_assert_false (lumo_mcp_protocol_version_is_known ("2099-01-01"));
-  g_assert_false (lumo_mcp_protocol_version_is_known ("DRAFT-2026-v1"));
+  g_assert_true (lumo_mcp_is_supported_version ("2025-03-26"));
+  g_assert_true (lumo_mcp_is_supported_version ("2025-06-18"));
+  g_assert_true (lumo_mcp_is_supported_version ("2025-11-25"));
+  g_assert_false (lumo_mcp_is_supported_version (NULL));
+  g_assert_false (lumo_mcp_is_supported_version (""));
+  g_assert_false (lumo_mcp_is_supported_version ("2025-03-26 "));
+  g_assert_false (lumo_mcp_is_supported_version ("2099-01-01"));
+  g_assert_false (lumo_mcp_is_supported_version ("DRAFT-2026-v1"));
 
-  g_assert_true (lumo_mcp_protocol_version_has_batches ("2025-03-26"));
-  g_assert_false (lumo_mcp_protocol_version_has_batches ("2025-06-18"));
-  g_assert_false (lumo_mcp_protocol_version_has_batches ("2025-11-25"));
-  g_assert_false (lumo_mcp_protocol_version_has_batches ("2099-01-01"));
-  g_assert_false (lumo_mcp_protocol_version_has_batches (NULL));
+  g_assert_true (lumo_mcp_version_has_batches ("2025-03-26"));
+  g_assert_false (lumo_mcp_version_has_batches ("2025-06-18"));
+  g_assert_false (lumo_mcp_version_has_batches ("2025-11-25"));
+  g_assert_false (lumo_mcp_version_has_batches ("2099-01-01"));
+  g_assert_false (lumo_mcp_version_has_batches (NULL));
 }
 
 static void
 assert_kind (const char      *json,
-             LumoJsonRpcKind  kind)
+             LumoMcpKind  kind)
 {
   g_autoptr(JsonObject) object = parse_object (json);
   g_autoptr(GError) error = NULL;
 
-  g_assert_cmpint (lumo_jsonrpc_classify (object, &error), ==, kind);
+  g_assert_cmpint (lumo_mcp_classify (object, &error), ==, kind);
   g_assert_no_error (error);
 }
 
@@ -118,7 +118,7 @@ assert_invalid (const char *json,
   g_autoptr(JsonObject) object = parse_object (json);
   g_autoptr(GError) error = NULL;
 
-  g_assert_cmpint (lumo_jsonrpc_classify (object, &error), ==, 0);
+  g_assert_cmpint (lumo_mcp_classify (object, &error), ==, 0);
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT);
   g_assert_true (g_str_has_prefix (error->message, member));
   g_test_message ("%s → %s", json, error->message);
@@ -127,18 +127,17 @@ assert_invalid (const char *json,
 static void
 test_classify (void)
 {
-  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", LUMO_JSONRPC_REQUEST);
-  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\",\"params\":{}}", LUMO_JSONRPC_REQUEST);
-  assert_kind ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", LUMO_JSONRPC_NOTIFICATION);
-  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}", LUMO_JSONRPC_RESPONSE);
-  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":1,\"message\":\"m\"}}", LUMO_JSONRPC_RESPONSE);
-  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1,\"message\":\"m\"}}", LUMO_JSONRPC_RESPONSE);
+  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}", LUMO_MCP_REQUEST);
+  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\",\"params\":{}}", LUMO_MCP_REQUEST);
+  assert_kind ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", LUMO_MCP_NOTIFICATION);
+  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}", LUMO_MCP_RESPONSE);
+  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":1,\"message\":\"m\"}}", LUMO_MCP_RESPONSE);
+  assert_kind ("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1,\"message\":\"m\"}}", LUMO_MCP_RESPONSE);
 
   assert_invalid ("{\"id\":1,\"method\":\"ping\"}", "jsonrpc");
   assert_invalid ("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", "jsonrpc");
   assert_invalid ("{\"jsonrpc\":2.0,\"id\":1,\"method\":\"ping\"}", "jsonrpc");
   assert_invalid ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", "method");
-  assert_invalid ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"result\":{}}", "method");
   assert_invalid ("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", "id");
   assert_invalid ("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", "id");
   assert_invalid ("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", "id");
@@ -157,10 +156,10 @@ test_initialize (void)
   g_autoptr(JsonObject) other = parse_object ("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}");
   g_autoptr(JsonObject) broken = parse_object ("{\"id\":0,\"method\":\"initialize\"}");
 
-  g_assert_true (lumo_jsonrpc_is_initialize (init));
-  g_assert_false (lumo_jsonrpc_is_initialize (note));
-  g_assert_false (lumo_jsonrpc_is_initialize (other));
-  g_assert_false (lumo_jsonrpc_is_initialize (broken));
+  g_assert_true (lumo_mcp_is_initialize (init));
+  g_assert_false (lumo_mcp_is_initialize (note));
+  g_assert_false (lumo_mcp_is_initialize (other));
+  g_assert_false (lumo_mcp_is_initialize (broken));
 }
 
 static void
@@ -168,7 +167,7 @@ assert_key (const char *json,
             const char *key)
 {
   g_autoptr(JsonNode) node = parse (json);
-  g_autofree char *actual = lumo_jsonrpc_id_key (node);
+  g_autofree char *actual = lumo_mcp_id_key (node);
 
   g_assert_cmpstr (actual, ==, key);
 }
@@ -186,24 +185,24 @@ test_id_key (void)
   assert_key ("[1]", NULL);
   assert_key ("{}", NULL);
   assert_key ("false", NULL);
-  g_assert_null (lumo_jsonrpc_id_key (NULL));
+  g_assert_null (lumo_mcp_id_key (NULL));
 }
 
 static void
 test_error_new (void)
 {
   g_autoptr(JsonNode) id = parse ("\"req-1\"");
-  g_autoptr(JsonObject) with_id = lumo_jsonrpc_error_new (id, LUMO_JSONRPC_INVALID_REQUEST, "bad");
-  g_autoptr(JsonObject) without = lumo_jsonrpc_error_new (NULL, LUMO_JSONRPC_PARSE_ERROR, "not JSON");
+  g_autoptr(JsonObject) with_id = lumo_mcp_new_error (id, LUMO_MCP_INVALID_REQUEST, "bad");
+  g_autoptr(JsonObject) without = lumo_mcp_new_error (NULL, LUMO_MCP_PARSE_ERROR, "not JSON");
   JsonObject *error;
 
-  g_assert_cmpint (lumo_jsonrpc_classify (with_id, NULL), ==, LUMO_JSONRPC_RESPONSE);
+  g_assert_cmpint (lumo_mcp_classify (with_id, NULL), ==, LUMO_MCP_RESPONSE);
   g_assert_cmpstr (json_object_get_string_member (with_id, "id"), ==, "req-1");
   error = json_object_get_object_member (with_id, "error");
   g_assert_cmpint (json_object_get_int_member (error, "code"), ==, -32600);
   g_assert_cmpstr (json_object_get_string_member (error, "message"), ==, "bad");
 
-  g_assert_cmpint (lumo_jsonrpc_classify (without, NULL), ==, LUMO_JSONRPC_RESPONSE);
+  g_assert_cmpint (lumo_mcp_classify (without, NULL), ==, LUMO_MCP_RESPONSE);
   g_assert_true (json_object_get_null_member (without, "id"));
   error = json_object_get_object_member (without, "error");
   g_assert_cmpint (json_object_get_int_member (error, "code"), ==, -32700);

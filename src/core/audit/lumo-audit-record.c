@@ -153,7 +153,7 @@ _lumo_audit_validate_record (GBytes                 *secret,
                        record->params_sha256 != NULL ? record->params_sha256 : "(null)");
           return FALSE;
         }
-      lumo_audit_secret_hmac (secret, (const guint8 *) record->params_sha256, 64,
+      lumo_secret_hmac (secret, (const guint8 *) record->params_sha256, 64,
                               row->params_hmac);
     }
 

@@ -9,6 +9,7 @@
  *   audit.db     the append-only audit log (SQLite, WAL, synchronous=FULL)
  *   audit.key    the per-install HMAC secret, mode 0600, outside the database
  *   audit.head   the hash-chain head checkpoint, outside the database
+ *   agents.key   the per-install key of desktop agents' token MACs, mode 0600
  *
  * LUMO_ACCESS_DATA_DIR overrides the directory (the CLI's --data-dir sets it).
  */
@@ -22,5 +23,9 @@ const char *lumo_paths_get_data_dir    (void);
 void        lumo_paths_set_data_dir    (const char *dir);
 char       *lumo_paths_build           (const char *file_name);
 gboolean    lumo_paths_ensure_data_dir (GError    **error);
+/* Inside a Flatpak sandbox, the application ID /.flatpak-info names (how
+ * this installation is started from outside: `flatpak run … ID`); NULL
+ * outside one. */
+char       *lumo_paths_dup_flatpak_app_id (void);
 
 G_END_DECLS

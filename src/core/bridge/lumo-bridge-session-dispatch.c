@@ -194,6 +194,10 @@ handle_hello (LumoBridgeRequest *request)
   g_object_notify (G_OBJECT (self), "service-name");
   g_object_notify (G_OBJECT (self), "hello-done");
   request_finish (request, answer);
+
+  /* After the answer: the gateway's agentOpen for a waiting agent session
+   * comes once the provider knows it said hello. */
+  _lumo_backend_session_said_hello (self->backend, self);
 }
 
 static void
@@ -432,6 +436,20 @@ handle_authorize (LumoBridgeRequest *request)
       return;
     }
 
+  /* A call on a virtual port is the call of the agent it was opened for,
+   * and a desktop agent calls on nothing else: a provider can act as an
+   * agent neither on a Chrome port nor on another agent's port. */
+  if (m->port != NULL ? !_lumo_bridge_session_is_agent_port (self, m->port, m->caller_id)
+                      : lumo_policy_is_agent (lumo_backend_get_policy (self->backend), m->caller_id))
+    {
+      request->reason = lumo_deny_reason_to_string (LUMO_DENY_REASON_NOT_AUTHORIZED);
+      if (m->write)
+        audit_then_answer (request, NULL);
+      else
+        answer_decision (request, 0);
+      return;
+    }
+
   if (!lumo_policy_authorize (lumo_backend_get_policy (self->backend), self->provider_id, m->caller_id,
                               request->tool->qualified_name, m->write, m->target, m->params_hash,
                               &decision, &error))
@@ -578,6 +596,12 @@ _lumo_bridge_session_dispatch (LumoBridgeSession *self,
   if (!(message = lumo_bridge_message_parse (object, &fault)))
     {
       _lumo_bridge_session_send_fault (self, g_steal_pointer (&fault));
+      return;
+    }
+
+  if (lumo_bridge_message_is_push (message))
+    {
+      _lumo_bridge_session_handle_agent_push (self, message);
       return;
     }
 

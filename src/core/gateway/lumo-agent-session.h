@@ -23,6 +23,10 @@ G_BEGIN_DECLS
 /* Requests of one session waiting for their answer; the next is refused
  * with a JSON-RPC error at once. */
 #define LUMO_AGENT_SESSION_MAX_IN_FLIGHT 64
+/* Bytes a transport may hold for an agent that does not read (unsent SSE
+ * events, unwritten stdio lines); past it the session ends
+ * (lumo_agent_session_note_unsent()). */
+#define LUMO_AGENT_SESSION_MAX_QUEUED_BYTES (8 * 1024 * 1024)
 
 #define LUMO_TYPE_AGENT_SESSION (lumo_agent_session_get_type ())
 G_DECLARE_FINAL_TYPE (LumoAgentSession, lumo_agent_session, LUMO, AGENT_SESSION, GObject)
@@ -45,10 +49,17 @@ gboolean    lumo_agent_session_is_closed            (LumoAgentSession *self);
  * response to a server request). FALSE with LUMO_ERROR_INVALID_ARGUMENT
  * (and nothing done) when it is not a JSON-RPC 2.0 object; a request over
  * LUMO_AGENT_SESSION_MAX_IN_FLIGHT is answered with an error (::message),
- * not refused here. */
+ * not refused here. FALSE with LUMO_ERROR_UNAVAILABLE once the session is
+ * closed. */
 gboolean    lumo_agent_session_receive              (LumoAgentSession *self,
                                                      JsonObject       *message,
                                                      GError          **error);
+/* The transport says how many bytes of ::message it holds for the agent
+ * and has not delivered yet (call it when that grows; 0 when drained).
+ * Past LUMO_AGENT_SESSION_MAX_QUEUED_BYTES the session closes: an agent
+ * that does not read cannot hold the app's memory. */
+void        lumo_agent_session_note_unsent          (LumoAgentSession *self,
+                                                     gsize             unsent_bytes);
 /* Ends the session: the provider gets agentClose, requests in flight are
  * answered with an error, ::closed is emitted once. */
 void        lumo_agent_session_close                (LumoAgentSession *self,

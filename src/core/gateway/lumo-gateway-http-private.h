@@ -26,7 +26,6 @@ struct _LumoGatewayHttp
   GHashTable           *bindings;      /* session id → HttpBinding (owned) */
   GHashTable           *streams;       /* HttpStream, each until its message finishes */
 
-  gsize                 max_unread;
   guint                 session_idle_ms;
 };
 
@@ -63,10 +62,9 @@ void              _http_binding_open_stream          (HttpBinding       *binding
                                                       SoupServerMessage *msg,
                                                       GPtrArray         *keys);
 
-/* Lower bounds for tests. */
-void              _lumo_gateway_http_set_limits      (LumoGatewayHttp   *self,
-                                                      gsize              max_unread,
-                                                      guint              session_idle_ms);
+/* A shorter idle deadline for sessions, for tests. */
+void              _lumo_gateway_http_set_session_idle (LumoGatewayHttp  *self,
+                                                       guint             session_idle_ms);
 LumoGatewayListener *_lumo_gateway_http_get_listener (LumoGatewayHttp   *self);
 
 G_END_DECLS

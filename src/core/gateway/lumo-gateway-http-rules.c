@@ -249,9 +249,9 @@ lumo_gateway_http_check_protocol_version (const char  *header,
   if (header == NULL)
     return TRUE;
 
-  if (!lumo_mcp_protocol_version_is_known (header))
+  if (!lumo_mcp_is_supported_version (header))
     {
-      g_autofree char *known = g_strjoinv (", ", (char **) lumo_mcp_get_protocol_versions ());
+      g_autofree char *known = g_strjoinv (", ", (char **) lumo_mcp_supported_versions ());
 
       /* The value is not repeated: it may be anything the client sent. */
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,

@@ -12,9 +12,12 @@
  *
  * Streams are chunked responses whose chunks libsoup frees once written
  * (the body does not accumulate). What is appended and not yet written
- * is counted; a stream whose client lets it pass the bound is cut off.
- * A binding with no stream open has an idle deadline; past it the
- * session ends.
+ * is counted, and the session hears the sum over its streams
+ * (lumo_agent_session_note_unsent()): past its bound it ends, and a stream
+ * that still holds unread bytes when its session ends is cut off with its
+ * connection, so a client that never reads holds nothing for long. A
+ * binding with no stream open has an idle deadline; past it the session
+ * ends.
  */
 #define G_LOG_DOMAIN "lumo-gateway-http"
 
@@ -54,7 +57,8 @@ struct _HttpStream
   gulong             finished_id;
 };
 
-static void binding_arm_idle (HttpBinding *b);
+static void binding_arm_idle    (HttpBinding *b);
+static void binding_note_unsent (HttpBinding *b);
 
 /* ---- streams ------------------------------------------------------------ */
 
@@ -83,19 +87,27 @@ binding_forget_stream (HttpBinding *b,
 }
 
 /* No more bytes: the last chunk goes out, and libsoup finishes the
- * message (keeping the connection for the next request). */
+ * message (keeping the connection for the next request). A client that
+ * has not read what it was sent yet is not waited for: its connection is
+ * cut, and the queued chunks go with it. */
 static void
 stream_end (HttpStream *s)
 {
-  if (s->binding != NULL)
-    binding_forget_stream (s->binding, s);
+  HttpBinding *b = s->binding;
+
+  if (b != NULL)
+    binding_forget_stream (b, s);
 
   if (s->ended)
     return;
 
   s->ended = TRUE;
+  if (s->unread > 0)
+    lumo_gateway_listener_cut (s->http->listener, s->msg);
   soup_message_body_complete (soup_server_message_get_response_body (s->msg));
   soup_server_message_unpause (s->msg);
+  if (b != NULL)
+    binding_note_unsent (b);
 }
 
 static void
@@ -104,6 +116,8 @@ on_stream_wrote_body_data_cb (SoupServerMessage *msg,
                               HttpStream        *s)
 {
   s->unread -= MIN ((gsize) size, s->unread);
+  if (s->binding != NULL)
+    binding_note_unsent (s->binding);
 }
 
 /* libsoup is done with the message: written whole, or the client went. */
@@ -140,21 +154,13 @@ stream_send (HttpStream *s,
   event = g_strconcat ("event: message\ndata: ", json, "\n\n", NULL);
   len = strlen (event);
 
-  if (s->unread + len > s->http->max_unread)
-    {
-      g_debug ("Cutting off an SSE stream: %" G_GSIZE_FORMAT " bytes unread, "
-               "and %" G_GSIZE_FORMAT " more would pass the bound of %" G_GSIZE_FORMAT,
-               s->unread, len, s->http->max_unread);
-      g_free (event);
-      lumo_gateway_listener_cut (s->http->listener, s->msg);
-      stream_end (s);
-      return;
-    }
-
   soup_message_body_append_take (soup_server_message_get_response_body (s->msg),
                                  (guchar *) event, len);
   s->unread += len;
   soup_server_message_unpause (s->msg);
+  /* May end the session, and so this stream. */
+  if (s->binding != NULL)
+    binding_note_unsent (s->binding);
 }
 
 static HttpStream *
@@ -210,14 +216,28 @@ binding_arm_idle (HttpBinding *b)
   g_source_attach (b->idle, NULL);
 }
 
+/* What every stream of the session holds unread, for the session's bound. */
+static void
+binding_note_unsent (HttpBinding *b)
+{
+  gsize unsent = b->standalone != NULL ? b->standalone->unread : 0;
+
+  if (b->session == NULL)
+    return;
+
+  for (guint i = 0; i < b->posts->len; i++)
+    unsent += ((HttpStream *) g_ptr_array_index (b->posts, i))->unread;
+  lumo_agent_session_note_unsent (b->session, unsent);
+}
+
 static void
 on_session_message_cb (LumoAgentSession *session,
                        JsonObject       *message,
                        JsonNode         *related,
                        HttpBinding      *b)
 {
-  g_autofree char *key = related != NULL ? lumo_jsonrpc_id_key (related) : NULL;
-  gboolean is_response = lumo_jsonrpc_classify (message, NULL) == LUMO_JSONRPC_RESPONSE;
+  g_autofree char *key = related != NULL ? lumo_mcp_id_key (related) : NULL;
+  gboolean is_response = lumo_mcp_classify (message, NULL) == LUMO_MCP_RESPONSE;
   HttpStream *s = key != NULL ? find_post_stream (b, key) : NULL;
 
   if (s == NULL)
@@ -236,7 +256,8 @@ on_session_message_cb (LumoAgentSession *session,
 
   stream_send (s, message);
 
-  if (is_response && s->pending != NULL && g_hash_table_remove (s->pending, key) &&
+  /* The session may have ended over the bound, and the stream with it. */
+  if (is_response && !s->ended && s->pending != NULL && g_hash_table_remove (s->pending, key) &&
       g_hash_table_size (s->pending) == 0)
     stream_end (s);
 }

@@ -63,7 +63,7 @@ respond_error (SoupServerMessage *msg,
                gint64             code,
                const char        *message)
 {
-  g_autoptr(JsonObject) error = lumo_jsonrpc_error_new (NULL, code, message);
+  g_autoptr(JsonObject) error = lumo_mcp_new_error (NULL, code, message);
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), error);
   char *json = lumo_canonical_json (node, NULL);
 
@@ -77,7 +77,7 @@ static void
 respond_unauthorized (SoupServerMessage *msg,
                       const char        *message)
 {
-  respond_error (msg, SOUP_STATUS_UNAUTHORIZED, LUMO_JSONRPC_SERVER_ERROR, message);
+  respond_error (msg, SOUP_STATUS_UNAUTHORIZED, LUMO_MCP_SERVER_ERROR, message);
   soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                 "WWW-Authenticate", "Bearer");
 }
@@ -99,14 +99,14 @@ respond_verdict (SoupServerMessage  *msg,
       break;
     case LUMO_GATEWAY_PENDING:
     case LUMO_GATEWAY_DISABLED:
-      respond_error (msg, SOUP_STATUS_FORBIDDEN, LUMO_JSONRPC_SERVER_ERROR, error->message);
+      respond_error (msg, SOUP_STATUS_FORBIDDEN, LUMO_MCP_SERVER_ERROR, error->message);
       break;
     case LUMO_GATEWAY_NO_PROVIDER:
-      respond_error (msg, SOUP_STATUS_NOT_FOUND, LUMO_JSONRPC_SERVER_ERROR, error->message);
+      respond_error (msg, SOUP_STATUS_NOT_FOUND, LUMO_MCP_SERVER_ERROR, error->message);
       break;
     case LUMO_GATEWAY_TOO_MANY:
       /* Too Many Requests: libsoup 3.2 has no name for it. */
-      respond_error (msg, 429, LUMO_JSONRPC_SERVER_ERROR, error->message);
+      respond_error (msg, 429, LUMO_MCP_SERVER_ERROR, error->message);
       break;
     case LUMO_GATEWAY_OK:
     default:
@@ -133,7 +133,7 @@ on_got_chunk_cb (SoupServerMessage *msg,
       g_clear_pointer (&req->body, g_byte_array_unref);
       if (soup_server_message_get_status (msg) == 0)
         {
-          respond_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, LUMO_JSONRPC_INVALID_REQUEST,
+          respond_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, LUMO_MCP_INVALID_REQUEST,
                          "The request body is over 1 MiB");
           soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                         "Connection", "close");
@@ -169,7 +169,7 @@ check_headers (LumoGatewayHttp   *self,
   if (!lumo_gateway_http_check_host (soup_message_headers_get_one (headers, "Host"), port, &error) ||
       !lumo_gateway_http_check_origin (soup_message_headers_get_one (headers, "Origin"), port, &error))
     {
-      respond_error (msg, SOUP_STATUS_FORBIDDEN, LUMO_JSONRPC_SERVER_ERROR, error->message);
+      respond_error (msg, SOUP_STATUS_FORBIDDEN, LUMO_MCP_SERVER_ERROR, error->message);
       return FALSE;
     }
 
@@ -192,14 +192,14 @@ check_headers (LumoGatewayHttp   *self,
 
   if (namespace_ == NULL)
     {
-      respond_error (msg, SOUP_STATUS_NOT_FOUND, LUMO_JSONRPC_SERVER_ERROR,
+      respond_error (msg, SOUP_STATUS_NOT_FOUND, LUMO_MCP_SERVER_ERROR,
                      "No MCP endpoint here: the path is /mcp/<provider namespace>");
       return FALSE;
     }
 
   if (method != SOUP_METHOD_POST && method != SOUP_METHOD_GET && method != SOUP_METHOD_DELETE)
     {
-      respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, LUMO_JSONRPC_SERVER_ERROR,
+      respond_error (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, LUMO_MCP_SERVER_ERROR,
                      "Only POST, GET and DELETE are served here");
       soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                     "Allow", "GET, POST, DELETE");
@@ -213,13 +213,13 @@ check_headers (LumoGatewayHttp   *self,
       if (!lumo_gateway_http_accepts (accept, "application/json") ||
           !lumo_gateway_http_accepts (accept, "text/event-stream"))
         {
-          respond_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, LUMO_JSONRPC_SERVER_ERROR,
+          respond_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, LUMO_MCP_SERVER_ERROR,
                          "Accept: a POST must accept application/json and text/event-stream");
           return FALSE;
         }
       if (!lumo_gateway_http_is_json (soup_message_headers_get_one (headers, "Content-Type")))
         {
-          respond_error (msg, SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE, LUMO_JSONRPC_SERVER_ERROR,
+          respond_error (msg, SOUP_STATUS_UNSUPPORTED_MEDIA_TYPE, LUMO_MCP_SERVER_ERROR,
                          "Content-Type: the body must be application/json");
           return FALSE;
         }
@@ -228,7 +228,7 @@ check_headers (LumoGatewayHttp   *self,
            !lumo_gateway_http_accepts (soup_message_headers_get_list (headers, "Accept"),
                                        "text/event-stream"))
     {
-      respond_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, LUMO_JSONRPC_SERVER_ERROR,
+      respond_error (msg, SOUP_STATUS_NOT_ACCEPTABLE, LUMO_MCP_SERVER_ERROR,
                      "Accept: a GET must accept text/event-stream");
       return FALSE;
     }
@@ -237,7 +237,7 @@ check_headers (LumoGatewayHttp   *self,
   if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH &&
       (length = soup_message_headers_get_content_length (headers)) > LUMO_GATEWAY_HTTP_MAX_BODY)
     {
-      respond_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, LUMO_JSONRPC_INVALID_REQUEST,
+      respond_error (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, LUMO_MCP_INVALID_REQUEST,
                      "The request body is over 1 MiB");
       soup_message_headers_replace (soup_server_message_get_response_headers (msg),
                                     "Connection", "close");
@@ -286,7 +286,7 @@ lookup_binding (LumoGatewayHttp   *self,
 
   if (session_id == NULL)
     {
-      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_SERVER_ERROR,
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_SERVER_ERROR,
                      "Mcp-Session-Id: missing; only initialize starts a session");
       return NULL;
     }
@@ -297,7 +297,7 @@ lookup_binding (LumoGatewayHttp   *self,
       g_strcmp0 (lumo_agent_session_get_provider_id (session), req->provider_id) != 0 ||
       lumo_agent_session_is_closed (session))
     {
-      respond_error (msg, SOUP_STATUS_NOT_FOUND, LUMO_JSONRPC_SESSION_NOT_FOUND,
+      respond_error (msg, SOUP_STATUS_NOT_FOUND, LUMO_MCP_SESSION_NOT_FOUND,
                      "The session is unknown or has ended: start a new one with initialize");
       return NULL;
     }
@@ -306,7 +306,7 @@ lookup_binding (LumoGatewayHttp   *self,
                                                  lumo_agent_session_get_protocol_version (session),
                                                  &error))
     {
-      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_SERVER_ERROR, error->message);
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_SERVER_ERROR, error->message);
       return NULL;
     }
 
@@ -368,7 +368,7 @@ handle_post (LumoGatewayHttp   *self,
     {
       g_autofree char *text = g_strdup_printf ("Parse error: %s", error->message);
 
-      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_PARSE_ERROR, text);
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_PARSE_ERROR, text);
       return;
     }
 
@@ -378,7 +378,7 @@ handle_post (LumoGatewayHttp   *self,
                                    &error);
   if (messages == NULL)
     {
-      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_INVALID_REQUEST, error->message);
+      respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_INVALID_REQUEST, error->message);
       return;
     }
 
@@ -387,23 +387,23 @@ handle_post (LumoGatewayHttp   *self,
   for (guint i = 0; i < messages->len; i++)
     {
       JsonObject *message = g_ptr_array_index (messages, i);
-      LumoJsonRpcKind kind = lumo_jsonrpc_classify (message, &error);
+      LumoMcpKind kind = lumo_mcp_classify (message, &error);
       char *key;
 
       if (kind == 0)
         {
-          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_INVALID_REQUEST, error->message);
+          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_INVALID_REQUEST, error->message);
           return;
         }
-      if (kind != LUMO_JSONRPC_REQUEST)
+      if (kind != LUMO_MCP_REQUEST)
         continue;
 
-      key = lumo_jsonrpc_id_key (json_object_get_member (message, "id"));
+      key = lumo_mcp_id_key (json_object_get_member (message, "id"));
       if (g_hash_table_contains (seen, key) ||
           (binding != NULL && _http_binding_is_pending (binding, key)))
         {
           g_free (key);
-          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_INVALID_REQUEST,
+          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_INVALID_REQUEST,
                          "id: a request with this id is waiting for its answer already");
           return;
         }
@@ -411,12 +411,12 @@ handle_post (LumoGatewayHttp   *self,
       g_hash_table_add (seen, key);
     }
 
-  initialize = messages->len == 1 && lumo_jsonrpc_is_initialize (g_ptr_array_index (messages, 0));
+  initialize = messages->len == 1 && lumo_mcp_is_initialize (g_ptr_array_index (messages, 0));
   if (binding == NULL)
     {
       if (!initialize)
         {
-          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_SERVER_ERROR,
+          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_SERVER_ERROR,
                          "Mcp-Session-Id: missing; only initialize starts a session");
           return;
         }
@@ -425,9 +425,9 @@ handle_post (LumoGatewayHttp   *self,
     }
   else
     for (guint i = 0; i < messages->len; i++)
-      if (lumo_jsonrpc_is_initialize (g_ptr_array_index (messages, i)))
+      if (lumo_mcp_is_initialize (g_ptr_array_index (messages, i)))
         {
-          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_JSONRPC_INVALID_REQUEST,
+          respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_INVALID_REQUEST,
                          "The session is initialized already: initialize starts a new one "
                          "without Mcp-Session-Id");
           return;
@@ -462,7 +462,7 @@ handle_get (LumoGatewayHttp   *self,
 
   if (_http_binding_has_standalone (binding))
     {
-      respond_error (msg, SOUP_STATUS_CONFLICT, LUMO_JSONRPC_SERVER_ERROR,
+      respond_error (msg, SOUP_STATUS_CONFLICT, LUMO_MCP_SERVER_ERROR,
                      "The session has its standalone stream open already");
       return;
     }
@@ -568,13 +568,12 @@ lumo_gateway_http_get_gateway (LumoGatewayHttp *self)
 }
 
 void
-_lumo_gateway_http_set_limits (LumoGatewayHttp *self,
-                               gsize            max_unread,
-                               guint            session_idle_ms)
+_lumo_gateway_http_set_session_idle (LumoGatewayHttp *self,
+                                     guint            session_idle_ms)
 {
   g_return_if_fail (LUMO_IS_GATEWAY_HTTP (self));
+  g_return_if_fail (session_idle_ms > 0);
 
-  self->max_unread = max_unread;
   self->session_idle_ms = session_idle_ms;
 }
 
@@ -667,7 +666,6 @@ lumo_gateway_http_class_init (LumoGatewayHttpClass *klass)
 static void
 lumo_gateway_http_init (LumoGatewayHttp *self)
 {
-  self->max_unread = LUMO_GATEWAY_HTTP_MAX_UNREAD;
   self->session_idle_ms = LUMO_GATEWAY_HTTP_SESSION_IDLE_S * 1000;
   _lumo_gateway_http_streams_init (self);
 }

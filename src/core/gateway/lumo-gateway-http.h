@@ -23,10 +23,12 @@
  * the session sends about them (progress, a review that takes minutes)
  * and ends with their answers; a POST of notifications or responses with
  * 202; GET opens the session's one standalone SSE stream; DELETE ends the
- * session. An SSE stream whose client leaves more than
- * LUMO_GATEWAY_HTTP_MAX_UNREAD bytes unread is cut off. A session with
- * no stream open and no request for LUMO_GATEWAY_HTTP_SESSION_IDLE_S is
- * ended (the client starts a new one when it comes back: 404).
+ * session. What its streams hold unread counts against the session's bound
+ * (LUMO_AGENT_SESSION_MAX_QUEUED_BYTES): past it the session ends, and a
+ * stream with bytes still unread is cut off with its connection. A
+ * session with no stream open and no request for
+ * LUMO_GATEWAY_HTTP_SESSION_IDLE_S is ended (the client starts a new one
+ * when it comes back: 404).
  */
 #pragma once
 
@@ -35,7 +37,6 @@
 
 G_BEGIN_DECLS
 
-#define LUMO_GATEWAY_HTTP_MAX_UNREAD      (4 * 1024 * 1024)
 #define LUMO_GATEWAY_HTTP_SESSION_IDLE_S  (30 * 60)
 
 #define LUMO_TYPE_GATEWAY_HTTP (lumo_gateway_http_get_type ())

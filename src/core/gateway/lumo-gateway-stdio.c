@@ -27,6 +27,7 @@ typedef struct
   gulong            message_id;
   gulong            closed_id;
   gulong            congested_id;
+  gulong            queued_id;
   gulong            writer_closed_id;
   gulong            cancelled_id;
   gboolean          in_read;
@@ -48,6 +49,7 @@ serve_disconnect (Serve *serve)
   g_clear_signal_handler (&serve->message_id, serve->session);
   g_clear_signal_handler (&serve->closed_id, serve->session);
   g_clear_signal_handler (&serve->congested_id, serve->writer);
+  g_clear_signal_handler (&serve->queued_id, serve->writer);
   g_clear_signal_handler (&serve->writer_closed_id, serve->writer);
   if (cancellable != NULL && serve->cancelled_id != 0)
     g_cancellable_disconnect (cancellable, serve->cancelled_id);
@@ -122,9 +124,9 @@ send_line (Serve      *serve,
 
       g_debug ("A message for the agent cannot be sent: %s", error->message);
       /* An answer still answers: the client must not wait for ever. */
-      if (lumo_jsonrpc_classify (message, NULL) != LUMO_JSONRPC_RESPONSE)
+      if (lumo_mcp_classify (message, NULL) != LUMO_MCP_RESPONSE)
         return;
-      refusal = lumo_jsonrpc_error_new (id, LUMO_JSONRPC_INTERNAL_ERROR, error->message);
+      refusal = lumo_mcp_new_error (id, LUMO_MCP_INTERNAL_ERROR, error->message);
       g_clear_error (&error);
       line = lumo_line_encode (refusal, &error);
       g_assert (line != NULL);
@@ -144,7 +146,7 @@ send_error (Serve      *serve,
             gint64      code,
             const char *message)
 {
-  g_autoptr(JsonObject) error = lumo_jsonrpc_error_new (id, code, message);
+  g_autoptr(JsonObject) error = lumo_mcp_new_error (id, code, message);
 
   send_line (serve, error);
 }
@@ -180,24 +182,24 @@ take_node (Serve    *serve,
 
   if (!(messages = lumo_mcp_split_batch (node, version, &error)))
     {
-      send_error (serve, NULL, LUMO_JSONRPC_INVALID_REQUEST, error->message);
+      send_error (serve, NULL, LUMO_MCP_INVALID_REQUEST, error->message);
       return;
     }
 
   for (guint i = 0; i < messages->len; i++)
-    if (lumo_jsonrpc_classify (g_ptr_array_index (messages, i), &error) == 0)
+    if (lumo_mcp_classify (g_ptr_array_index (messages, i), &error) == 0)
       {
         JsonNode *id = json_object_get_member (g_ptr_array_index (messages, i), "id");
-        g_autofree char *key = lumo_jsonrpc_id_key (id);
+        g_autofree char *key = lumo_mcp_id_key (id);
 
-        send_error (serve, key != NULL ? id : NULL, LUMO_JSONRPC_INVALID_REQUEST, error->message);
+        send_error (serve, key != NULL ? id : NULL, LUMO_MCP_INVALID_REQUEST, error->message);
         return;
       }
 
   for (guint i = 0; i < messages->len && !serve->done; i++)
     if (!lumo_agent_session_receive (serve->session, g_ptr_array_index (messages, i), &error))
       {
-        send_error (serve, NULL, LUMO_JSONRPC_INVALID_REQUEST, error->message);
+        send_error (serve, NULL, LUMO_MCP_INVALID_REQUEST, error->message);
         g_clear_error (&error);
       }
 }
@@ -206,12 +208,12 @@ static void
 take_error (Serve        *serve,
             const GError *error)
 {
-  gint64 code = LUMO_JSONRPC_PARSE_ERROR;
+  gint64 code = LUMO_MCP_PARSE_ERROR;
 
   /* JSON that is no message is an invalid request; the rest does not parse. */
   if (g_error_matches (error, LUMO_ERROR, LUMO_ERROR_FRAME_NOT_OBJECT) ||
       g_error_matches (error, LUMO_ERROR, LUMO_ERROR_FRAME_TOO_LARGE))
-    code = LUMO_JSONRPC_INVALID_REQUEST;
+    code = LUMO_MCP_INVALID_REQUEST;
 
   send_error (serve, NULL, code, error->message);
 }
@@ -312,6 +314,17 @@ on_writer_congested_cb (LumoFrameWriter *writer,
   watch_input (serve);
 }
 
+/* The session's bound on what an agent leaves unread is the one that
+ * counts; the writer's own is no smaller. */
+static void
+on_writer_queued_cb (LumoFrameWriter *writer,
+                     GParamSpec      *pspec,
+                     Serve           *serve)
+{
+  if (!serve->done)
+    lumo_agent_session_note_unsent (serve->session, lumo_frame_writer_get_queued_bytes (writer));
+}
+
 static void
 on_writer_closed_cb (LumoFrameWriter *writer,
                      const GError    *error,
@@ -380,6 +393,8 @@ lumo_gateway_stdio_serve_async (LumoAgentSession    *session,
   serve->closed_id = g_signal_connect (session, "closed", G_CALLBACK (on_session_closed_cb), serve);
   serve->congested_id = g_signal_connect (serve->writer, "notify::congested",
                                           G_CALLBACK (on_writer_congested_cb), serve);
+  serve->queued_id = g_signal_connect (serve->writer, "notify::queued-bytes",
+                                       G_CALLBACK (on_writer_queued_cb), serve);
   serve->writer_closed_id = g_signal_connect (serve->writer, "closed",
                                               G_CALLBACK (on_writer_closed_cb), serve);
   if (cancellable != NULL)

@@ -9,8 +9,9 @@
  * not JSON, too long, not JSON-RPC) is answered with a JSON-RPC error and
  * the stream goes on; a batch is split under a version that has batches
  * and refused under one that has none. While the client does not read
- * what it is sent, nothing more is read from it; when it leaves more
- * than the writer's bound unread, the session ends.
+ * what it is sent, nothing more is read from it; what it leaves unread
+ * counts against the session's bound (lumo_agent_session_note_unsent()),
+ * past which the session ends.
  *
  * The operation completes with why it ended: "closed" when the client
  * closed its input or its output (the session is ended then), or

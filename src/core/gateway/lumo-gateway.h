@@ -42,7 +42,8 @@ LumoGateway        *lumo_gateway_new                 (LumoBackend        *backen
 LumoBackend        *lumo_gateway_get_backend         (LumoGateway        *self);
 
 /* Off (the default) refuses every new session with DISABLED and ends the
- * open ones. */
+ * open ones. Property "enabled" (notified), so the app can bind the
+ * desktop-agents setting to it. */
 void                lumo_gateway_set_enabled         (LumoGateway        *self,
                                                       gboolean            enabled);
 gboolean            lumo_gateway_get_enabled         (LumoGateway        *self);
@@ -63,14 +64,17 @@ LumoGatewayVerdict  lumo_gateway_authenticate        (LumoGateway        *self,
 
 /* A new session of @agent_id with @provider_id (both as authenticate
  * returned them), for @transport ("http" or "stdio", display only). NULL
- * with TOO_MANY / DENIED / … in @verdict when it may not open. */
+ * with TOO_MANY / DENIED / … in @verdict when it may not open. The caller
+ * owns the returned reference; the gateway keeps its own until the session
+ * ends (::closed), and ends it itself when the policy says so. */
 LumoAgentSession   *lumo_gateway_open_session        (LumoGateway        *self,
                                                       const char         *agent_id,
                                                       const char         *provider_id,
                                                       const char         *transport,
                                                       LumoGatewayVerdict *verdict);
 /* The open session with @session_id, only if it belongs to @agent_id
- * (another agent's id is "unknown" too); NULL when unknown or ended. */
+ * (another agent's id is "unknown" too); NULL when unknown or ended.
+ * Borrowed: take a reference to keep it. */
 LumoAgentSession   *lumo_gateway_lookup_session      (LumoGateway        *self,
                                                       const char         *agent_id,
                                                       const char         *session_id);

@@ -1,4 +1,4 @@
-/* lumo-mcp.c — the MCP rules of lumo-mcp.h
+/* lumo-mcp.c — JSON-RPC objects the app builds, and MCP's versions
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -6,73 +6,170 @@
 
 #include "config.h"
 
+#include "lumo-bridge-message.h"
 #include "lumo-error.h"
 #include "lumo-mcp.h"
 
-/* SUPPORTED_PROTOCOL_VERSIONS of the SDK version extension/package.json
- * pins (tests/core/test-mcp.c compares them when node_modules is there).
- * Streamable HTTP came with 2025-03-26; the two before it are what an old
- * stdio client may still ask for. */
-static const struct
-{
-  const char *version;
-  gboolean    batches;
-} versions[] = {
-  { "2025-11-25", FALSE },
-  { "2025-06-18", FALSE },
-  { "2025-03-26", TRUE },
-  { "2024-11-05", TRUE },
-  { "2024-10-07", TRUE },
+/* SUPPORTED_PROTOCOL_VERSIONS of the SDK the provider pins (extension/
+ * package.json); a new SDK that adds one adds it here (tests/core/
+ * test-mcp.c compares the two when the SDK is installed). */
+static const char * const versions[] = {
+  LUMO_MCP_LATEST_PROTOCOL_VERSION,
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+  NULL
 };
 
 const char * const *
-lumo_mcp_get_protocol_versions (void)
+lumo_mcp_supported_versions (void)
 {
-  static const char *names[G_N_ELEMENTS (versions) + 1];
-
-  if (names[0] == NULL)
-    for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
-      names[i] = versions[i].version;
-
-  return names;
-}
-
-static int
-find_version (const char *version)
-{
-  if (version == NULL)
-    return -1;
-
-  for (guint i = 0; i < G_N_ELEMENTS (versions); i++)
-    if (g_strcmp0 (versions[i].version, version) == 0)
-      return (int) i;
-
-  return -1;
+  return versions;
 }
 
 gboolean
-lumo_mcp_protocol_version_is_known (const char *version)
+lumo_mcp_is_supported_version (const char *version)
 {
-  return find_version (version) >= 0;
+  return version != NULL && g_strv_contains (versions, version);
+}
+
+const char *
+lumo_mcp_negotiate_version (const char *requested)
+{
+  for (guint i = 0; requested != NULL && versions[i] != NULL; i++)
+    if (g_str_equal (versions[i], requested))
+      return versions[i];
+
+  return LUMO_MCP_LATEST_PROTOCOL_VERSION;
 }
 
 gboolean
-lumo_mcp_protocol_version_has_batches (const char *version)
+lumo_mcp_version_has_batches (const char *version)
 {
-  int i = find_version (version);
-
-  return i >= 0 && versions[i].batches;
+  /* ISO dates compare as strings. */
+  return version != NULL && g_strcmp0 (version, "2025-06-18") < 0;
 }
 
-static gboolean
-is_string (JsonNode *node)
+static JsonObject *
+new_message (JsonNode *id)
 {
-  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-         json_node_get_value_type (node) == G_TYPE_STRING;
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "jsonrpc", "2.0");
+  json_object_set_member (object, "id", id != NULL ? json_node_copy (id) : json_node_new (JSON_NODE_NULL));
+  return object;
+}
+
+JsonObject *
+lumo_mcp_new_result (JsonNode   *id,
+                     JsonObject *result)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (result != NULL, NULL);
+
+  object = new_message (id);
+  json_object_set_object_member (object, "result", json_object_ref (result));
+  return object;
+}
+
+JsonObject *
+lumo_mcp_new_error (JsonNode   *id,
+                    int         code,
+                    const char *message)
+{
+  JsonObject *object;
+  JsonObject *error;
+
+  g_return_val_if_fail (message != NULL, NULL);
+
+  object = new_message (id);
+  error = json_object_new ();
+  json_object_set_int_member (error, "code", code);
+  json_object_set_string_member (error, "message", message);
+  json_object_set_object_member (object, "error", error);
+  return object;
+}
+
+JsonObject *
+lumo_mcp_new_notification (const char *method,
+                           JsonObject *params)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (method != NULL, NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "jsonrpc", "2.0");
+  json_object_set_string_member (object, "method", method);
+  if (params != NULL)
+    json_object_set_object_member (object, "params", json_object_ref (params));
+  return object;
+}
+
+JsonObject *
+lumo_mcp_new_tool_error (const char *text)
+{
+  JsonObject *result = json_object_new ();
+  JsonArray *content = json_array_new ();
+  JsonObject *item = json_object_new ();
+
+  g_return_val_if_fail (text != NULL, result);
+
+  json_object_set_string_member (item, "type", "text");
+  json_object_set_string_member (item, "text", text);
+  json_array_add_object_element (content, item);
+  json_object_set_array_member (result, "content", content);
+  json_object_set_boolean_member (result, "isError", TRUE);
+  return result;
+}
+
+LumoMcpKind
+lumo_mcp_kind (JsonObject *message)
+{
+  g_return_val_if_fail (message != NULL, LUMO_MCP_RESPONSE);
+
+  if (json_object_has_member (message, "method"))
+    return json_object_has_member (message, "id") ? LUMO_MCP_REQUEST : LUMO_MCP_NOTIFICATION;
+
+  return LUMO_MCP_RESPONSE;
+}
+
+const char *
+lumo_mcp_method (JsonObject *message)
+{
+  g_return_val_if_fail (message != NULL, NULL);
+
+  return json_object_get_string_member_with_default (message, "method", NULL);
+}
+
+/* ---- what a transport takes apart --------------------------------------- */
+
+LumoMcpKind
+lumo_mcp_classify (JsonObject  *message,
+                   GError     **error)
+{
+  g_return_val_if_fail (message != NULL, 0);
+
+  if (!lumo_bridge_check_jsonrpc_message (message, error))
+    return 0;
+
+  return lumo_mcp_kind (message);
+}
+
+gboolean
+lumo_mcp_is_initialize (JsonObject *message)
+{
+  g_return_val_if_fail (message != NULL, FALSE);
+
+  return lumo_mcp_classify (message, NULL) == LUMO_MCP_REQUEST &&
+         g_strcmp0 (lumo_mcp_method (message), "initialize") == 0;
 }
 
 char *
-lumo_jsonrpc_id_key (JsonNode *id)
+lumo_mcp_id_key (JsonNode *id)
 {
   if (id == NULL || !JSON_NODE_HOLDS_VALUE (id))
     return NULL;
@@ -85,108 +182,6 @@ lumo_jsonrpc_id_key (JsonNode *id)
     return g_strdup_printf ("i:%" G_GINT64_FORMAT, json_node_get_int (id));
 
   return NULL;
-}
-
-LumoJsonRpcKind
-lumo_jsonrpc_classify (JsonObject  *message,
-                       GError     **error)
-{
-  JsonNode *jsonrpc;
-  JsonNode *method;
-  JsonNode *id;
-  gboolean has_result;
-  gboolean has_error;
-  g_autofree char *key = NULL;
-
-  g_return_val_if_fail (message != NULL, 0);
-
-  jsonrpc = json_object_get_member (message, "jsonrpc");
-  if (!is_string (jsonrpc) || g_strcmp0 (json_node_get_string (jsonrpc), "2.0") != 0)
-    {
-      g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                           "jsonrpc: a JSON-RPC message must say \"jsonrpc\": \"2.0\"");
-      return 0;
-    }
-
-  method = json_object_get_member (message, "method");
-  id = json_object_get_member (message, "id");
-  has_result = json_object_has_member (message, "result");
-  has_error = json_object_has_member (message, "error");
-  key = lumo_jsonrpc_id_key (id);
-
-  if (method != NULL)
-    {
-      if (!is_string (method))
-        {
-          g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                               "method: must be a string");
-          return 0;
-        }
-      if (has_result || has_error)
-        {
-          g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                               "method: a request or notification has no result or error");
-          return 0;
-        }
-      if (id == NULL)
-        return LUMO_JSONRPC_NOTIFICATION;
-      if (key == NULL)
-        {
-          g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                               "id: a request id must be a string or an integer");
-          return 0;
-        }
-      return LUMO_JSONRPC_REQUEST;
-    }
-
-  if (has_result == has_error)
-    {
-      g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                           has_result ? "result: a response has a result or an error, not both"
-                                      : "method: neither a request, a notification nor a response");
-      return 0;
-    }
-
-  /* An error about a message that had no readable id answers with null. */
-  if (key == NULL && !(has_error && id != NULL && JSON_NODE_HOLDS_NULL (id)))
-    {
-      g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                           "id: a response id must be a string or an integer");
-      return 0;
-    }
-
-  return LUMO_JSONRPC_RESPONSE;
-}
-
-gboolean
-lumo_jsonrpc_is_initialize (JsonObject *message)
-{
-  g_return_val_if_fail (message != NULL, FALSE);
-
-  return lumo_jsonrpc_classify (message, NULL) == LUMO_JSONRPC_REQUEST &&
-         g_strcmp0 (json_object_get_string_member (message, "method"), "initialize") == 0;
-}
-
-JsonObject *
-lumo_jsonrpc_error_new (JsonNode   *id,
-                        gint64      code,
-                        const char *message)
-{
-  JsonObject *object = json_object_new ();
-  JsonObject *error = json_object_new ();
-
-  g_return_val_if_fail (message != NULL, object);
-
-  json_object_set_string_member (object, "jsonrpc", "2.0");
-  if (id != NULL)
-    json_object_set_member (object, "id", json_node_copy (id));
-  else
-    json_object_set_null_member (object, "id");
-  json_object_set_int_member (error, "code", code);
-  json_object_set_string_member (error, "message", message);
-  json_object_set_object_member (object, "error", error);
-
-  return object;
 }
 
 GPtrArray *
@@ -220,7 +215,7 @@ lumo_mcp_split_batch (JsonNode    *node,
       return NULL;
     }
 
-  if (!lumo_mcp_protocol_version_has_batches (version))
+  if (!lumo_mcp_version_has_batches (version))
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                    "MCP %s has no JSON-RPC batches: send one message at a time", version);
