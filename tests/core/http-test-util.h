@@ -18,7 +18,8 @@ typedef struct
 {
   guint    status;      /* of the first response; 0 when none came */
   char    *head;        /* status line and headers of the first response */
-  char    *body;        /* everything after them until the end */
+  char    *body;        /* everything after them until the end (a chunked
+                         * body de-chunked, as far as it came whole) */
   gsize    body_len;
   gboolean closed;      /* the server closed the connection */
 } HttpReply;
@@ -37,9 +38,38 @@ HttpReply *http_exchange          (const char  *address,
                                    const char  *request,
                                    gssize       len,
                                    guint        read_timeout_ms);
+/* The same, started in its thread and left to run: the test drives the
+ * provider meanwhile, then waits for the end with http_call_finish(). */
+typedef struct _HttpCall HttpCall;
+
+HttpCall  *http_call_start        (const char  *address,
+                                   guint        port,
+                                   const char  *request,
+                                   gssize       len,
+                                   guint        read_timeout_ms);
+/* TRUE once what @call received so far contains @needle (a condition for
+ * lumo_test_wait_until(): a stream that stays open still shows it). */
+gboolean   http_call_has_received (HttpCall    *call,
+                                   const char  *needle);
+/* The client stops reading (the kernel still takes what fits in its
+ * buffers): a client that never reads its stream. */
+void       http_call_stop_reading (HttpCall    *call);
+/* Closes the client's socket, which ends the call. */
+void       http_call_hang_up      (HttpCall    *call);
+HttpReply *http_call_finish       (HttpCall    *call);
+
 /* An error connecting to @address:@port, or NULL if it connected. */
 GError    *http_connect_error     (const char  *address,
                                    guint        port);
+
+/* @n connections to 127.0.0.1:@port that never send a byte (each accepted
+ * before the next batch goes, as a kernel backlog holds), in a new array
+ * of GSocket; @n_accepted returns how many the server has accepted. */
+typedef guint (*HttpAcceptedFunc) (gpointer user_data);
+GPtrArray *http_open_idle         (guint             port,
+                                   guint             n,
+                                   HttpAcceptedFunc  n_accepted,
+                                   gpointer          user_data);
 
 /* The descriptors this process has open now. */
 guint      http_count_open_fds    (void);

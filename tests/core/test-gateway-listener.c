@@ -189,9 +189,7 @@ static void
 test_idle_flood (void)
 {
   g_autoptr(LumoGatewayListener) listener = listener_new_started ();
-  g_autoptr(GPtrArray) clients = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = NULL;
+  g_autoptr(GPtrArray) clients = NULL;
   guint port = lumo_gateway_listener_get_port (listener);
   guint baseline;
   guint fds;
@@ -201,31 +199,9 @@ test_idle_flood (void)
   _lumo_gateway_listener_set_limits (listener, LUMO_GATEWAY_LISTENER_MAX_CONNECTIONS,
                                      10 * LUMO_TEST_WAIT_DEADLINE_S * 1000);
   http_raise_fd_limit (n_clients + LUMO_GATEWAY_LISTENER_MAX_CONNECTIONS + 256);
-  address = g_inet_socket_address_new (loopback, port);
   baseline = http_count_open_fds ();
-
-  for (guint i = 0; i < n_clients; i++)
-    {
-      g_autoptr(GError) error = NULL;
-      GSocket *socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                      G_SOCKET_PROTOCOL_TCP, &error);
-
-      g_assert_no_error (error);
-      g_socket_set_blocking (socket, FALSE);
-      /* Loopback completes the handshake in the kernel: the connect is
-       * pending at most until the listener accepts. */
-      if (!g_socket_connect (socket, address, NULL, &error))
-        g_assert_error (error, G_IO_ERROR, G_IO_ERROR_PENDING);
-      g_ptr_array_add (clients, socket);
-
-      /* In batches the kernel's backlog holds. */
-      if ((i + 1) % 50 == 0)
-        {
-          AcceptedAtLeast a = { listener, i + 1 };
-
-          lumo_test_wait_until (has_accepted, &a, "the listener to accept the batch");
-        }
-    }
+  clients = http_open_idle (port, n_clients, (HttpAcceptedFunc) _lumo_gateway_listener_get_n_accepted,
+                            listener);
 
   lumo_test_wait_until (is_within_cap, listener, "the oldest idle connections to close");
   fds = http_count_open_fds ();

@@ -27,6 +27,8 @@ struct _LumoGatewayHttp
   GHashTable           *streams;       /* HttpStream, each until its message finishes */
 
   guint                 session_idle_ms;
+  guint                 stall_timeout_ms;
+  guint                 keepalive_ms;
 };
 
 /* The HTTP side of one LumoAgentSession this endpoint opened. */
@@ -62,9 +64,12 @@ void              _http_binding_open_stream          (HttpBinding       *binding
                                                       SoupServerMessage *msg,
                                                       GPtrArray         *keys);
 
-/* A shorter idle deadline for sessions, for tests. */
-void              _lumo_gateway_http_set_session_idle (LumoGatewayHttp  *self,
-                                                       guint             session_idle_ms);
+/* Shorter deadlines, for tests: a session's idleness, a stream's stall,
+ * the keep-alive of an open stream. */
+void              _lumo_gateway_http_set_deadlines   (LumoGatewayHttp   *self,
+                                                      guint              session_idle_ms,
+                                                      guint              stall_timeout_ms,
+                                                      guint              keepalive_ms);
 LumoGatewayListener *_lumo_gateway_http_get_listener (LumoGatewayHttp   *self);
 
 G_END_DECLS

@@ -13,11 +13,15 @@
  * Streams are chunked responses whose chunks libsoup frees once written
  * (the body does not accumulate). What is appended and not yet written
  * is counted, and the session hears the sum over its streams
- * (lumo_agent_session_note_unsent()): past its bound it ends, and a stream
- * that still holds unread bytes when its session ends is cut off with its
- * connection, so a client that never reads holds nothing for long. A
- * binding with no stream open has an idle deadline; past it the session
- * ends.
+ * (lumo_agent_session_note_unsent()): past its bound it ends. A stream
+ * whose client takes nothing of what waits for it for
+ * LUMO_GATEWAY_HTTP_STALL_TIMEOUT_S is cut off with its connection, so a
+ * client that never reads holds neither memory nor a connection for long
+ * (the deadline runs only while bytes wait). An open stream gets an SSE
+ * comment every LUMO_GATEWAY_HTTP_KEEPALIVE_S: a client that went away
+ * without a word is found (the write fails) and its stream ends, instead
+ * of holding its session busy for ever. A binding with no stream open has
+ * an idle deadline; past it the session ends.
  */
 #define G_LOG_DOMAIN "lumo-gateway-http"
 
@@ -52,6 +56,8 @@ struct _HttpStream
   SoupServerMessage *msg;
   GHashTable        *pending;     /* id keys of the requests answered here; NULL: GET */
   gsize              unread;      /* appended, not yet written */
+  GSource           *stall;       /* armed while bytes wait and none get written */
+  GSource           *keepalive;   /* while the stream is open */
   gboolean           ended;
   gulong             wrote_id;
   gulong             finished_id;
@@ -63,8 +69,30 @@ static void binding_note_unsent (HttpBinding *b);
 /* ---- streams ------------------------------------------------------------ */
 
 static void
+stream_disarm (HttpStream *s)
+{
+  if (s->stall != NULL)
+    {
+      g_source_destroy (s->stall);
+      g_clear_pointer (&s->stall, g_source_unref);
+    }
+}
+
+static void
+stream_stop_keepalive (HttpStream *s)
+{
+  if (s->keepalive != NULL)
+    {
+      g_source_destroy (s->keepalive);
+      g_clear_pointer (&s->keepalive, g_source_unref);
+    }
+}
+
+static void
 stream_free (HttpStream *s)
 {
+  stream_disarm (s);
+  stream_stop_keepalive (s);
   g_clear_signal_handler (&s->wrote_id, s->msg);
   g_clear_signal_handler (&s->finished_id, s->msg);
   g_clear_object (&s->msg);
@@ -87,9 +115,8 @@ binding_forget_stream (HttpBinding *b,
 }
 
 /* No more bytes: the last chunk goes out, and libsoup finishes the
- * message (keeping the connection for the next request). A client that
- * has not read what it was sent yet is not waited for: its connection is
- * cut, and the queued chunks go with it. */
+ * message (keeping the connection for the next request). What still
+ * waits is written first; the stall deadline still guards it. */
 static void
 stream_end (HttpStream *s)
 {
@@ -102,12 +129,38 @@ stream_end (HttpStream *s)
     return;
 
   s->ended = TRUE;
-  if (s->unread > 0)
-    lumo_gateway_listener_cut (s->http->listener, s->msg);
+  stream_stop_keepalive (s);
   soup_message_body_complete (soup_server_message_get_response_body (s->msg));
   soup_server_message_unpause (s->msg);
   if (b != NULL)
     binding_note_unsent (b);
+}
+
+static gboolean
+on_stream_stalled_cb (gpointer user_data)
+{
+  HttpStream *s = user_data;
+
+  g_clear_pointer (&s->stall, g_source_unref);
+  g_debug ("Cutting off an SSE stream whose client read nothing of %" G_GSIZE_FORMAT " bytes",
+           s->unread);
+  lumo_gateway_listener_cut (s->http->listener, s->msg);
+  stream_end (s);
+  return G_SOURCE_REMOVE;
+}
+
+/* A new deadline whenever bytes wait and the client took some (or none
+ * waited before). */
+static void
+stream_rearm (HttpStream *s)
+{
+  stream_disarm (s);
+  if (s->unread == 0)
+    return;
+
+  s->stall = g_timeout_source_new (s->http->stall_timeout_ms);
+  g_source_set_callback (s->stall, on_stream_stalled_cb, s, NULL);
+  g_source_attach (s->stall, NULL);
 }
 
 static void
@@ -116,6 +169,7 @@ on_stream_wrote_body_data_cb (SoupServerMessage *msg,
                               HttpStream        *s)
 {
   s->unread -= MIN ((gsize) size, s->unread);
+  stream_rearm (s);
   if (s->binding != NULL)
     binding_note_unsent (s->binding);
 }
@@ -129,6 +183,33 @@ on_stream_finished_cb (SoupServerMessage *msg,
     binding_forget_stream (s->binding, s);
   s->ended = TRUE;
   g_hash_table_remove (s->http->streams, s);
+}
+
+/* Takes @chunk (@len bytes). */
+static void
+stream_append (HttpStream *s,
+               char       *chunk,
+               gsize       len)
+{
+  soup_message_body_append_take (soup_server_message_get_response_body (s->msg),
+                                 (guchar *) chunk, len);
+  s->unread += len;
+  if (s->stall == NULL)
+    stream_rearm (s);
+  soup_server_message_unpause (s->msg);
+  /* May end the session, and so this stream. */
+  if (s->binding != NULL)
+    binding_note_unsent (s->binding);
+}
+
+static gboolean
+on_stream_keepalive_cb (gpointer user_data)
+{
+  HttpStream *s = user_data;
+  static const char comment[] = ": keepalive\n\n";
+
+  stream_append (s, g_strdup (comment), strlen (comment));
+  return G_SOURCE_CONTINUE;
 }
 
 static void
@@ -153,14 +234,7 @@ stream_send (HttpStream *s,
 
   event = g_strconcat ("event: message\ndata: ", json, "\n\n", NULL);
   len = strlen (event);
-
-  soup_message_body_append_take (soup_server_message_get_response_body (s->msg),
-                                 (guchar *) event, len);
-  s->unread += len;
-  soup_server_message_unpause (s->msg);
-  /* May end the session, and so this stream. */
-  if (s->binding != NULL)
-    binding_note_unsent (s->binding);
+  stream_append (s, event, len);
 }
 
 static HttpStream *
@@ -409,6 +483,9 @@ _http_binding_open_stream (HttpBinding       *b,
   s->msg = g_object_ref (msg);
   s->wrote_id = g_signal_connect (msg, "wrote-body-data", G_CALLBACK (on_stream_wrote_body_data_cb), s);
   s->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_stream_finished_cb), s);
+  s->keepalive = g_timeout_source_new (b->http->keepalive_ms);
+  g_source_set_callback (s->keepalive, on_stream_keepalive_cb, s, NULL);
+  g_source_attach (s->keepalive, NULL);
   g_hash_table_add (b->http->streams, s);
 
   if (keys != NULL)

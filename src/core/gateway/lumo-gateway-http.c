@@ -568,13 +568,17 @@ lumo_gateway_http_get_gateway (LumoGatewayHttp *self)
 }
 
 void
-_lumo_gateway_http_set_session_idle (LumoGatewayHttp *self,
-                                     guint            session_idle_ms)
+_lumo_gateway_http_set_deadlines (LumoGatewayHttp *self,
+                                  guint            session_idle_ms,
+                                  guint            stall_timeout_ms,
+                                  guint            keepalive_ms)
 {
   g_return_if_fail (LUMO_IS_GATEWAY_HTTP (self));
-  g_return_if_fail (session_idle_ms > 0);
+  g_return_if_fail (session_idle_ms > 0 && stall_timeout_ms > 0 && keepalive_ms > 0);
 
   self->session_idle_ms = session_idle_ms;
+  self->stall_timeout_ms = stall_timeout_ms;
+  self->keepalive_ms = keepalive_ms;
 }
 
 LumoGatewayListener *
@@ -667,6 +671,8 @@ static void
 lumo_gateway_http_init (LumoGatewayHttp *self)
 {
   self->session_idle_ms = LUMO_GATEWAY_HTTP_SESSION_IDLE_S * 1000;
+  self->stall_timeout_ms = LUMO_GATEWAY_HTTP_STALL_TIMEOUT_S * 1000;
+  self->keepalive_ms = LUMO_GATEWAY_HTTP_KEEPALIVE_S * 1000;
   _lumo_gateway_http_streams_init (self);
 }
 

@@ -24,8 +24,11 @@
  * and ends with their answers; a POST of notifications or responses with
  * 202; GET opens the session's one standalone SSE stream; DELETE ends the
  * session. What its streams hold unread counts against the session's bound
- * (LUMO_AGENT_SESSION_MAX_QUEUED_BYTES): past it the session ends, and a
- * stream with bytes still unread is cut off with its connection. A
+ * (LUMO_AGENT_SESSION_MAX_QUEUED_BYTES): past it the session ends; a
+ * stream whose client takes nothing of what waits for it for
+ * LUMO_GATEWAY_HTTP_STALL_TIMEOUT_S is cut off with its connection; an
+ * open stream carries an SSE comment every LUMO_GATEWAY_HTTP_KEEPALIVE_S,
+ * so a client that went away silently is found. A
  * session with no stream open and no request for
  * LUMO_GATEWAY_HTTP_SESSION_IDLE_S is ended (the client starts a new one
  * when it comes back: 404).
@@ -38,6 +41,8 @@
 G_BEGIN_DECLS
 
 #define LUMO_GATEWAY_HTTP_SESSION_IDLE_S  (30 * 60)
+#define LUMO_GATEWAY_HTTP_STALL_TIMEOUT_S 30
+#define LUMO_GATEWAY_HTTP_KEEPALIVE_S     15
 
 #define LUMO_TYPE_GATEWAY_HTTP (lumo_gateway_http_get_type ())
 G_DECLARE_FINAL_TYPE (LumoGatewayHttp, lumo_gateway_http, LUMO, GATEWAY_HTTP, GObject)
