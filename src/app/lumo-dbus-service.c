@@ -19,6 +19,8 @@
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-frame.h"
+#include "lumo-gateway-stdio.h"
+#include "lumo-gateway-verdict.h"
 #include "lumo-protocol.h"
 #include "lumo-review-queue.h"
 
@@ -43,6 +45,7 @@ struct _LumoDBusService
 
   LumoDBusBridge      *skeleton;
   GPtrArray           *calls;        /* AttachCall, one reference each */
+  LumoGateway         *gateway;      /* NULL until the app set it */
 };
 
 G_DEFINE_FINAL_TYPE (LumoDBusService, lumo_dbus_service, G_TYPE_OBJECT)
@@ -61,6 +64,8 @@ static const GDBusErrorEntry lumo_dbus_error_entries[] = {
   { LUMO_ERROR_NOT_FOUND, "dev.lumo.Access.Error.NotFound" },
   { LUMO_ERROR_UNAVAILABLE, "dev.lumo.Access.Error.Unavailable" },
   { LUMO_ERROR_PROTOCOL, "dev.lumo.Access.Error.Protocol" },
+  { LUMO_ERROR_NOT_AUTHORIZED, "dev.lumo.Access.Error.NotAuthorized" },
+  { LUMO_ERROR_LIMIT_EXCEEDED, "dev.lumo.Access.Error.LimitExceeded" },
 };
 
 static void
@@ -290,6 +295,101 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
   return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
+static void
+on_stdio_served_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AttachCall *call = user_data;
+  g_autoptr(AttachCall) owned = call;  /* the reference the operation held */
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+
+  reason = lumo_gateway_stdio_serve_finish (result, &error);
+  if (reason == NULL)
+    reason = g_strdup_printf ("error: %s", error->message);
+
+  end_call (call, reason);
+}
+
+/* The launcher's session. Every refusal comes before the descriptors are
+ * touched, so the launcher may still answer its client itself. The token
+ * goes to the gateway and nowhere else: not into a log, not into the
+ * call's bookkeeping. */
+static gboolean
+on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
+                           GDBusMethodInvocation *invocation,
+                           GUnixFDList           *fd_list,
+                           GVariant              *stdin_handle,
+                           GVariant              *stdout_handle,
+                           const char            *token,
+                           const char            *namespace_,
+                           LumoDBusService       *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAgentSession) session = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *provider_id = NULL;
+  g_autofree char *message = NULL;
+  LumoGatewayVerdict verdict;
+  AttachCall *call;
+  int in_fd = -1;
+  int out_fd = -1;
+
+  if (self->gateway == NULL)
+    {
+      if (self->getter (self->getter_data, &error) != NULL)
+        g_set_error_literal (&error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                             "Lumo Access is still starting");
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  verdict = lumo_gateway_authenticate (self->gateway, token, namespace_,
+                                       &agent_id, &provider_id, &message);
+  if (verdict == LUMO_GATEWAY_OK)
+    session = lumo_gateway_open_session (self->gateway, agent_id, provider_id, "stdio", &verdict);
+  if (session == NULL)
+    {
+      lumo_gateway_verdict_to_error (verdict, message, &error);
+      g_debug ("AttachAgent for %s refused: %s", namespace_, error->message);
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
+    {
+      lumo_agent_session_close (session, "The launcher passed no usable pipes.");
+      if (error->domain == G_DBUS_ERROR)
+        g_dbus_method_invocation_return_gerror (invocation, error);
+      else
+        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                               "%s", error->message);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  input = g_unix_input_stream_new (in_fd, TRUE);
+  output = g_unix_output_stream_new (out_fd, TRUE);
+
+  call = g_rc_box_new0 (AttachCall);
+  call->self = self;
+  call->invocation = invocation;
+  call->provider_id = g_steal_pointer (&provider_id);
+  call->cancellable = g_cancellable_new ();
+  g_ptr_array_add (self->calls, call);
+  update_sessions_property (self);
+  g_signal_emit (self, signals[SESSION_STARTED], 0, call->provider_id);
+
+  g_debug ("Agent %s attached over stdio to %s", agent_id, call->provider_id);
+
+  lumo_gateway_stdio_serve_async (session, input, output, call->cancellable,
+                                  on_stdio_served_cb, g_rc_box_acquire (call));
+
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
 static gint64
 monotonic_to_unix (gint64 monotonic_us,
                    gint64 monotonic_now)
@@ -393,6 +493,7 @@ lumo_dbus_service_finalize (GObject *object)
 
   g_clear_pointer (&self->calls, g_ptr_array_unref);
   g_clear_object (&self->skeleton);
+  g_clear_object (&self->gateway);
 
   G_OBJECT_CLASS (lumo_dbus_service_parent_class)->finalize (object);
 }
@@ -432,6 +533,8 @@ lumo_dbus_service_init (LumoDBusService *self)
 
   g_signal_connect (self->skeleton, "handle-attach",
                     G_CALLBACK (on_handle_attach_cb), self);
+  g_signal_connect (self->skeleton, "handle-attach-agent",
+                    G_CALLBACK (on_handle_attach_agent_cb), self);
   g_signal_connect (self->skeleton, "handle-list-reviews",
                     G_CALLBACK (on_handle_list_reviews_cb), self);
   g_signal_connect (self->skeleton, "handle-decide-review",
@@ -475,6 +578,16 @@ lumo_dbus_service_unexport (LumoDBusService *self)
   if (self->skeleton != NULL &&
       g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->skeleton)) != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+}
+
+void
+lumo_dbus_service_set_gateway (LumoDBusService *self,
+                               LumoGateway     *gateway)
+{
+  g_return_if_fail (LUMO_IS_DBUS_SERVICE (self));
+  g_return_if_fail (gateway == NULL || LUMO_IS_GATEWAY (gateway));
+
+  g_set_object (&self->gateway, gateway);
 }
 
 guint
