@@ -186,7 +186,8 @@ export function readOnly (p: PackRecord, ...names: string[]): PackRecord {
 
 // ---- through the provider ----------------------------------------------------
 
-export function providerWith (t: TestContext, opts: { us?: UserScriptsState; dryRun?: DryRun } = {}) {
+export function providerWith (t: TestContext, opts: { us?: UserScriptsState; dryRun?: DryRun; bundled?: () => PackRecord[] } = {}) {
+  const bundled = opts.bundled ?? (() => [baidu(), example()]);
   const app = new FakeApp();
   const area = memoryArea();
   const store = new ScriptStore(area);
@@ -207,9 +208,9 @@ export function providerWith (t: TestContext, opts: { us?: UserScriptsState; dry
   });
   const reload = async () => {
     const installed = (await store.list()).map(installedRecord).filter((p): p is PackRecord => p !== null);
-    registry.setPacks([baidu(), example()], installed);
+    registry.setPacks(bundled(), installed);
   };
-  registry.setPacks([baidu(), example()], []);
+  registry.setPacks(bundled(), []);
   void provider.updateCatalogue([...TOOLS, ...siteToolDefs(registry)], { customMarketMcpServers: registry.market() });
   provider.start();
   t.after(() => provider?.bridge.stop());

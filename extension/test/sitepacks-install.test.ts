@@ -13,7 +13,7 @@ import { until } from './fakes.ts';
 import { CALLER, providerWith, text } from './site-fakes.ts';
 
 const META = { name: 'shop.test', type: 'contentScriptMcpServer', url: 'http://shop.test/', isAlwaysEnabled: false, version: '1.0.0' };
-const GUIDE4 = readFileSync(new URL('../../tests/fixtures/sitepacks/installed/opentiny.test/index.js', import.meta.url), 'utf8');
+const GUIDE4 = readFileSync(new URL('../../tests/fixtures/sitepacks/installed/opentiny-e2e.test/index.js', import.meta.url), 'utf8');
 
 test('declared tools: names and classes from the text; whatever it cannot show for sure is a write', () => {
   assert.deepEqual(declaredTools(GUIDE4).tools.map((d) => [d.name, d.write]),

@@ -262,9 +262,8 @@ test('provider: an install with a bad meta or source is refused with the field n
     [{ meta: { ...good, name: 'www.baidu.test', url: 'http://www.baidu.test/' }, source: src }, 'bundled', /a site pack for www\.baidu\.test exists already \(bundled with the extension\)/],
     [{ meta: { ...good, name: 'baidu.test', url: 'http://baidu.test/' }, source: src }, 'prefix', /"baidu_…", a prefix the site pack www\.baidu\.test uses already; set toolPrefix/],
     [{ meta: good, source: 'import x from "y";\nexport default x;' }, 'import', /source: Line 1: import statements are not available/],
-    [{ meta: good, source: 'export default () => {};' }, 'no tools', /registers no tools/],
     [{ meta: good, source: 'export default ({ server }) => { server.registerTool(NAME, {}, h); };' }, 'computed name', /source: line 1: the first argument of registerTool must be the tool name as a plain string literal/],
-    [{ meta: { ...good, toolsJumpLinks: { u: 'http://shop.test/u' } }, source: src }, 'jump', /meta\.toolsJumpLinks\.u: links a tool "u" that the pack does not register/],
+    [{ meta: { ...good, toolsJumpLinks: { u: 'http://elsewhere.test/u' } }, source: src }, 'jump link off the domain', /meta\.toolsJumpLinks\.u: "http:\/\/elsewhere\.test\/u" is on elsewhere\.test, which this pack does not serve/],
     [{ meta: good, source: src, matches: ['*://x/*'] }, 'matches', /matches: a site pack runs on the pages of meta\.name/],
   ];
   for (const [args, what, re] of cases) {
@@ -274,6 +273,26 @@ test('provider: an install with a bad meta or source is refused with the field n
   }
   assert.equal(s.app.of('authorize').length, 0, 'no refused install reached the app');
   assert.equal((await s.store.list()).length, 0);
+});
+
+test('provider: a jump link to a tool the pack does not register, or no tools yet, is a warning in the answer, not a refusal', async (t) => {
+  const s = providerWith(t);
+  await until(() => s.provider.bridge.state === 'ready', 'bridge ready');
+  s.app.allow(CALLER);
+  const meta = { name: 'shop.test', type: 'contentScriptMcpServer', url: 'http://shop.test/', isAlwaysEnabled: false, version: '1.0.0',
+    toolsJumpLinks: { t: 'http://shop.test/t', 'tool-name': 'http://shop.test/path' } };
+  const r = await s.session.callTool('create_script', { meta, source: 'export default ({ server }) => { server.registerTool("t", {}, async () => ({ content: [] })); };' });
+  assert.equal(r.isError, undefined, text(r));
+  assert.deepEqual(JSON.parse(text(r)).warnings, ['meta.toolsJumpLinks.tool-name: links a tool "tool-name" that the pack does not register (it registers "t"); the link is not used']);
+  const empty = await s.session.callTool('create_script', { meta: { ...meta, name: 'empty.test', url: 'http://empty.test/', toolsJumpLinks: {} }, source: 'export default ({ server, z, cookie }) => {\n  // to come\n}\n' });
+  assert.equal(empty.isError, undefined, text(empty));
+  assert.deepEqual(JSON.parse(text(empty)).warnings, ['source: the registration function registers no tools yet (call server.registerTool); the pack gives no tools']);
+  assert.equal((await s.store.list()).length, 2);
+  // A text that declares a tool the run never registers is still refused.
+  const hidden = await s.session.callTool('create_script', { meta: { ...meta, name: 'cond.test', url: 'http://cond.test/', toolsJumpLinks: {} },
+    source: 'export default ({ server }) => { if (globalThis.location) server.registerTool("t", {}, async () => ({ content: [] })); };' });
+  assert.equal(hidden.isError, true);
+  assert.match(text(hidden), /registered none of its tools \("t"\) when it ran without a page/);
 });
 
 test('provider: with User Scripts off a page pack\'s tool returns the reason, and asks no one to authorize it', async (t) => {

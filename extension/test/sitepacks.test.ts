@@ -6,7 +6,6 @@
 // customMarketMcpServers, and every pack folder of the repository.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -17,7 +16,8 @@ import {
 import { SourceError, transformSource, userScriptCode } from '../src/sitepacks/source.ts';
 import { callSiteTool, cookieView, parseCookies, runRegistration, toolDefs } from '../src/sitepacks/runtime.ts';
 import { functionDryRun } from '../src/sitepacks/dry-run.ts';
-import { bundledPackId, inspectPacks, type PackInput } from '../src/sitepacks/inspect.ts';
+import { bundledPackId, inspectPacks } from '../src/sitepacks/inspect.ts';
+import { loadFolder } from './pack-folders.ts';
 import { chromeMajor, userScriptsReason } from '../src/sitepacks/permission.ts';
 import type { SitePackMeta } from '../src/sitepacks/types.ts';
 
@@ -238,26 +238,17 @@ test('permission: the reason names the exact toggle for the Chrome version', () 
 
 // Every pack folder in the repository passes the build's checks: the
 // bundled ones, the guide's examples and the test fixtures.
-async function loadFolder (root: string): Promise<PackInput[]> {
-  if (!existsSync(root))
-    return [];
-  const out: PackInput[] = [];
-  for (const folder of readdirSync(root).sort()) {
-    const dir = join(root, folder);
-    if (!existsSync(join(dir, 'meta.ts')))
-      continue;
-    out.push({ folder, dir, meta: (await import(join(dir, 'meta.ts'))).default, register: (await import(join(dir, 'index.ts'))).default });
-  }
-  return out;
-}
-
-test('every pack folder of the repository passes the build\'s checks', async () => {
-  for (const root of [join(here, '../sites'), join(here, '../examples/sites'), join(here, '../../tests/fixtures/sitepacks/bundled')]) {
+test('every pack folder of the repository passes the build\'s checks, and all of them together (the e2e build\'s set)', async () => {
+  const roots = [join(here, '../sites'), join(here, '../examples/sites'), join(here, '../../tests/fixtures/sitepacks/bundled')];
+  for (const root of roots) {
     const inputs = await loadFolder(root);
     const r = await inspectPacks(inputs);
     assert.deepEqual(r.problems, [], root);
+    assert.deepEqual(r.warnings, [], root);
     assert.equal(r.packs.length, inputs.length);
   }
+  const all = await inspectPacks((await Promise.all(roots.map(loadFolder))).flat());
+  assert.deepEqual(all.problems, [], 'the test packs take no domain or prefix of the examples');
   const examples = await inspectPacks(await loadFolder(join(here, '../examples/sites')));
   assert.deepEqual(examples.packs.map((p) => [p.meta.name, p.prefix, p.tools.map((t) => t.name)]), [
     ['example.com', 'example', ['get-user-profile']],
@@ -279,7 +270,8 @@ test('inspect: a folder whose pack is wrong is refused with file and field', asy
   ]);
   const text = r.problems.join('\n');
   assert.match(text, /sites\/a\.com\/meta\.ts: name: "b\.com" must equal the folder name "a\.com"/);
-  assert.match(text, /sites\/c\.com\/meta\.ts: toolsJumpLinks\.nope: links a tool "nope" that the pack does not register \(it registers "t"\)/);
+  assert.doesNotMatch(text, /c\.com\/meta\.ts: toolsJumpLinks/, 'a link to a tool not registered does not fail the build');
+  assert.deepEqual(r.warnings, ['sites/c.com/meta.ts: toolsJumpLinks.nope: links a tool "nope" that the pack does not register (it registers "t"); the link is not used']);
   assert.match(text, /sites\/x\.c\.com\/meta\.ts: the tool prefix "c" is used by sites\/c\.com already/);
   assert.match(text, /sites\/list\.com\/index\.ts: tool "scripts" would be "list_scripts", the name of a tool of the provider/);
   assert.match(text, /sites\/Bad_Folder\/: the folder name must be the domain/);

@@ -454,6 +454,44 @@ on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
 }
 
 static gboolean
+on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
+                               GDBusMethodInvocation *invocation,
+                               LumoDBusService       *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) providers = NULL;
+  GVariantBuilder builder;
+  LumoBackend *backend;
+
+  if (!(backend = self->getter (self->getter_data, &error)))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return G_DBUS_METHOD_INVOCATION_HANDLED;
+    }
+
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ssssss)"));
+  providers = lumo_backend_dup_recommending_providers (backend);
+  for (guint i = 0; providers[i] != NULL; i++)
+    {
+      g_autoptr(GPtrArray) servers = lumo_backend_dup_recommended_servers (backend, providers[i]);
+
+      for (guint j = 0; j < servers->len; j++)
+        {
+          const LumoRecommendedServer *server = g_ptr_array_index (servers, j);
+
+#define S(x) ((x) != NULL ? (x) : "")
+          g_variant_builder_add (&builder, "(ssssss)", providers[i], server->id, server->name,
+                                 S (server->description), server->url, S (server->transport));
+#undef S
+        }
+    }
+
+  lumo_dbus_bridge_complete_list_recommended (skeleton, invocation,
+                                              g_variant_builder_end (&builder));
+  return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
 on_handle_decide_review_cb (LumoDBusBridge        *skeleton,
                             GDBusMethodInvocation *invocation,
                             const char            *id,
@@ -539,6 +577,8 @@ lumo_dbus_service_init (LumoDBusService *self)
                     G_CALLBACK (on_handle_list_reviews_cb), self);
   g_signal_connect (self->skeleton, "handle-decide-review",
                     G_CALLBACK (on_handle_decide_review_cb), self);
+  g_signal_connect (self->skeleton, "handle-list-recommended",
+                    G_CALLBACK (on_handle_list_recommended_cb), self);
 }
 
 LumoDBusService *

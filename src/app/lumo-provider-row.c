@@ -36,6 +36,7 @@ struct _LumoProviderRow
   /* Owned */
   LumoProviderItem *item;
   LumoToolRegistry *registry;
+  GPtrArray        *recommended;   /* LumoRecommendedServer, as shown */
 };
 
 G_DEFINE_FINAL_TYPE (LumoProviderRow, lumo_provider_row, GTK_TYPE_LIST_BOX_ROW)
@@ -214,8 +215,38 @@ lumo_provider_row_dispose (GObject *object)
     g_signal_handlers_disconnect_by_func (self->item, on_item_notify_cb, self);
   g_clear_object (&self->item);
   g_clear_object (&self->registry);
+  g_clear_pointer (&self->recommended, g_ptr_array_unref);
 
   G_OBJECT_CLASS (lumo_provider_row_parent_class)->dispose (object);
+}
+
+/* recommended.copy-setup (u index, u LumoRecommendedSetup): the set-up
+ * text core makes for that server, on the clipboard. */
+static void
+copy_setup_cb (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  LumoProviderRow *self = LUMO_PROVIDER_ROW (widget);
+  const LumoRecommendedServer *server;
+  g_autofree char *text = NULL;
+  g_autofree char *copied = NULL;
+  guint index, setup;
+
+  g_variant_get (parameter, "(uu)", &index, &setup);
+  if (self->recommended == NULL || index >= self->recommended->len ||
+      setup > LUMO_RECOMMENDED_SETUP_CLAUDE_MCP_ADD)
+    return;
+
+  server = g_ptr_array_index (self->recommended, index);
+  text = lumo_recommended_server_setup (server, setup);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), text);
+  copied = setup == LUMO_RECOMMENDED_SETUP_MCP_JSON
+    /* Translators: a toast; %s is a recommended server's name. */
+    ? g_strdup_printf (_("The mcp.json entry of %s is copied"), server->name)
+    /* Translators: a toast; %s is a recommended server's name. */
+    : g_strdup_printf (_("The claude mcp add command of %s is copied"), server->name);
+  lumo_ui_show_toast (widget, lumo_ui_toast_new (copied));
 }
 
 static void
@@ -240,6 +271,8 @@ lumo_provider_row_class_init (LumoProviderRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoProviderRow, tools_box);
   gtk_widget_class_bind_template_child (widget_class, LumoProviderRow, remove_button);
   gtk_widget_class_bind_template_child (widget_class, LumoProviderRow, recommended_box);
+
+  gtk_widget_class_install_action (widget_class, "recommended.copy-setup", "(uu)", copy_setup_cb);
 }
 
 static void
@@ -312,6 +345,37 @@ recommended_label (const char *text,
   return label;
 }
 
+/* "Copy Set-up" ▾ with the two forms a desktop MCP client takes. */
+static GtkWidget *
+setup_button (const LumoRecommendedServer *server,
+              guint                        index)
+{
+  g_autoptr(GMenu) menu = g_menu_new ();
+  g_autofree char *label = NULL;
+  GtkWidget *button = gtk_menu_button_new ();
+  static const struct { LumoRecommendedSetup setup; const char *label; } items[] = {
+    { LUMO_RECOMMENDED_SETUP_MCP_JSON, N_("As an _mcp.json entry") },
+    { LUMO_RECOMMENDED_SETUP_CLAUDE_MCP_ADD, N_("As a _claude mcp add command") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (items); i++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (_(items[i].label), NULL);
+
+      g_menu_item_set_action_and_target_value (item, "recommended.copy-setup",
+                                               g_variant_new ("(uu)", index, (guint) items[i].setup));
+      g_menu_append_item (menu, item);
+    }
+
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (button), _("Copy Set-up"));
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (button), G_MENU_MODEL (menu));
+  gtk_widget_set_valign (button, GTK_ALIGN_START);
+  /* Translators: %s is a recommended MCP server's name. */
+  label = g_strdup_printf (_("Copy the set-up of %s"), server->name);
+  lumo_ui_set_accessible_label (button, label);
+  return button;
+}
+
 void
 lumo_provider_row_set_recommended (LumoProviderRow *self,
                                    GPtrArray       *servers)
@@ -321,25 +385,33 @@ lumo_provider_row_set_recommended (LumoProviderRow *self,
 
   g_return_if_fail (LUMO_IS_PROVIDER_ROW (self));
 
+  g_clear_pointer (&self->recommended, g_ptr_array_unref);
+  self->recommended = lumo_recommended_servers_copy (servers);
+
   /* Keep the heading, the first child. */
   heading = gtk_widget_get_first_child (GTK_WIDGET (self->recommended_box));
   while ((child = gtk_widget_get_next_sibling (heading)) != NULL)
     gtk_box_remove (self->recommended_box, child);
 
-  for (guint i = 0; servers != NULL && i < servers->len; i++)
+  for (guint i = 0; self->recommended != NULL && i < self->recommended->len; i++)
     {
-      const LumoRecommendedServer *server = g_ptr_array_index (servers, i);
+      const LumoRecommendedServer *server = g_ptr_array_index (self->recommended, i);
+      GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
       GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
       GtkWidget *url = recommended_label (server->url, "monospace");
 
       gtk_label_set_selectable (GTK_LABEL (url), TRUE);
       gtk_widget_add_css_class (url, "caption");
+      gtk_widget_set_hexpand (box, TRUE);
       gtk_box_append (GTK_BOX (box), recommended_label (server->name, NULL));
       if (server->description != NULL)
         gtk_box_append (GTK_BOX (box), recommended_label (server->description, "dim-label"));
       gtk_box_append (GTK_BOX (box), url);
-      gtk_box_append (self->recommended_box, box);
+      gtk_box_append (GTK_BOX (line), box);
+      gtk_box_append (GTK_BOX (line), setup_button (server, i));
+      gtk_box_append (self->recommended_box, line);
     }
 
-  gtk_widget_set_visible (GTK_WIDGET (self->recommended_box), servers != NULL && servers->len > 0);
+  gtk_widget_set_visible (GTK_WIDGET (self->recommended_box),
+                          self->recommended != NULL && self->recommended->len > 0);
 }

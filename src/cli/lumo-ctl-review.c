@@ -6,9 +6,9 @@
  * Review requests live only in the running app (a request is a tool call
  * held open until someone decides), so unlike the policy commands these
  * talk to the app over the session bus: ListReviews and DecideReview of
- * dev.lumo.Access.Bridge (src/dbus/dev.lumo.Access.xml). They never start
- * the app — a freshly started app has nothing waiting — and say plainly
- * when it is not running. A review ID is the app's random UUID, so an
+ * dev.lumo.Access.Bridge (src/dbus/dev.lumo.Access.xml), through
+ * lumo_ctl_call_app(), which never starts the app — a freshly started app
+ * has nothing waiting — and says plainly when it is not running. A review ID is the app's random UUID, so an
  * argument that is not one is a wrong command line (exit 2) and the bus is
  * not even opened; an ID the app does not know is the app's answer, with
  * its own message (exit 1).
@@ -21,92 +21,18 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-ctl.h"
-#include "lumo-dbus.h"
 
-#define CALL_TIMEOUT_MS  10000
-
-static gboolean
-is_not_running (const GError *error)
-{
-  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
-         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER);
-}
-
-static gboolean
-is_missing_method (const GError *error)
-{
-  return g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) ||
-         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT) ||
-         g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_INTERFACE);
-}
-
-static void
-print_not_running (void)
-{
-  g_printerr ("lumo-access-ctl: %s\n",
-              _("Lumo Access is not running. Review requests exist only while the app runs "
-                "(each one is a write held open until you decide); start Lumo Access and try again."));
-}
-
-/* Calls @method without auto-start; prints why it failed and returns NULL
- * with *exit_code set. */
+/* Review requests live only in the running app. */
 static GVariant *
 call_app (const char         *method,
           GVariant           *parameters,
           const GVariantType *reply_type,
           int                *exit_code)
 {
-  g_autoptr(GVariant) owned_parameters = parameters ? g_variant_ref_sink (parameters) : NULL;
-  g_autoptr(GDBusConnection) bus = NULL;
-  g_autoptr(GError) error = NULL;
-  GVariant *reply;
-
-  *exit_code = LUMO_CTL_EXIT_FAIL;
-
-  if (!(bus = g_bus_get_sync (G_BUS_TYPE_SESSION, NULL, &error)))
-    {
-      print_not_running ();
-      g_printerr ("lumo-access-ctl: %s: %s\n", _("There is no session bus"), error->message);
-      return NULL;
-    }
-
-  /* A development build (dev.lumo.Access.Devel) has its own name and path. */
-  reply = g_dbus_connection_call_sync (bus, lumo_dbus_get_name (), lumo_dbus_get_object_path (),
-                                       lumo_dbus_get_bridge_interface (), method,
-                                       owned_parameters, reply_type,
-                                       G_DBUS_CALL_FLAGS_NO_AUTO_START, CALL_TIMEOUT_MS,
-                                       NULL, &error);
-  if (reply != NULL)
-    {
-      *exit_code = LUMO_CTL_EXIT_OK;
-      return reply;
-    }
-
-  if (is_not_running (error))
-    {
-      print_not_running ();
-    }
-  else if (is_missing_method (error))
-    {
-      g_printerr ("lumo-access-ctl: ");
-      g_printerr (_("The running Lumo Access does not offer %s; is it an older version?"), method);
-      g_printerr ("\n");
-    }
-  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-    {
-      g_printerr ("lumo-access-ctl: ");
-      g_printerr (_("Lumo Access did not answer within %d seconds"), CALL_TIMEOUT_MS / 1000);
-      g_printerr ("\n");
-    }
-  else
-    {
-      /* The app's own message (e.g. no such review), without the
-       * "GDBus.Error:dev.lumo.Access.Error.NotFound: " prefix. */
-      g_dbus_error_strip_remote_error (error);
-      g_printerr ("lumo-access-ctl: %s\n", error->message);
-    }
-
-  return NULL;
+  return lumo_ctl_call_app (method, parameters, reply_type,
+                            _("Lumo Access is not running. Review requests exist only while the app runs "
+                              "(each one is a write held open until you decide); start Lumo Access and try again."),
+                            exit_code);
 }
 
 /* ---- review list ------------------------------------------------------------ */

@@ -5,7 +5,8 @@
  * lumo-access-ctl is a thin shell over src/core: it parses the command line,
  * validates every ID before anything is opened, calls the same core API the
  * app calls (origin "cli"), and prints tables for people or JSON for
- * scripts. Only "review" talks to the running app, over the session bus. Exit status: 0 done, 1 the work failed (database, verification,
+ * scripts. Only "review" and "recommended" talk to the running app, over the
+ * session bus. Exit status: 0 done, 1 the work failed (database, verification,
  * not found), 2 the command line was wrong (unknown command or option, a bad
  * ID or value) — and a status of 2 means nothing was changed.
  */
@@ -13,6 +14,8 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
+
+#include "lumo-policy.h"
 
 G_BEGIN_DECLS
 
@@ -58,6 +61,10 @@ int       lumo_ctl_usage_error    (const LumoCtlCommand  *command,
 gboolean  lumo_ctl_check_id       (const char            *id,
                                    const char            *what);
 
+/* policy.db of the data directory; NULL (the error printed, *exit_code
+ * set) when it cannot be opened. */
+LumoPolicy *lumo_ctl_open_policy  (int                   *exit_code);
+
 /* Local time "2025-01-31 10:00:00", or "—" for 0. */
 char     *lumo_ctl_format_time    (gint64                 time_us);
 /* ISO 8601 UTC, or NULL for 0 (JSON null). */
@@ -76,6 +83,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCtlTable, lumo_ctl_table_free)
 
 /* All of stdin (at most 16 MiB, UTF-8), for commands that take "-". */
 char     *lumo_ctl_read_stdin     (GError               **error);
+/* Calls @method of the running app (lumo-ctl-app.c), never starting it.
+ * On failure prints why (@not_running, a full sentence, when it is not
+ * running) and returns NULL with *exit_code 1. */
+GVariant *lumo_ctl_call_app       (const char            *method,
+                                   GVariant              *parameters,
+                                   const GVariantType    *reply_type,
+                                   const char            *not_running,
+                                   int                   *exit_code);
+
 /* A string member, or null when @value is NULL. */
 void      lumo_ctl_json_member    (JsonBuilder           *builder,
                                    const char            *name,
@@ -83,8 +99,9 @@ void      lumo_ctl_json_member    (JsonBuilder           *builder,
 /* Pretty JSON and a newline to stdout. */
 void      lumo_ctl_print_json     (JsonNode              *node);
 
-/* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
- * lumo-ctl-review.c, lumo-ctl-browsers.c). */
+/* Subcommands (lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c,
+ * lumo-ctl-probe.c, lumo-ctl-review.c, lumo-ctl-recommended.c,
+ * lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
 LUMO_CTL_DECLARE (lumo_ctl_providers);
 LUMO_CTL_DECLARE (lumo_ctl_watch);
@@ -104,8 +121,12 @@ LUMO_CTL_DECLARE (lumo_ctl_probe_state);
 LUMO_CTL_DECLARE (lumo_ctl_review_list);
 LUMO_CTL_DECLARE (lumo_ctl_review_approve);
 LUMO_CTL_DECLARE (lumo_ctl_review_reject);
+LUMO_CTL_DECLARE (lumo_ctl_recommended);
 LUMO_CTL_DECLARE (lumo_ctl_browsers);
 LUMO_CTL_DECLARE (lumo_ctl_install_manifest);
 LUMO_CTL_DECLARE (lumo_ctl_remove_manifest);
+LUMO_CTL_DECLARE (lumo_ctl_agents);
+LUMO_CTL_DECLARE (lumo_ctl_agents_add);
+LUMO_CTL_DECLARE (lumo_ctl_agents_remove);
 
 G_END_DECLS

@@ -337,3 +337,17 @@ app_test_find_button_with_label (GtkWidget  *root,
 {
   return app_test_find_widget_where (root, GTK_TYPE_BUTTON, has_label, label);
 }
+
+char *
+app_test_clipboard_text (GdkClipboard *clipboard)
+{
+  GdkContentProvider *content = gdk_clipboard_get_content (clipboard);
+  g_auto(GValue) value = G_VALUE_INIT;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_nonnull (content);
+  g_value_init (&value, G_TYPE_STRING);
+  g_assert_true (gdk_content_provider_get_value (content, &value, &error));
+  g_assert_no_error (error);
+  return g_value_dup_string (&value);
+}

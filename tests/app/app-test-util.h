@@ -82,6 +82,8 @@ GtkWidget  *app_test_find_button_with_label (GtkWidget  *root,
                                              const char *label);
 /* Clicks @button now (GtkButton's keyboard activation waits 250 ms). */
 void        app_test_click (GtkWidget *button);
+/* The text on @clipboard, set by this process (gdk_clipboard_set_text). */
+char       *app_test_clipboard_text (GdkClipboard *clipboard);
 /* Every text a person can read under @root: labels, editables, row titles
  * and subtitles, tooltips, accessible labels kept in properties. */
 GPtrArray  *app_test_collect_texts (GtkWidget  *root);

@@ -193,6 +193,49 @@ test_recommended_servers (AppFixture    *f,
   g_assert_false (app_test_any_text_contains (GTK_WIDGET (row), "tracker.example.test"));
   g_assert_true (recommended_shown (row));
 
+  /* Copy Set-up: a menu of the two forms; each puts core's text on the
+   * clipboard, the same `lumo-access-ctl recommended` prints. */
+  {
+    GtkWidget *button = app_test_find_widget (GTK_WIDGET (row), GTK_TYPE_MENU_BUTTON, 0);
+    GMenuModel *menu;
+    GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (row));
+    const LumoRecommendedServer *ppt = g_ptr_array_index (servers, 0);
+
+    g_assert_nonnull (button);
+    g_assert_cmpstr (gtk_menu_button_get_label (GTK_MENU_BUTTON (button)), ==, "Copy Set-up");
+    menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (button));
+    g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 2);
+
+    for (int i = 0; i < 2; i++)
+      {
+        g_autofree char *action = NULL;
+        g_autoptr(GVariant) target = g_menu_model_get_item_attribute_value (menu, i, G_MENU_ATTRIBUTE_TARGET,
+                                                                             G_VARIANT_TYPE ("(uu)"));
+        g_autofree char *want = NULL;
+        g_autofree char *got = NULL;
+        guint index, setup;
+
+        g_assert_true (g_menu_model_get_item_attribute (menu, i, G_MENU_ATTRIBUTE_ACTION, "s", &action));
+        g_assert_cmpstr (action, ==, "recommended.copy-setup");
+        g_variant_get (target, "(uu)", &index, &setup);
+        g_assert_cmpuint (index, ==, 0);
+        g_assert_cmpuint (setup, ==, i == 0 ? LUMO_RECOMMENDED_SETUP_MCP_JSON : LUMO_RECOMMENDED_SETUP_CLAUDE_MCP_ADD);
+
+        g_assert_true (gtk_widget_activate_action_variant (GTK_WIDGET (row), action, target));
+        want = lumo_recommended_server_setup (ppt, setup);
+        got = app_test_clipboard_text (clipboard);
+        g_assert_cmpstr (got, ==, want);
+      }
+
+    /* A target that names no server changes nothing. */
+    gtk_widget_activate_action (GTK_WIDGET (row), "recommended.copy-setup", "(uu)", 7, 0);
+    {
+      g_autofree char *got = app_test_clipboard_text (clipboard);
+
+      g_assert_true (g_str_has_prefix (got, "claude mcp add --transport sse ppt-mcp "));
+    }
+  }
+
   /* A row made afterwards (the list rebuilt) shows them too. */
   {
     g_autoptr(GPtrArray) kept = lumo_backend_dup_recommended_servers (f->backend, TEST_PROVIDER_ID);

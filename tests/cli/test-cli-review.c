@@ -1,12 +1,13 @@
-/* test-cli-review.c — lumo-access-ctl review against a stand-in app on a
- * private session bus
+/* test-cli-review.c — lumo-access-ctl review and recommended against a
+ * stand-in app on a private session bus
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The real path (helper → app → review → CLI decision → provider) is
- * covered by tests/integration/test-bridge.c with the GTK app. This test
- * needs no display: a small object implementing ListReviews and
- * DecideReview of dev.lumo.Access.Bridge, as src/app/dev.lumo.Access.xml
+ * The real path (helper → app → review → CLI decision → provider, and a
+ * provider's recommended servers → CLI) is covered by
+ * tests/integration/test-bridge.c with the GTK app. This test needs no
+ * display: a small object implementing ListReviews, DecideReview and
+ * ListRecommended of dev.lumo.Access.Bridge, as src/dbus/dev.lumo.Access.xml
  * declares them, owns the app's name on a GTestDBus bus, and the built
  * CLI is run against it. What it pins down is the CLI's side: what a
  * person sees, the JSON scripts read, the exit statuses, that the app is
@@ -20,6 +21,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "lumo-recommended-server.h"
 #include "lumo-test.h"
 
 #define REVIEW_1  "0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e21"
@@ -37,6 +39,9 @@ static const char bridge_xml[] =
   "      <arg type='s' name='id' direction='in'/>"
   "      <arg type='b' name='approve' direction='in'/>"
   "    </method>"
+  "    <method name='ListRecommended'>"
+  "      <arg type='a(ssssss)' name='servers' direction='out'/>"
+  "    </method>"
   "  </interface>"
   "</node>";
 
@@ -47,6 +52,8 @@ typedef struct
   guint            object_id;
   GPtrArray       *waiting;     /* review IDs the stand-in still holds */
   GPtrArray       *decisions;   /* "ID:approve" / "ID:reject", as the app received them */
+  gboolean         recommends;  /* whether ListRecommended has servers */
+  guint            n_listed;    /* ListRecommended calls */
   char            *out;
   char            *err;
 } Fixture;
@@ -65,7 +72,24 @@ on_method_call_cb (GDBusConnection       *connection,
 {
   Fixture *f = user_data;
 
-  if (g_str_equal (method_name, "ListReviews"))
+  if (g_str_equal (method_name, "ListRecommended"))
+    {
+      GVariantBuilder builder;
+
+      f->n_listed++;
+      g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ssssss)"));
+      if (f->recommends)
+        {
+          g_variant_builder_add (&builder, "(ssssss)", TEST_PROVIDER_ID, "ppt-mcp", "PPT文档MCP服务器",
+                                 "可以创建、编辑、保存PPT文档", "https://your-mcp-server-url.com/servers/ppt-mcp/sse", "sse");
+          g_variant_builder_add (&builder, "(ssssss)", TEST_PROVIDER_ID, "docs", "Docs", "",
+                                 "https://mcp.example.test/mcp?key=a&b=c", "");
+          g_variant_builder_add (&builder, "(ssssss)", TEST_PROVIDER2_ID, "slides", "Slides", "",
+                                 "https://mcp.example.test/slides", "streamableHttp");
+        }
+      g_dbus_method_invocation_return_value (invocation, g_variant_new ("(a(ssssss))", &builder));
+    }
+  else if (g_str_equal (method_name, "ListReviews"))
     {
       GVariantBuilder builder;
 
@@ -310,6 +334,109 @@ test_decide (Fixture       *f,
   g_assert_cmpuint (f->decisions->len, ==, 2);
 }
 
+/* ---- recommended ------------------------------------------------------------ */
+
+/* Core's set-up text for one server, as the app's answer gives it. */
+static char *
+setup_of (const char           *id,
+          const char           *url,
+          const char           *transport,
+          LumoRecommendedSetup  setup)
+{
+  LumoRecommendedServer s = { (char *) id, (char *) "", NULL, (char *) url, (char *) transport };
+
+  return lumo_recommended_server_setup (&s, setup);
+}
+
+static void
+test_recommended_not_running (Fixture       *f,
+                              gconstpointer  data)
+{
+  if (f->bus == NULL)
+    return;
+
+  g_assert_cmpint (run_ctl (f, "recommended"), ==, 1);
+  g_assert_nonnull (strstr (f->err, "Lumo Access is not running. A provider’s recommended servers are known only while"));
+  g_assert_cmpstr (f->out, ==, "");
+  g_assert_cmpint (run_ctl (f, "recommended", "--json"), ==, 1);
+  g_assert_cmpstr (f->out, ==, "");
+}
+
+static void
+test_recommended_list (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *ppt_claude = setup_of ("ppt-mcp", "https://your-mcp-server-url.com/servers/ppt-mcp/sse", "sse",
+                                          LUMO_RECOMMENDED_SETUP_CLAUDE_MCP_ADD);
+  g_autofree char *docs_claude = setup_of ("docs", "https://mcp.example.test/mcp?key=a&b=c", NULL,
+                                           LUMO_RECOMMENDED_SETUP_CLAUDE_MCP_ADD);
+  g_autofree char *docs_json = setup_of ("docs", "https://mcp.example.test/mcp?key=a&b=c", NULL,
+                                         LUMO_RECOMMENDED_SETUP_MCP_JSON);
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *first, *second, *setup;
+  JsonArray *array;
+
+  if (f->bus == NULL)
+    return;
+  start_app (f);
+  f->recommends = TRUE;
+
+  g_assert_cmpint (run_ctl (f, "recommended"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "ppt-mcp  PPT文档MCP服务器\n"));
+  g_assert_nonnull (strstr (f->out, "  About: 可以创建、编辑、保存PPT文档\n"));
+  g_assert_nonnull (strstr (f->out, "  URL: https://your-mcp-server-url.com/servers/ppt-mcp/sse\n"));
+  /* The lines a person copies, exactly as core makes them. */
+  g_assert_nonnull (strstr (f->out, ppt_claude));
+  g_assert_nonnull (strstr (f->out, docs_claude));
+  g_assert_nonnull (strstr (f->out, "'https://mcp.example.test/mcp?key=a&b=c'"));
+  g_assert_nonnull (strstr (f->out, "    \"mcpServers\": {\n"));
+  g_assert_nonnull (strstr (f->out, "  Provider: " TEST_PROVIDER2_ID "\n"));
+
+  g_assert_cmpint (run_ctl (f, "recommended", "--json"), ==, 0);
+  root = lumo_test_parse_json (f->out);
+  array = json_node_get_array (root);
+  g_assert_cmpuint (json_array_get_length (array), ==, 3);
+  first = json_array_get_object_element (array, 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "provider"), ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (json_object_get_string_member (first, "id"), ==, "ppt-mcp");
+  g_assert_cmpstr (json_object_get_string_member (first, "name"), ==, "PPT文档MCP服务器");
+  g_assert_cmpstr (json_object_get_string_member (first, "type"), ==, "sse");
+  setup = json_object_get_object_member (first, "setup");
+  g_assert_cmpstr (json_object_get_string_member (setup, "claudeMcpAdd"), ==, ppt_claude);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (json_object_get_object_member (
+                     json_object_get_object_member (setup, "mcpJson"), "mcpServers"), "ppt-mcp"), "type"), ==, "sse");
+  /* What the provider left out is null; the set-up still says http. */
+  second = json_array_get_object_element (array, 1);
+  g_assert_true (json_object_get_null_member (second, "description"));
+  g_assert_true (json_object_get_null_member (second, "type"));
+  {
+    g_autoptr(JsonNode) want = lumo_test_parse_json (docs_json);
+    JsonNode *got = json_object_get_member (json_object_get_object_member (second, "setup"), "mcpJson");
+
+    g_assert_true (json_node_equal (want, got));
+  }
+
+  /* One provider's. */
+  g_assert_cmpint (run_ctl (f, "recommended", "--json", "--provider", TEST_PROVIDER2_ID), ==, 0);
+  g_clear_pointer (&root, json_node_unref);
+  root = lumo_test_parse_json (f->out);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (json_node_get_array (root), 0), "id"),
+                   ==, "slides");
+
+  /* A bad ID is a wrong command line: exit 2, and the app is not asked. */
+  f->n_listed = 0;
+  g_assert_cmpint (run_ctl (f, "recommended", "--provider", TEST_BAD_ID_PAST_P), ==, 2);
+  g_assert_cmpuint (f->n_listed, ==, 0);
+
+  /* None. */
+  f->recommends = FALSE;
+  g_assert_cmpint (run_ctl (f, "recommended"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "No connected provider recommends an MCP server."));
+  g_assert_cmpint (run_ctl (f, "recommended", "--json"), ==, 0);
+  g_assert_cmpstr (g_strstrip (f->out), ==, "[]");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -322,6 +449,13 @@ main (int   argc,
   ADD ("not-running", test_not_running);
   ADD ("list", test_list);
   ADD ("decide", test_decide);
+
+#undef ADD
+#define ADD(name, func) \
+  g_test_add ("/cli/recommended/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
+
+  ADD ("not-running", test_recommended_not_running);
+  ADD ("list", test_recommended_list);
 
 #undef ADD
 

@@ -753,6 +753,35 @@ test_in_flight_limit (Fixture       *f,
   agent_free (agent);
 }
 
+/* A request the bridge cannot carry (its frame would pass 1 MiB) is
+ * answered at once; the provider never sees a part of it. */
+static void
+test_too_large (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(LumoAgentSession) session = NULL;
+  g_autoptr(GString) request = g_string_new ("{\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"tools/call\","
+                                             "\"params\":{\"name\":\"save_script\",\"arguments\":{\"source\":\"");
+  Agent *agent;
+
+  provider_hello (f);
+  session = open_session (f);
+  agent = agent_new (session);
+  agent_send (session, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+  provider_open (f);
+  provider_expect_request (f, "ping");
+
+  for (guint i = 0; i < 1100 * 1024; i++)
+    g_string_append_c (request, 'x');
+  g_string_append (request, "\"}}}");
+  agent_send (session, request->str);
+  agent_heard (agent, 0, "{\"id\":\"big\",\"error\":{\"code\":-32603}}", "\"big\"");
+  bridge_detached_expect_nothing (f->bridge);
+  g_assert_false (lumo_agent_session_is_closed (session));
+
+  agent_free (agent);
+}
+
 static void
 test_unsent_bound (Fixture       *f,
                    gconstpointer  data)
@@ -840,6 +869,7 @@ main (int   argc,
   fixture_add ("/gateway/provider-disabled", test_provider_disabled);
   fixture_add ("/gateway/session-limit", test_session_limit);
   fixture_add ("/gateway/in-flight-limit", test_in_flight_limit);
+  fixture_add ("/gateway/too-large", test_too_large);
   fixture_add ("/gateway/unsent-bound", test_unsent_bound);
   g_test_add_func ("/gateway/snippets", test_snippets);
 

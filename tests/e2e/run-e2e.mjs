@@ -192,12 +192,13 @@ async function main () {
   cleanups.push(() => browser.close());
 
   let ps; // provider service worker session
-  const providerWorker = async () => {
-    const t = await browser.waitForTarget((x) => x.type === 'service_worker' && x.url === `chrome-extension://${PROVIDER}/background.js`, 'provider service worker');
-    const s = await browser.attach(t.targetId);
-    await browser.waitFor(s, 'globalThis.lumoProvider?.ready === true', 'the provider\'s top-level code');
+  const workerOf = async (b) => {
+    const t = await b.waitForTarget((x) => x.type === 'service_worker' && x.url === `chrome-extension://${PROVIDER}/background.js`, 'provider service worker');
+    const s = await b.attach(t.targetId);
+    await b.waitFor(s, 'globalThis.lumoProvider?.ready === true', 'the provider\'s top-level code');
     return s;
   };
+  const providerWorker = () => workerOf(browser);
   const bridgeState = async () => browser.evaluate(ps,
     '({ state: lumoProvider.provider.bridge.state, reason: lumoProvider.provider.bridge.reason, policy: lumoProvider.provider.bridge.policy })');
 
@@ -396,7 +397,18 @@ async function main () {
   const { targetId: cpage } = await second.send('Target.createTarget', { url: `chrome-extension://${CALLER}/caller.html` });
   const cs2 = await second.attach(cpage);
   await second.waitFor(cs2, 'globalThis.lumoTest?.ready === true', 'the caller page in the second profile');
-  await noUserScriptsSteps({ step, check, poll, browser: second, repo, provider: PROVIDER, caller: callerApi(second, cs2) });
+  let ps2 = await workerOf(second);
+  await noUserScriptsSteps({
+    step, check, poll, browser: second, repo, provider: PROVIDER, caller: callerApi(second, cs2),
+    worker: (expr) => second.evaluate(ps2, expr),
+    // Stops the worker; @wake (a call) starts it again.
+    restartWorker: async (wake) => {
+      await second.send('ServiceWorker.enable', {}, cs2);
+      await second.send('ServiceWorker.stopAllWorkers', {}, cs2);
+      await wake();
+      ps2 = await workerOf(second);
+    },
+  });
 }
 
 async function runBench ({ expectRow, ctlRun, refresh, call, callerEval, browser, ps }) {
@@ -430,12 +442,12 @@ async function runBench ({ expectRow, ctlRun, refresh, call, callerEval, browser
   });
   await step('bench: a site tool read (caller → provider → app → the tab\'s content script → caller)', async () => {
     // The first call opens the pack's page (its jump link) and waits for it.
-    const first = await call('userscripts.baidu_get-page-title');
+    const first = await call('userscripts.baidu-e2e_get-page-title');
     check(first.ok && !first.isError, JSON.stringify(first));
-    const site = await callerEval(`lumoTest.bench('userscripts.baidu_get-page-title', ${JSON.stringify(Array.from({ length: reads }, () => ({})))})`);
+    const site = await callerEval(`lumoTest.bench('userscripts.baidu-e2e_get-page-title', ${JSON.stringify(Array.from({ length: reads }, () => ({})))})`);
     check(site.errors === 0, `errors: ${site.errors}`);
     const f = (x) => x.toFixed(2).padStart(8);
-    return `site tool read (baidu_get-page-title)  ${String(site.n).padStart(5)}  ${f(site.p50)} ${f(site.p99)} ${f(site.max)}`;
+    return `site tool read (baidu-e2e_get-page-title)  ${String(site.n).padStart(5)}  ${f(site.p50)} ${f(site.p99)} ${f(site.max)}`;
   });
 }
 

@@ -257,6 +257,66 @@ test_caller_id_too_long (void)
   lumo_test_peer_end (s->peer);
 }
 
+static gboolean
+nothing_recommended (gpointer user_data)
+{
+  LumoTestBus *bus = user_data;
+  g_autofree char *out = NULL;
+
+  g_assert_cmpint (lumo_test_bus_run_ctl (bus, &out, "recommended", "--json", NULL), ==, 0);
+  return g_str_equal (g_strstrip (out), "[]");
+}
+
+/* A provider's customMarketMcpServers reach `lumo-access-ctl recommended`
+ * through the running app (ListRecommended), with core's set-up text, and
+ * go with the provider's last session. */
+static void
+test_recommended_servers (void)
+{
+  g_autoptr(LumoTestSession) s = lumo_test_session_start ();
+  g_autoptr(JsonObject) answer = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *out = NULL;
+  JsonObject *server, *setup;
+  LumoTestPeer *other;
+  GPid app_pid;
+
+  if (s == NULL)
+    return;
+
+  lumo_test_peer_send_json (s->peer,
+                            "{\"type\":\"tools\",\"id\":2,"
+                            "\"tools\":[{\"name\":\"list_scripts\",\"write\":false}],"
+                            "\"customMarketMcpServers\":[{\"id\":\"ppt-mcp\",\"name\":\"PPT文档MCP服务器\","
+                            "\"url\":\"https://your-mcp-server-url.com/servers/ppt-mcp/sse\",\"type\":\"sse\","
+                            "\"icon\":\"https://your-mcp-server-icon-url.com/icon.png\"},"
+                            "{\"id\":\"esc\",\"name\":\"\\u001b[2J\",\"url\":\"https://esc.test/\"}]}");
+  answer = lumo_test_peer_expect_answer (s->peer, 2);
+  g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "tools.result");
+
+  g_assert_cmpint (lumo_test_bus_run_ctl (s->bus, &out, "recommended", "--json", NULL), ==, 0);
+  root = lumo_test_parse_json (out);
+  /* The one with a terminal escape in its name is not kept. */
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (root)), ==, 1);
+  server = json_array_get_object_element (json_node_get_array (root), 0);
+  g_assert_cmpstr (json_object_get_string_member (server, "provider"), ==, TEST_PROVIDER_ID);
+  g_assert_cmpstr (json_object_get_string_member (server, "name"), ==, "PPT文档MCP服务器");
+  g_assert_false (json_object_has_member (server, "icon"));
+  setup = json_object_get_object_member (server, "setup");
+  g_assert_cmpstr (json_object_get_string_member (setup, "claudeMcpAdd"), ==,
+                   "claude mcp add --transport sse ppt-mcp https://your-mcp-server-url.com/servers/ppt-mcp/sse");
+
+  /* The list lives with the provider's sessions: gone once the last one
+   * ends (another provider's session keeps the app running meanwhile). */
+  app_pid = lumo_test_bus_get_app_pid (s->bus);
+  other = lumo_test_session_spawn (s, TEST_PROVIDER2_ORIGIN, NULL);
+  lumo_test_peer_hello (other, 1);
+  lumo_test_peer_end (s->peer);
+  lumo_test_wait_until (nothing_recommended, s->bus, "the recommended servers to go with the session");
+  g_assert_cmpint (lumo_test_bus_get_app_pid (s->bus), ==, app_pid);
+  lumo_test_peer_end (other);
+}
+
 static void
 test_service_quits_when_idle (void)
 {
@@ -289,6 +349,7 @@ main (int   argc,
   g_test_add_func ("/integration/bridge/rate-limited", test_rate_limited);
   g_test_add_func ("/integration/bridge/review-approve-reject", test_review_approve_and_reject);
   g_test_add_func ("/integration/bridge/review-timeout", test_review_timeout);
+  g_test_add_func ("/integration/bridge/recommended-servers", test_recommended_servers);
   g_test_add_func ("/integration/bridge/service-quits-when-idle", test_service_quits_when_idle);
 
   return g_test_run ();

@@ -19,7 +19,8 @@ import { bundledRecords, chromeSiteBrowser, installedRecord } from '../sitepacks
 import { offscreenDryRun } from '../sitepacks/dry-run.ts';
 import { INDEX_KEY, type IndexEntry } from '../sitepacks/messages.ts';
 import { perPackWorlds, userScriptsState } from '../sitepacks/permission.ts';
-import { SiteRegistry, type PackRecord, type SenderLike } from '../sitepacks/registry.ts';
+import { UserScriptsNotice, type NotificationsLike } from '../sitepacks/notice.ts';
+import { needsUserScripts, SiteRegistry, type PackRecord, type SenderLike } from '../sitepacks/registry.ts';
 import { SitePacks } from '../sitepacks/service.ts';
 import { siteToolDefs } from '../sitepacks/tools.ts';
 import { PACK_MESSAGE_TYPES, packRegistrations, worldIdFor } from '../sitepacks/userscripts.ts';
@@ -55,6 +56,17 @@ const sites = new SiteRegistry({
   log,
 });
 sites.setPacks(bundled, []);
+
+// "Allow User Scripts" is off and a pack needs it: one notification per
+// browser session, whose button opens the toggle.
+const notice = new UserScriptsNotice({
+  notifications: chrome.notifications as unknown as NotificationsLike,
+  session: chrome.storage.session,
+  extensionId: selfId,
+  openTab: (url) => chrome.tabs.create({ url, active: true }),
+  log,
+});
+notice.listen();
 
 const sitePacks = new SitePacks({ registry: sites, dryRun: offscreenDryRun(), reserved: () => reserved, userScripts: usState });
 
@@ -94,6 +106,10 @@ function reload (): Promise<void> {
     for (const [k, v] of regs.errors)
       errors.set(k, v);
     sites.setRuntimeErrors(errors);
+    const us = usState();
+    const waiting = sites.activePacks().filter(needsUserScripts).map((p) => p.meta.name);
+    if (!us.available && waiting.length > 0)
+      void notice.notify(us.reason ?? 'User scripts are not allowed for this extension.', waiting);
     const index: IndexEntry[] = sites.activePacks().filter((p) => p.origin === 'installed')
       .map((p) => ({ id: p.id, name: p.meta.name, type: p.meta.type, version: p.meta.version }));
     await chrome.storage.local.set({ [INDEX_KEY]: index });
@@ -194,6 +210,7 @@ Object.assign(globalThis, {
     store,
     sites,
     sitePacks,
+    notice,
     reload,
     bench: (opts: { iterations?: number; callerId: string }) => runBench(provider as Provider, opts),
   },

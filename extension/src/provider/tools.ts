@@ -32,12 +32,14 @@ export type AuthorizeOutcome =
 
 // A site pack checked for install before anything of it runs: its meta,
 // the tools its source declares (name, read or write), their names on L1,
-// and the code to run once the install is allowed.
+// the code to run once the install is allowed, and what the author should
+// hear of that does not stop the install (each naming its field).
 export interface PreparedPack {
   meta: SitePackMeta;
   tools: Array<{ name: string; write: boolean }>;
   l1Names: string[];
   code: string;
+  warnings: string[];
 }
 
 // What the management tools need of the site packs (src/sitepacks/).
@@ -121,6 +123,11 @@ function packPreview (meta: SitePackMeta, tools: ReadonlyArray<{ name: string; w
     domain: meta.name, type: meta.type, version: meta.version, url: meta.url, isAlwaysEnabled: meta.isAlwaysEnabled,
     tools: tools.map((t) => ({ name: l1Name(prefix, t.name), write: t.write })),
   };
+}
+
+// The answer of an install, with what the author should still hear of.
+function withWarnings<T extends object> (answer: T, pack: PreparedPack): T | (T & { warnings: string[] }) {
+  return pack.warnings.length === 0 ? answer : { ...answer, warnings: pack.warnings };
 }
 
 function storedPackPreview (s: Script): Record<string, unknown> | null {
@@ -227,10 +234,10 @@ export const TOOLS: readonly ToolDef[] = [
         },
         run: async () => {
           const tools = await confirmSitePack(ctx, pack, uuid);
-          return summarize(await stored(ctx, ctx.store.create(uuid, {
+          return withWarnings(summarize(await stored(ctx, ctx.store.create(uuid, {
             name, source: args.source, description: args.description ?? '', enabled: args.enabled ?? true,
             sitePack: { meta: pack.meta, tools },
-          })));
+          }))), pack);
         },
       };
     },
@@ -262,10 +269,10 @@ export const TOOLS: readonly ToolDef[] = [
           },
           run: async () => {
             const tools = await confirmSitePack(ctx, pack, old.uuid);
-            return summarize(await stored(ctx, ctx.store.update(args.uuid, {
+            return withWarnings(summarize(await stored(ctx, ctx.store.update(args.uuid, {
               name, description: args.description, source: args.source, matches: [],
               sitePack: { meta: pack.meta, tools },
-            })));
+            }))), pack);
           },
         };
       }

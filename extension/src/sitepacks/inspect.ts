@@ -4,11 +4,13 @@
 // do the unit tests for every pack folder in the repository): each meta
 // field, the folder name, the registration (run with a recording server:
 // handlers never run), the tool names on L1, and conflicts between packs.
-// A pack with any problem fails the build, each problem with its file.
+// A pack with any problem fails the build, each problem with its file and
+// field; a jump link for a tool the pack does not register, or a pack that
+// registers no tools yet, is a warning (the guide's own examples have both).
 
 import { sha256Hex } from '../shared/sha256.ts';
 import { TOOLS } from '../provider/tools.ts';
-import { checkJumpLinkTools, checkMeta } from './meta.ts';
+import { checkMeta, jumpLinkWarnings } from './meta.ts';
 import { checkDomain, derivePrefix, l1Name } from './naming.ts';
 import { checkDefs } from './registry.ts';
 import { cookieView, runRegistration, toolDefs, type SiteToolDef } from './runtime.ts';
@@ -40,14 +42,24 @@ export async function bundledPackId (name: string): Promise<string> {
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20, 32)}`;
 }
 
-export async function inspectPacks (inputs: readonly PackInput[]): Promise<{ packs: InspectedPack[]; problems: string[] }> {
+export interface Inspection {
+  packs: InspectedPack[];
+  // Each "<dir>/<file>: <field>: why": the build fails.
+  problems: string[];
+  // The same form: said, and the pack is built.
+  warnings: string[];
+}
+
+export async function inspectPacks (inputs: readonly PackInput[]): Promise<Inspection> {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const packs: InspectedPack[] = [];
   const reserved = new Set(TOOLS.map((t) => t.name));
   const names = new Map<string, string>();
   const prefixes = new Map<string, string>();
   for (const input of inputs) {
     const at = (file: string) => (msg: string) => problems.push(`${input.dir}/${file}: ${msg}`);
+    const warn = (file: string) => (msg: string) => warnings.push(`${input.dir}/${file}: ${msg}`);
     const folder = checkDomain(input.folder);
     if (folder !== null) {
       at('')(`the folder name must be the domain the pack serves: ${folder}`);
@@ -64,12 +76,12 @@ export async function inspectPacks (inputs: readonly PackInput[]): Promise<{ pac
     reg.errors.forEach((e) => at('index.ts')(e.includes('threw') ? `${e} (at build time the registration function runs without a page: touch the page in handlers, not while registering)` : e));
     const { defs, refused } = checkDefs(prefix, toolDefs(reg));
     refused.forEach((r) => at('index.ts')(`tool "${r.name}": ${r.reason}`));
-    if (defs.length === 0 && reg.errors.length === 0)
-      at('index.ts')('the registration function registered no tools (call server.registerTool)');
+    if (defs.length === 0 && reg.errors.length === 0 && refused.length === 0)
+      warn('index.ts')('the registration function registers no tools yet (call server.registerTool); the pack gives no tools');
     for (const d of defs)
       if (reserved.has(l1Name(prefix, d.name)))
         at('index.ts')(`tool "${d.name}" would be "${l1Name(prefix, d.name)}", the name of a tool of the provider; rename it`);
-    checkJumpLinkTools(meta, defs.map((d) => d.name)).forEach((p) => at('meta.ts')(`${p.field}: ${p.message}`));
+    jumpLinkWarnings(meta, defs.map((d) => d.name)).forEach((p) => warn('meta.ts')(`${p.field}: ${p.message}`));
     const otherName = names.get(meta.name);
     if (otherName !== undefined)
       at('meta.ts')(`name: ${otherName} serves ${meta.name} already`);
@@ -80,5 +92,5 @@ export async function inspectPacks (inputs: readonly PackInput[]): Promise<{ pac
     prefixes.set(prefix, input.dir);
     packs.push({ id: await bundledPackId(meta.name), dir: input.dir, meta, tools: defs, prefix });
   }
-  return { packs, problems };
+  return { packs, problems, warnings };
 }

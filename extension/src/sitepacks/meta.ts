@@ -240,12 +240,13 @@ export function requireMeta (meta: unknown, opts: MetaCheckOptions = {}, prefix 
   return c.meta;
 }
 
-// Links to tools the pack does not register are a typo the author wants
-// to hear about: the call would otherwise open meta.url silently.
-export function checkJumpLinkTools (meta: SitePackMeta, tools: readonly string[]): MetaProblem[] {
+// A link to a tool the pack does not register is likely a typo, or a tool
+// still to come (the guide's own examples have both): the author hears of
+// it, and the pack works (the link is never used; a call opens meta.url).
+export function jumpLinkWarnings (meta: SitePackMeta, tools: readonly string[]): MetaProblem[] {
   return Object.keys(meta.toolsJumpLinks ?? {}).filter((t) => !tools.includes(t)).map((t) => ({
     field: `toolsJumpLinks.${t}`,
-    message: `links a tool "${t}" that the pack does not register (it registers ${tools.length === 0 ? 'none' : tools.map((n) => `"${n}"`).join(', ')})`,
+    message: `links a tool "${t}" that the pack does not register (it registers ${tools.length === 0 ? 'none' : tools.map((n) => `"${n}"`).join(', ')}); the link is not used`,
   }));
 }
 

@@ -4,12 +4,14 @@
 // (every field of the meta, the source's shape, a dry run of the
 // registration code, the names its tools get, and conflicts with the packs
 // already there) and the report of list_site_packs. An install that fails
-// any check is refused before it is authorized, with each problem named.
+// any check is refused before it is authorized, with each problem named;
+// what the build only warns about (a jump link for a tool the pack does not
+// register, no tools yet) comes back with the answer as warnings.
 
 import { MAX_TOOLS } from '../shared/limits.ts';
 import { ScriptError } from '../provider/scripts.ts';
 import type { PreparedPack, SitePackService } from '../provider/tools.ts';
-import { checkJumpLinkTools, checkMeta } from './meta.ts';
+import { checkMeta, jumpLinkWarnings } from './meta.ts';
 import { checkPackToolName, derivePrefix, l1Name } from './naming.ts';
 import type { PackRecord, SiteRegistry, UserScriptsState } from './registry.ts';
 import { checkDefs, needsUserScripts, prefixOf } from './registry.ts';
@@ -84,10 +86,11 @@ export class SitePacks implements SitePackService {
     }
     if (tools.length > MAX_TOOLS)
       problems.push(`source: a pack may register at most ${MAX_TOOLS} tools, not ${tools.length}`);
+    const warnings: string[] = [];
     if (declared.tools.length === 0 && declared.problems.length === 0)
-      problems.push('source: the registration function registers no tools (call server.registerTool)');
-    for (const p of checkJumpLinkTools(meta, tools.map((d) => d.name)))
-      problems.push(`meta.${p.field}: ${p.message}`);
+      warnings.push('source: the registration function registers no tools yet (call server.registerTool); the pack gives no tools');
+    for (const p of jumpLinkWarnings(meta, tools.map((d) => d.name)))
+      warnings.push(`meta.${p.field}: ${p.message}`);
     if (meta.isAlwaysEnabled) {
       const always = others.filter((p) => p.meta.isAlwaysEnabled && this.opts.registry.isActive(p.id)).reduce((n, p) => n + p.tools.length, 0);
       const total = reserved.size + always + tools.length;
@@ -96,7 +99,7 @@ export class SitePacks implements SitePackService {
     }
     if (problems.length > 0)
       throw new ScriptError(`The site pack was not installed: ${problems.join('; ')}.`);
-    return { meta, tools, l1Names: tools.map((d) => l1Name(prefix, d.name)), code };
+    return { meta, tools, l1Names: tools.map((d) => l1Name(prefix, d.name)), code, warnings };
   }
 
   // After an allowed authorize: the registration code runs once, in a fresh
@@ -127,8 +130,10 @@ export class SitePacks implements SitePackService {
       }
       out.push(shown.write && !isWrite(d) ? { ...d, annotations: { ...d.annotations, readOnlyHint: false } } : d);
     }
-    if (out.length === 0 && problems.length === 0)
-      problems.push('source: the registration function registered no tools (call server.registerTool)');
+    // The text declared tools the run did not register (a registration
+    // that looks at the page, which the sandbox does not have).
+    if (out.length === 0 && problems.length === 0 && pack.tools.length > 0)
+      problems.push(`source: the registration function registered none of its tools (${pack.tools.map((d) => `"${d.name}"`).join(', ')}) when it ran without a page; register them unconditionally`);
     if (problems.length > 0)
       throw new ScriptError(`The site pack was not installed: ${problems.join('; ')}.`);
     return out;

@@ -117,8 +117,10 @@ void
 _lumo_agent_port_ended (LumoAgentPort *self,
                         const char    *reason)
 {
-  g_autoptr(LumoAgentPort) hold = g_object_ref (self);
+  g_autoptr(LumoAgentPort) hold = NULL;
 
+  /* A handler of ::closed may drop the owner's reference. */
+  hold = g_object_ref (self);
   self->session = NULL;
   if (self->closed)
     return;

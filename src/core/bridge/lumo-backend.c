@@ -9,6 +9,7 @@
 #include <errno.h>
 
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "lumo-audit-store.h"
 #include "lumo-backend.h"
@@ -736,4 +737,31 @@ lumo_backend_dup_recommended_servers (LumoBackend *self,
     return lumo_recommended_servers_copy (servers);
 
   return g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_recommended_server_free);
+}
+
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+GStrv
+lumo_backend_dup_recommending_providers (LumoBackend *self)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new ();
+  g_autoptr(GStrvBuilder) out = g_strv_builder_new ();
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+
+  g_hash_table_iter_init (&iter, self->recommended);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (((GPtrArray *) value)->len > 0)
+      g_ptr_array_add (ids, key);
+  g_ptr_array_sort (ids, compare_strings);
+  for (guint i = 0; i < ids->len; i++)
+    g_strv_builder_add (out, g_ptr_array_index (ids, i));
+  return g_strv_builder_end (out);
 }

@@ -123,6 +123,8 @@ void              lumo_backend_set_recommended_servers (LumoBackend *self,
                                                         GPtrArray   *servers);
 GPtrArray        *lumo_backend_dup_recommended_servers (LumoBackend *self,
                                                         const char  *provider_id);
+/* The providers that recommend at least one server now, sorted. */
+GStrv             lumo_backend_dup_recommending_providers (LumoBackend *self);
 
 /* Signals:
  *   ::session-added   (LumoBridgeSession *session)

@@ -112,8 +112,10 @@ _lumo_bridge_session_send_checked (LumoBridgeSession  *self,
                                    JsonObject         *object,
                                    GError            **error)
 {
-  g_autoptr(JsonObject) owned = object;
+  /* Consumed whatever happens. */
+  g_autoptr(JsonObject) owned = NULL;
 
+  owned = object;
   g_assert (LUMO_IS_BRIDGE_SESSION (self));
 
   if (self->closed)

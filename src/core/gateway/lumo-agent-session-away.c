@@ -34,14 +34,15 @@ initialize_result (LumoAgentSession *self,
     requested = json_object_get_string_member_with_default (json_node_get_object (params),
                                                             "protocolVersion", NULL);
   version = lumo_mcp_negotiate_version (requested);
-  _lumo_agent_session_set_protocol_version (self, version);
+  g_free (self->protocol_version);
+  self->protocol_version = g_strdup (version);
 
   json_object_set_string_member (result, "protocolVersion", version);
   json_object_set_boolean_member (tools, "listChanged", TRUE);
   json_object_set_object_member (capabilities, "tools", tools);
   json_object_set_object_member (result, "capabilities", capabilities);
-  json_object_set_string_member (info, "name", _lumo_agent_session_get_provider_title (self));
-  json_object_set_string_member (info, "version", _lumo_agent_session_get_provider_version (self));
+  json_object_set_string_member (info, "name", self->provider_title);
+  json_object_set_string_member (info, "version", self->provider_version);
   json_object_set_object_member (result, "serverInfo", info);
   json_object_set_string_member (result, "instructions", reason);
 

@@ -6,8 +6,7 @@
 
 #include "config.h"
 
-#include <string.h>
-
+#include "lumo-client-setup.h"
 #include "lumo-gateway-snippets.h"
 #include "lumo-protocol.h"
 
@@ -29,30 +28,12 @@ lumo_gateway_server_name (const char *namespace_)
   return g_strconcat ("lumo-", namespace_, NULL);
 }
 
-/* A shell word: as it is when nothing in it means anything to a shell,
- * else single-quoted. */
-static char *
-shell_word (const char *s)
-{
-  for (const char *p = s; *p != '\0'; p++)
-    {
-      if (!g_ascii_isalnum (*p) && strchr ("-_./:=@%+,", *p) == NULL)
-        return g_shell_quote (s);
-    }
-
-  return *s != '\0' ? g_strdup (s) : g_shell_quote (s);
-}
-
 static char *
 to_json (JsonBuilder *builder)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(JsonNode) root = json_builder_get_root (builder);
 
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  json_generator_set_root (generator, root);
-  return json_generator_to_data (generator, NULL);
+  return lumo_setup_json_text (root);
 }
 
 /* {"servers"|"mcpServers": {NAME: {"type": "http", "url": …, "headers": …}}} */
@@ -161,9 +142,9 @@ lumo_gateway_build_snippets (const char *namespace_,
   name = lumo_gateway_server_name (namespace_);
   authorization = g_strconcat ("Bearer ", token, NULL);
   header = g_strconcat ("Authorization: ", authorization, NULL);
-  name_word = shell_word (name);
-  url_word = shell_word (url);
-  header_word = shell_word (header);
+  name_word = lumo_setup_shell_word (name);
+  url_word = lumo_setup_shell_word (url);
+  header_word = lumo_setup_shell_word (header);
 
   claude_code = g_strdup_printf ("claude mcp add --transport http %s %s --header %s",
                                  name_word, url_word, header_word);

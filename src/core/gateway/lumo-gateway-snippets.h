@@ -7,7 +7,8 @@
  * Claude Code command line, VS Code's and Cursor's mcp.json, and Claude
  * Desktop's stdio entry that runs the launcher — in a Flatpak, through
  * `flatpak run`, the only way in from outside the sandbox. Every name and
- * value is quoted for its shell or JSON, never pasted raw.
+ * value is quoted for its shell or JSON, never pasted raw, and written as
+ * a recommended server's set-up is (lumo-client-setup.h).
  */
 #pragma once
 

@@ -161,9 +161,11 @@ on_session_closed_cb (LumoAgentSession *session,
                       const char       *reason,
                       LumoGateway      *self)
 {
-  g_autoptr(LumoAgentSession) hold = g_object_ref (session);
+  g_autoptr(LumoAgentSession) hold = NULL;
   guint position;
 
+  /* The list's reference goes first. */
+  hold = g_object_ref (session);
   g_signal_handlers_disconnect_by_data (session, self);
   g_hash_table_remove (self->by_id, lumo_agent_session_get_id (session));
   if (g_list_store_find (self->sessions, session, &position))

@@ -222,6 +222,40 @@ restore_caller_object (sqlite3     *db,
   return _lumo_policy_store_step_done (db, stmt, "Cannot restore the caller", error);
 }
 
+/* The "callers" of a snapshot. @skip_gone: a caller of a provider removed
+ * since is left out (an agent's callers span providers); else it fails. */
+static gboolean
+restore_callers (sqlite3     *db,
+                 JsonObject  *o,
+                 gboolean     skip_gone,
+                 GError     **error)
+{
+  JsonNode *callers_node = json_object_get_member (o, "callers");
+  JsonArray *callers = callers_node != NULL && JSON_NODE_HOLDS_ARRAY (callers_node)
+                       ? json_node_get_array (callers_node) : NULL;
+
+  for (guint i = 0; callers != NULL && i < json_array_get_length (callers); i++)
+    {
+      JsonNode *caller = json_array_get_element (callers, i);
+      g_autoptr(LumoProviderInfo) provider = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (caller))
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                       "Caller %u of the snapshot is not an object", i);
+          return FALSE;
+        }
+      if (skip_gone &&
+          !(provider = _lumo_policy_store_get_provider (db, json_object_get_string_member_with_default (
+                          json_node_get_object (caller), "provider_id", ""), NULL)))
+        continue;
+      if (!restore_caller_object (db, json_node_get_object (caller), error))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 gboolean
 _lumo_policy_store_restore_caller (sqlite3     *db,
                                    const char  *snapshot,
@@ -242,8 +276,6 @@ _lumo_policy_store_restore_provider (sqlite3     *db,
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(JsonObject) o = NULL;
-  JsonNode *callers_node;
-  JsonArray *callers;
 
   if (!(o = parse_snapshot (snapshot, error)))
     return FALSE;
@@ -279,24 +311,7 @@ _lumo_policy_store_restore_provider (sqlite3     *db,
   if (!_lumo_policy_store_step_done (db, stmt, "Cannot restore the provider", error))
     return FALSE;
 
-  callers_node = json_object_get_member (o, "callers");
-  callers = callers_node != NULL && JSON_NODE_HOLDS_ARRAY (callers_node)
-            ? json_node_get_array (callers_node) : NULL;
-  for (guint i = 0; callers != NULL && i < json_array_get_length (callers); i++)
-    {
-      JsonNode *caller = json_array_get_element (callers, i);
-
-      if (!JSON_NODE_HOLDS_OBJECT (caller))
-        {
-          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
-                       "Caller %u of the snapshot is not an object", i);
-          return FALSE;
-        }
-      if (!restore_caller_object (db, json_node_get_object (caller), error))
-        return FALSE;
-    }
-
-  return TRUE;
+  return restore_callers (db, o, FALSE, error);
 }
 
 /* ---- desktop agents -------------------------------------------------------- */
@@ -332,7 +347,6 @@ _lumo_policy_store_remove_agent (sqlite3     *db,
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(GPtrArray) callers = NULL;
-  g_autofree char *mac_hex = NULL;
   int rc;
 
   if (!(stmt = lumo_db_prepare (db, "SELECT id, name, hex (token_mac), created FROM agents WHERE id = ?",
@@ -391,8 +405,6 @@ _lumo_policy_store_restore_agent (sqlite3     *db,
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(JsonObject) o = NULL;
-  JsonNode *callers_node;
-  JsonArray *callers;
 
   if (!(o = parse_snapshot (snapshot, error)))
     return FALSE;
@@ -432,28 +444,5 @@ _lumo_policy_store_restore_agent (sqlite3     *db,
       return FALSE;
   }
 
-  callers_node = json_object_get_member (o, "callers");
-  callers = callers_node != NULL && JSON_NODE_HOLDS_ARRAY (callers_node)
-            ? json_node_get_array (callers_node) : NULL;
-  for (guint i = 0; callers != NULL && i < json_array_get_length (callers); i++)
-    {
-      JsonNode *caller = json_array_get_element (callers, i);
-      g_autoptr(LumoProviderInfo) provider = NULL;
-      JsonObject *co;
-
-      if (!JSON_NODE_HOLDS_OBJECT (caller))
-        {
-          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
-                       "Caller %u of the snapshot is not an object", i);
-          return FALSE;
-        }
-      co = json_node_get_object (caller);
-      /* A provider removed since has no callers to restore. */
-      if (!(provider = _lumo_policy_store_get_provider (db, json_object_get_string_member_with_default (co, "provider_id", ""), NULL)))
-        continue;
-      if (!restore_caller_object (db, co, error))
-        return FALSE;
-    }
-
-  return TRUE;
+  return restore_callers (db, o, TRUE, error);
 }

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "lumo-client-setup.h"
 #include "lumo-recommended-server.h"
 
 G_DEFINE_BOXED_TYPE (LumoRecommendedServer, lumo_recommended_server,
@@ -42,7 +43,24 @@ lumo_recommended_server_free (LumoRecommendedServer *server)
   g_free (server);
 }
 
-/* A string member within @max bytes; @optional lets it be absent (NULL). */
+/* Only what a person can read: no control characters (C0, DEL, C1) and no
+ * line or paragraph separators, which could hide part of a label, end a
+ * line of the CLI's output, or drive the terminal it prints to. */
+static gboolean
+text_is_printable (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_iscntrl (c) || c == 0x2028 || c == 0x2029)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* A string member within @max bytes, printable; @optional lets it be
+ * absent (NULL). */
 static gboolean
 read_string (JsonObject  *object,
              const char  *member,
@@ -58,22 +76,17 @@ read_string (JsonObject  *object,
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     return FALSE;
   *out = json_node_get_string (node);
-  if (strlen (*out) > max || !g_utf8_validate (*out, -1, NULL))
+  if (strlen (*out) > max || !g_utf8_validate (*out, -1, NULL) || !text_is_printable (*out))
     return FALSE;
   return optional || **out != '\0';
 }
 
-/* Only what a person can read and type: no control characters, which
- * could hide part of the URL in a label. */
+/* An http(s) URL with a host (read_string made sure it is printable). */
 static gboolean
 url_is_valid (const char *url)
 {
   g_autoptr(GUri) uri = NULL;
   const char *scheme;
-
-  for (const char *p = url; *p != '\0'; p++)
-    if ((guchar) *p < 0x20 || *p == 0x7f)
-      return FALSE;
 
   if (!(uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL)))
     return FALSE;
@@ -163,4 +176,97 @@ lumo_recommended_servers_copy (GPtrArray *servers)
 
   g_ptr_array_set_free_func (copy, (GDestroyNotify) lumo_recommended_server_free);
   return copy;
+}
+
+/* ---- set-up for a desktop MCP client -------------------------------------- */
+
+char *
+lumo_recommended_server_client_name (const LumoRecommendedServer *server)
+{
+  GString *name;
+
+  g_return_val_if_fail (server != NULL && server->id != NULL, NULL);
+
+  name = g_string_new (NULL);
+  for (const char *p = server->id; *p != '\0' && name->len < LUMO_RECOMMENDED_CLIENT_NAME_MAX; p++)
+    {
+      gboolean plain = g_ascii_isalnum (*p) || *p == '-' || *p == '_';
+
+      /* One "-" for a run of anything else (a UTF-8 character is several
+       * bytes), none at the start. */
+      if (plain)
+        g_string_append_c (name, *p);
+      else if (name->len > 0 && name->str[name->len - 1] != '-')
+        g_string_append_c (name, '-');
+    }
+  while (name->len > 0 && name->str[0] == '-')
+    g_string_erase (name, 0, 1);
+  while (name->len > 0 && name->str[name->len - 1] == '-')
+    g_string_truncate (name, name->len - 1);
+  if (name->len == 0)
+    g_string_assign (name, "server");
+
+  return g_string_free (name, FALSE);
+}
+
+const char *
+lumo_recommended_server_client_transport (const LumoRecommendedServer *server)
+{
+  g_return_val_if_fail (server != NULL, NULL);
+
+  return g_strcmp0 (server->transport, "sse") == 0 ? "sse" : "http";
+}
+
+JsonNode *
+lumo_recommended_server_setup_json (const LumoRecommendedServer *server)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (server != NULL && server->url != NULL, NULL);
+
+  name = lumo_recommended_server_client_name (server);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "mcpServers");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "type");
+  json_builder_add_string_value (b, lumo_recommended_server_client_transport (server));
+  json_builder_set_member_name (b, "url");
+  json_builder_add_string_value (b, server->url);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+
+  return json_builder_get_root (b);
+}
+
+char *
+lumo_recommended_server_setup (const LumoRecommendedServer *server,
+                               LumoRecommendedSetup         setup)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *url = NULL;
+
+  g_return_val_if_fail (server != NULL && server->url != NULL, NULL);
+
+  name = lumo_recommended_server_client_name (server);
+  switch (setup)
+    {
+    case LUMO_RECOMMENDED_SETUP_MCP_JSON:
+      {
+        g_autoptr(JsonNode) node = lumo_recommended_server_setup_json (server);
+
+        return lumo_setup_json_text (node);
+      }
+
+    case LUMO_RECOMMENDED_SETUP_CLAUDE_MCP_ADD:
+      url = lumo_setup_shell_word (server->url);
+      return g_strdup_printf ("claude mcp add --transport %s %s %s",
+                              lumo_recommended_server_client_transport (server), name, url);
+
+    default:
+      g_return_val_if_reached (NULL);
+    }
 }

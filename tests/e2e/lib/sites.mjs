@@ -3,9 +3,9 @@
 // The test sites for the site-pack steps: one HTTP server on 127.0.0.1
 // that serves tests/fixtures/sitepacks/pages/index.html for every host, and
 // the Chromium flags that send every *.test name (port 80) to it, so that
-// www.baidu.test, baidu.test, m.example.test… are real hostnames to the
+// www.baidu-e2e.test, baidu-e2e.test, m.example-e2e.test… are real hostnames to the
 // browser and to location.hostname, with nothing leaving the machine.
-// Pages of example.test and its subdomains get cookies, one of them
+// Pages of example-e2e.test and its subdomains get cookies, one of them
 // HttpOnly (which a pack must never see).
 
 import { createServer } from 'node:http';
@@ -23,7 +23,7 @@ export async function startSiteServer (pageFile) {
       return;
     }
     const headers = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
-    if (/(^|\.)example\.test$/.test(host))
+    if (/(^|\.)example-e2e\.test$/.test(host))
       headers['set-cookie'] = ['user_id=42; Path=/', 'session_id=s-e2e; Path=/', 'secret=httponly-canary; Path=/; HttpOnly'];
     res.writeHead(200, headers);
     res.end(page.replaceAll('{{HOST}}', host.replace(/[^a-z0-9.-]/g, '')));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The guide's example three: an operation that needs the login, from the
-// page's cookies (HttpOnly cookies are not among them).
+// The guide's example three in English: an operation that needs the login,
+// from the page's cookies (HttpOnly cookies are not among them). One change
+// of meaning: readOnlyHint: true makes it a read (the guide's is a write).
 export default ({ server, z, cookie }) => {
   server.registerTool(
     'get-user-profile',

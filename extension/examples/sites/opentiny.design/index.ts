@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The guide's example four: several tools in one pack.
+// The guide's example four in English: several tools in one pack. One
+// change of meaning: get-elements says readOnlyHint: true, so it is a read
+// (the guide's declares nothing, which makes it a write).
 export default ({ server, z }) => {
   // Tool one: set the page background colour
   server.registerTool(

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The guide's examples one and two, as written there (untyped, as a pack
-// from that guide would be; extension/tsconfig.sites.json checks it).
+// The guide's examples one and two in English, in one registration function
+// (the guide gives each as www.baidu.com/index.ts, and a folder holds one).
+// Untyped, as there; extension/tsconfig.sites.json checks it. One change of
+// meaning: get-page-title says readOnlyHint: true, so it is a read here (the
+// guide's declares nothing, which makes it a write). The guide's own text is
+// in tests/fixtures/sitepacks/guide/.
 export default ({ server, z }) => {
   server.registerTool(
     'get-page-title',
@@ -27,7 +31,7 @@ export default ({ server, z }) => {
       },
     },
     async ({ text }) => {
-      const searchBox = document.querySelector<HTMLInputElement>('#kw'); // Baidu's search box
+      const searchBox = document.querySelector('#kw'); // Baidu's search box
       if (searchBox) {
         searchBox.value = text;
         // Fire an input event so the page notices.
