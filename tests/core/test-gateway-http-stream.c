@@ -490,23 +490,6 @@ test_stop (Endpoint      *e,
   g_assert_error (refused, G_IO_ERROR, G_IO_ERROR_CONNECTION_REFUSED);
 }
 
-static gboolean
-file_holds (const char *path,
-            const char *needle)
-{
-  g_autofree char *contents = NULL;
-  gsize len = 0;
-
-  gsize n = strlen (needle);
-
-  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
-  /* Binary files: no string search stops at their NUL bytes. */
-  for (gsize i = 0; i + n <= len; i++)
-    if (memcmp (contents + i, needle, n) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 static guint
 assert_dir_lacks (const char *dir,
                   const char *needle)
@@ -524,7 +507,7 @@ assert_dir_lacks (const char *dir,
         n += assert_dir_lacks (path, needle);
       else
         {
-          if (file_holds (path, needle))
+          if (lumo_test_file_contains (path, needle))
             g_error ("%s holds the token", path);
           n++;
         }
@@ -561,7 +544,8 @@ test_token_kept_nowhere (Endpoint      *e,
   delete_request = session_request (e, "DELETE", session_id, NULL);
   http_reply_free (endpoint_exchange (e, delete_request));
 
-  /* Everything the stores hold is on disk. */
+  /* Everything the stores hold is on disk. Reading their files drops this
+   * process's SQLite locks on them; no other process opens them here. */
   g_assert_true (lumo_policy_flush (e->env->policy, &error));
   g_assert_no_error (error);
 

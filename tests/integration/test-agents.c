@@ -5,9 +5,11 @@
  *
  * Each test starts a private bus on which the app is activatable, with
  * desktop agents turned on in its settings (the keyfile backend, so the
- * app reads them as it reads the user's), and an agent made in the data
- * directory before the app starts. The launcher runs as an MCP client
- * starts it, its stdin holding what the client sends.
+ * app reads them as it reads the user's). The provider says hello through
+ * a helper, as Chrome starts it, so its namespace is known, then goes
+ * away; the agent is added with lumo-access-ctl, as a person would. The
+ * launcher runs as an MCP client starts it, its stdin holding what the
+ * client sends.
  */
 #include "config.h"
 
@@ -15,8 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lumo-paths.h"
-#include "lumo-policy.h"
 #include "lumo-test-session.h"
 
 #define INITIALIZE \
@@ -25,10 +25,11 @@
 
 typedef struct
 {
-  LumoTestBus *bus;
-  char        *token;
-  char        *agent_id;
-  char        *data_dir;
+  LumoTestSession *s;
+  LumoTestBus     *bus;       /* s's */
+  char            *token;
+  char            *agent_id;
+  char            *data_dir;
 } Agents;
 
 static const char *
@@ -59,48 +60,44 @@ free_port (void)
 static Agents *
 agents_new (void)
 {
-  g_autofree char *reason = NULL;
   g_autofree char *schema_env = NULL;
   g_autofree char *keyfile = NULL;
   g_autofree char *config_home = NULL;
-  g_autoptr(LumoPolicy) policy = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *providers[] = { TEST_PROVIDER_ID, NULL };
+  g_autofree char *out = NULL;
+  g_autoptr(JsonNode) added = NULL;
   const char *env[3];
+  LumoTestSession *s;
   Agents *a;
-
-  if (!lumo_test_can_run (&reason))
-    {
-      g_test_skip (reason);
-      return NULL;
-    }
 
   schema_env = g_strconcat ("GSETTINGS_SCHEMA_DIR=", g_getenv ("LUMO_TEST_SCHEMA_DIR"), NULL);
   env[0] = "GSETTINGS_BACKEND=keyfile";
   env[1] = schema_env;
   env[2] = NULL;
+  if (!(s = lumo_test_session_new (NULL, env)))
+    return NULL;
 
   a = g_new0 (Agents, 1);
-  a->bus = lumo_test_bus_new (NULL, env);
+  a->s = s;
+  a->bus = s->bus;
+  a->data_dir = g_build_filename (lumo_test_bus_get_data_home (a->bus), "lumo-access", NULL);
 
-  /* The user turned desktop agents on. */
+  /* The user turned desktop agents on, before the app started. */
   config_home = g_build_filename (lumo_test_bus_get_dir (a->bus), "config", NULL);
   keyfile = g_strdup_printf ("[%s]\ndesktop-agents=true\ndesktop-agents-port=%u\n",
                              "dev/lumo/Access", free_port ());
   lumo_test_write_in (config_home, "glib-2.0/settings/keyfile", keyfile);
 
-  /* The agent, made as the app makes it, before the app runs. */
-  a->data_dir = g_build_filename (lumo_test_bus_get_data_home (a->bus), "lumo-access", NULL);
-  lumo_paths_set_data_dir (a->data_dir);
-  g_assert_true (lumo_paths_ensure_data_dir (&error));
-  policy = lumo_policy_new (NULL, &error);
-  g_assert_no_error (error);
-  g_assert_true (lumo_policy_add_provider (policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI, &error));
-  g_assert_true (lumo_policy_register_provider (policy, TEST_PROVIDER_ID, "userscripts",
-                                                "Lumo Userscripts", "1.0.1", &error));
-  g_assert_true (lumo_policy_add_agent (policy, "Claude Desktop", providers, LUMO_POLICY_ORIGIN_CLI,
-                                        &a->agent_id, &a->token, &error));
-  g_assert_no_error (error);
+  /* The provider said hello once (its namespace is known) and went. */
+  lumo_test_session_connect (s, NULL);
+  lumo_test_peer_end (s->peer);
+
+  /* The CLI shares the app's settings and data. */
+  g_assert_cmpint (lumo_test_bus_run_ctl (a->bus, &out, "agents", "add", "Claude Desktop",
+                                          "--provider", TEST_PROVIDER_ID, "--json", NULL), ==, 0);
+  added = lumo_test_parse_json (out);
+  a->agent_id = g_strdup (json_object_get_string_member (json_node_get_object (added), "id"));
+  a->token = g_strdup (json_object_get_string_member (json_node_get_object (added), "token"));
+  g_assert_nonnull (a->token);
 
   return a;
 }
@@ -108,7 +105,7 @@ agents_new (void)
 static void
 agents_free (Agents *a)
 {
-  lumo_test_bus_free (a->bus);
+  lumo_test_session_free (a->s);
   g_free (a->token);
   g_free (a->agent_id);
   g_free (a->data_dir);
@@ -157,8 +154,8 @@ assert_refusal_line (const char *out)
 }
 
 /* A wrong token: the app refuses it at once, the launcher prints one
- * JSON-RPC error line and exits 1. No token: the same, and nothing goes
- * on the bus (the app is not even started). */
+ * JSON-RPC error line and exits 1. No token: the same, before anything
+ * goes on the bus. */
 static void
 test_refused (void)
 {
@@ -171,7 +168,6 @@ test_refused (void)
 
   g_assert_cmpint (run_launcher (a, NULL, INITIALIZE, &out), ==, 1);
   assert_refusal_line (out);
-  g_assert_cmpint (lumo_test_bus_get_app_pid (a->bus), ==, 0);
 
   wrong = g_strdup (a->token);
   wrong[strlen (wrong) - 1] = wrong[strlen (wrong) - 1] == 'A' ? 'B' : 'A';
@@ -180,8 +176,6 @@ test_refused (void)
   assert_refusal_line (out);
   g_assert_nonnull (strstr (out, "token"));
   g_assert_null (strstr (out, wrong + strlen (wrong) - 43));
-  /* The bus started the app for the call. */
-  g_assert_cmpint (lumo_test_bus_get_app_pid (a->bus), !=, 0);
 }
 
 /* AttachAgent itself: a refused token is the NotAuthorized error, a
@@ -231,21 +225,6 @@ test_attach_agent_errors (void)
     }
 }
 
-static gboolean
-file_holds (const char *path,
-            const char *needle)
-{
-  g_autofree char *contents = NULL;
-  gsize len = 0;
-  gsize n = strlen (needle);
-
-  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
-  for (gsize i = 0; i + n <= len; i++)
-    if (memcmp (contents + i, needle, n) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* The right token: the app serves the client's stdin itself; initialize
  * and tools/list are answered (the provider is away, so the app answers),
  * and the end of stdin ends the session: exit 0. The token is in no file
@@ -292,7 +271,7 @@ test_session (void)
       g_autofree char *path = g_build_filename (a->data_dir, name, NULL);
 
       if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        g_assert_false (file_holds (path, a->token + strlen (a->token) - 43));
+        g_assert_false (lumo_test_file_contains (path, a->token + strlen (a->token) - 43));
     }
 }
 
