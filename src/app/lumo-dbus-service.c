@@ -228,6 +228,56 @@ fail:
   return FALSE;
 }
 
+/* The two descriptors as the session's streams; on bad handles the
+ * invocation is answered (InvalidArgs) and FALSE returned. */
+static gboolean
+take_streams (GDBusMethodInvocation  *invocation,
+              GUnixFDList            *fd_list,
+              GVariant               *stdin_handle,
+              GVariant               *stdout_handle,
+              GInputStream          **input,
+              GOutputStream         **output)
+{
+  g_autoptr(GError) error = NULL;
+  int in_fd = -1;
+  int out_fd = -1;
+
+  if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
+    {
+      if (error->domain == G_DBUS_ERROR)
+        g_dbus_method_invocation_return_gerror (invocation, error);
+      else
+        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                               "%s", error->message);
+      return FALSE;
+    }
+
+  *input = g_unix_input_stream_new (in_fd, TRUE);
+  *output = g_unix_output_stream_new (out_fd, TRUE);
+  return TRUE;
+}
+
+/* A call whose answer waits for its session's end; the service holds it
+ * (and the app itself) until then. Takes @provider_id. */
+static AttachCall *
+start_call (LumoDBusService       *self,
+            GDBusMethodInvocation *invocation,
+            char                  *provider_id)
+{
+  AttachCall *call = g_rc_box_new0 (AttachCall);
+
+  call->self = self;
+  /* The handler owns the invocation; answering it gives the reference up. */
+  call->invocation = invocation;
+  call->provider_id = provider_id;
+  call->cancellable = g_cancellable_new ();
+  g_ptr_array_add (self->calls, call);
+  update_sessions_property (self);
+  g_signal_emit (self, signals[SESSION_STARTED], 0, call->provider_id);
+
+  return call;
+}
+
 static gboolean
 on_handle_attach_cb (LumoDBusBridge        *skeleton,
                      GDBusMethodInvocation *invocation,
@@ -243,8 +293,6 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
   g_autoptr(GOutputStream) output = NULL;
   AttachCall *call;
   LumoBackend *backend;
-  int in_fd = -1;
-  int out_fd = -1;
 
   if (!(provider_id = lumo_extension_id_from_origin (origin, &error)))
     {
@@ -253,29 +301,10 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
 
-  if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
-    {
-      if (error->domain == G_DBUS_ERROR)
-        g_dbus_method_invocation_return_gerror (invocation, error);
-      else
-        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                                               "%s", error->message);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
-    }
+  if (!take_streams (invocation, fd_list, stdin_handle, stdout_handle, &input, &output))
+    return G_DBUS_METHOD_INVOCATION_HANDLED;
 
-  input = g_unix_input_stream_new (in_fd, TRUE);
-  output = g_unix_output_stream_new (out_fd, TRUE);
-
-  call = g_rc_box_new0 (AttachCall);
-  call->self = self;
-  /* The handler owns the invocation; answering it gives the reference up. */
-  call->invocation = invocation;
-  call->provider_id = g_steal_pointer (&provider_id);
-  call->cancellable = g_cancellable_new ();
-  g_ptr_array_add (self->calls, call);
-  update_sessions_property (self);
-  g_signal_emit (self, signals[SESSION_STARTED], 0, call->provider_id);
-
+  call = start_call (self, invocation, g_steal_pointer (&provider_id));
   g_debug ("Session of %s started", call->provider_id);
 
   backend = self->getter (self->getter_data, &error);
@@ -335,8 +364,6 @@ on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
   g_autofree char *message = NULL;
   LumoGatewayVerdict verdict;
   AttachCall *call;
-  int in_fd = -1;
-  int out_fd = -1;
 
   if (self->gateway == NULL)
     {
@@ -359,28 +386,13 @@ on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
 
-  if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
+  if (!take_streams (invocation, fd_list, stdin_handle, stdout_handle, &input, &output))
     {
       lumo_agent_session_close (session, "The launcher passed no usable pipes.");
-      if (error->domain == G_DBUS_ERROR)
-        g_dbus_method_invocation_return_gerror (invocation, error);
-      else
-        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                                               "%s", error->message);
       return G_DBUS_METHOD_INVOCATION_HANDLED;
     }
 
-  input = g_unix_input_stream_new (in_fd, TRUE);
-  output = g_unix_output_stream_new (out_fd, TRUE);
-
-  call = g_rc_box_new0 (AttachCall);
-  call->self = self;
-  call->invocation = invocation;
-  call->provider_id = g_steal_pointer (&provider_id);
-  call->cancellable = g_cancellable_new ();
-  g_ptr_array_add (self->calls, call);
-  update_sessions_property (self);
-  g_signal_emit (self, signals[SESSION_STARTED], 0, call->provider_id);
+  call = start_call (self, invocation, g_steal_pointer (&provider_id));
 
   g_debug ("Agent %s attached over stdio to %s", agent_id, call->provider_id);
 

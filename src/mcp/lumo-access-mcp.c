@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
+#include <gio/gunixoutputstream.h>
 #include <glib/gi18n-lib.h>
 #include <locale.h>
 #include <poll.h>
@@ -48,26 +49,6 @@
 #define FIRST_LINE_MAX (64 * 1024)
 /* A token file holds one token and maybe a newline. */
 #define TOKEN_FILE_MAX 4096
-
-static void
-write_all (int          fd,
-           const void  *data,
-           gsize        len)
-{
-  const guint8 *p = data;
-
-  while (len > 0)
-    {
-      gssize n = write (fd, p, len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return;
-      p += n;
-      len -= n;
-    }
-}
 
 /* The id of the client's first message, if it is a request that arrives
  * in time; NULL otherwise. Reads only the first line: nobody else will
@@ -131,7 +112,13 @@ refuse (const char *message)
   id = read_first_request_id ();
   error = lumo_mcp_new_error (id, LUMO_MCP_SERVER_ERROR, message);
   if ((line = lumo_line_encode (error, NULL)) != NULL)
-    write_all (STDOUT_FILENO, g_bytes_get_data (line, NULL), g_bytes_get_size (line));
+    {
+      g_autoptr(GOutputStream) out = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
+
+      /* A client gone by now gets nothing: EPIPE, not SIGPIPE. */
+      g_output_stream_write_all (out, g_bytes_get_data (line, NULL), g_bytes_get_size (line),
+                                 NULL, NULL, NULL);
+    }
 
   return 1;
 }

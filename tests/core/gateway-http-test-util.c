@@ -57,6 +57,13 @@ endpoint_tear_down (Endpoint      *e,
   g_free (e->token);
 }
 
+void
+endpoint_add (const char *path,
+              void      (*func) (Endpoint *, gconstpointer))
+{
+  g_test_add (path, Endpoint, NULL, endpoint_set_up, func, endpoint_tear_down);
+}
+
 char *
 endpoint_auth (Endpoint *e)
 {

@@ -34,6 +34,9 @@ void        endpoint_set_up            (Endpoint      *e,
                                         gconstpointer  data);
 void        endpoint_tear_down         (Endpoint      *e,
                                         gconstpointer  data);
+/* g_test_add() of @func on a fresh endpoint. */
+void        endpoint_add               (const char    *path,
+                                        void         (*func) (Endpoint *, gconstpointer));
 
 /* "Authorization: Bearer <token>\r\n" */
 char       *endpoint_auth              (Endpoint      *e);

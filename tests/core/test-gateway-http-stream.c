@@ -293,6 +293,28 @@ big_notification (void)
                           "\"params\":{\"level\":\"info\",\"data\":\"%s\"}}", filler);
 }
 
+/* The provider pushes big notifications on @port until @done holds (at
+ * most 16 session bounds' worth); returns how many bytes it pushed. */
+static gsize
+push_until (Endpoint          *e,
+            const char        *port,
+            LumoTestCondition  done,
+            gpointer           data)
+{
+  g_autofree char *push = big_notification ();
+  gsize pushed = 0;
+
+  while (!done (data))
+    {
+      g_assert_cmpuint (pushed, <, 16 * LUMO_AGENT_SESSION_MAX_QUEUED_BYTES);
+      endpoint_provider_push (e, port, push);
+      pushed += strlen (push);
+      lumo_test_drain ();
+    }
+
+  return pushed;
+}
+
 /* A client that never reads its SSE stream: the session ends once more
  * than its bound waits unread — not before — and when the client goes,
  * its connection goes too. The stall deadline is out of the way here. */
@@ -303,9 +325,8 @@ test_slow_reader_bound (Endpoint      *e,
   LumoGatewayListener *listener = _lumo_gateway_http_get_listener (e->http);
   g_autofree char *port = NULL;
   g_autofree char *session_id = NULL;
-  g_autofree char *push = big_notification ();
   g_autoptr(HttpReply) reply = NULL;
-  gsize pushed = 0;
+  gsize pushed;
   HttpCall *call;
 
   _lumo_gateway_http_set_deadlines (e->http, LUMO_GATEWAY_HTTP_SESSION_IDLE_S * 1000,
@@ -316,13 +337,7 @@ test_slow_reader_bound (Endpoint      *e,
   call = open_standalone (e, session_id);
   http_call_stop_reading (call);
 
-  while (endpoint_n_sessions (e) > 0)
-    {
-      g_assert_cmpuint (pushed, <, 16 * LUMO_AGENT_SESSION_MAX_QUEUED_BYTES);
-      endpoint_provider_push (e, port, push);
-      pushed += strlen (push);
-      lumo_test_drain ();
-    }
+  pushed = push_until (e, port, has_no_sessions, e);
   g_test_message ("The session ended after %" G_GSIZE_FORMAT " bytes pushed", pushed);
   /* Not before its bound: the kernel's buffers take some, the rest waits. */
   g_assert_cmpuint (pushed, >, LUMO_AGENT_SESSION_MAX_QUEUED_BYTES);
@@ -342,9 +357,8 @@ test_stalled_stream (Endpoint      *e,
   LumoGatewayListener *listener = _lumo_gateway_http_get_listener (e->http);
   g_autofree char *port = NULL;
   g_autofree char *session_id = NULL;
-  g_autofree char *push = big_notification ();
   g_autoptr(HttpReply) reply = NULL;
-  gsize pushed = 0;
+  gsize pushed;
   HttpCall *call;
 
   _lumo_gateway_http_set_deadlines (e->http, LUMO_GATEWAY_HTTP_SESSION_IDLE_S * 1000, 100,
@@ -355,13 +369,7 @@ test_stalled_stream (Endpoint      *e,
   http_call_stop_reading (call);
 
   /* Until the kernel's buffers are full and the stream stalls. */
-  while (lumo_gateway_listener_get_n_connections (listener) > 0)
-    {
-      g_assert_cmpuint (pushed, <, 16 * LUMO_AGENT_SESSION_MAX_QUEUED_BYTES);
-      endpoint_provider_push (e, port, push);
-      pushed += strlen (push);
-      lumo_test_drain ();
-    }
+  pushed = push_until (e, port, has_no_connections, listener);
   g_test_message ("The stream was cut off after %" G_GSIZE_FORMAT " bytes pushed", pushed);
 
   http_call_hang_up (call);
@@ -558,13 +566,6 @@ test_token_kept_nowhere (Endpoint      *e,
   g_assert_cmpuint (n_files, >, 0);
 }
 
-static void
-add (const char *path,
-     void      (*func) (Endpoint *, gconstpointer))
-{
-  g_test_add (path, Endpoint, NULL, endpoint_set_up, func, endpoint_tear_down);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -575,16 +576,16 @@ main (int   argc,
   g_log_set_writer_func (capture_log_writer, NULL, NULL);
   g_log_set_debug_enabled (TRUE);
 
-  add ("/gateway/http/away", test_away);
-  add ("/gateway/http/relay", test_relay);
-  add ("/gateway/http/standalone", test_standalone);
-  add ("/gateway/http/slow-reader-bound", test_slow_reader_bound);
-  add ("/gateway/http/stalled-stream", test_stalled_stream);
-  add ("/gateway/http/idle-flood", test_idle_flood);
-  add ("/gateway/http/session-limit", test_session_limit);
-  add ("/gateway/http/idle-session", test_idle_session);
-  add ("/gateway/http/stop", test_stop);
-  add ("/gateway/http/token-kept-nowhere", test_token_kept_nowhere);
+  endpoint_add ("/gateway/http/away", test_away);
+  endpoint_add ("/gateway/http/relay", test_relay);
+  endpoint_add ("/gateway/http/standalone", test_standalone);
+  endpoint_add ("/gateway/http/slow-reader-bound", test_slow_reader_bound);
+  endpoint_add ("/gateway/http/stalled-stream", test_stalled_stream);
+  endpoint_add ("/gateway/http/idle-flood", test_idle_flood);
+  endpoint_add ("/gateway/http/session-limit", test_session_limit);
+  endpoint_add ("/gateway/http/idle-session", test_idle_session);
+  endpoint_add ("/gateway/http/stop", test_stop);
+  endpoint_add ("/gateway/http/token-kept-nowhere", test_token_kept_nowhere);
 
   return g_test_run ();
 }

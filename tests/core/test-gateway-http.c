@@ -406,27 +406,20 @@ test_batch (Endpoint      *e,
   g_assert_cmpuint (endpoint_n_sessions (e), ==, 2);
 }
 
-static void
-add (const char *path,
-     void      (*func) (Endpoint *, gconstpointer))
-{
-  g_test_add (path, Endpoint, NULL, endpoint_set_up, func, endpoint_tear_down);
-}
-
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
-  add ("/gateway/http/token", test_token);
-  add ("/gateway/http/host-origin", test_host_origin);
-  add ("/gateway/http/path-method-types", test_path_method_types);
-  add ("/gateway/http/session-id", test_session_id);
-  add ("/gateway/http/protocol-version", test_protocol_version);
-  add ("/gateway/http/body-too-large", test_body_too_large);
-  add ("/gateway/http/invalid-json", test_invalid_json);
-  add ("/gateway/http/batch", test_batch);
+  endpoint_add ("/gateway/http/token", test_token);
+  endpoint_add ("/gateway/http/host-origin", test_host_origin);
+  endpoint_add ("/gateway/http/path-method-types", test_path_method_types);
+  endpoint_add ("/gateway/http/session-id", test_session_id);
+  endpoint_add ("/gateway/http/protocol-version", test_protocol_version);
+  endpoint_add ("/gateway/http/body-too-large", test_body_too_large);
+  endpoint_add ("/gateway/http/invalid-json", test_invalid_json);
+  endpoint_add ("/gateway/http/batch", test_batch);
 
   return g_test_run ();
 }
