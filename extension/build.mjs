@@ -221,6 +221,8 @@ export async function buildProvider ({ outdir, siteDirs, keyOverride, onWarning 
       mkdirSync(join(out, 'icons'));
       for (const f of ['popup.html', 'sandbox.html', 'offscreen.html', 'icons/lumo-128.png'])
         cpSync(join(here, f), join(out, f));
+      // chrome.i18n's messages (the manifest's default_locale needs them).
+      cpSync(join(here, '_locales'), join(out, '_locales'), { recursive: true });
     });
     return { packs: inspected.packs.map(describePack), warnings: inspected.warnings };
   } finally {

@@ -7,11 +7,20 @@
 #   requests, access, activity, providers, audit .png   1280×800
 #   requests-narrow.png, audit-narrow.png                360 px wide
 #   requests-zh_CN.png, providers-zh_CN.png              in Simplified Chinese
+#   first-run.png, first-run-zh_CN.png                   the Requests page of a
+#                                                        machine before its first
+#                                                        connection: the set-up
 # usage: tools/screenshots.sh [BUILD_DIR]   (default _build)
 # SPDX-License-Identifier: GPL-3.0-or-later
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-_build}
+
+# Without a CJK font the zh_CN pages render as boxes, silently.
+if ! fc-list :lang=zh | grep -q .; then
+  echo "screenshots: no Chinese font; install one first (apt-get install fonts-noto-cjk)" >&2
+  exit 1
+fi
 
 [ -d "$build" ] || meson setup "$build"
 meson compile -C "$build" lumo-screenshot lumo-access
@@ -29,5 +38,8 @@ shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" requests access acti
 shoot "$build/tests/app/lumo-screenshot" "$out" 360 720 -narrow requests audit
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
   "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN requests providers
+shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" first-run
+shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
+  "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN first-run
 
 echo "screenshots: written to $out/"

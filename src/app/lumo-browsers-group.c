@@ -23,7 +23,11 @@ struct _LumoBrowsersGroup
 
   LumoBackend  *backend;
   char         *home_dir;
+  char         *system_root;
+  char        **search_path;   /* NULL: the integration's default ($PATH) */
   GPtrArray    *browsers;      /* of LumoBrowser, as the last job left them */
+  guint         n_found;       /* of them: installed, so listed */
+  guint         n_set_up;      /* of them: status OK */
   GCancellable *cancellable;
   guint         busy : 1;
   guint         rescan_wanted : 1;
@@ -34,6 +38,8 @@ G_DEFINE_FINAL_TYPE (LumoBrowsersGroup, lumo_browsers_group, ADW_TYPE_PREFERENCE
 enum {
   PROP_0,
   PROP_BUSY,
+  PROP_N_FOUND,
+  PROP_N_SET_UP,
   N_PROPS
 };
 
@@ -46,6 +52,7 @@ typedef enum
   JOB_SCAN,
   JOB_INSTALL_ONE,
   JOB_INSTALL_ALL,
+  JOB_REMOVE_ONE,
 } JobKind;
 
 typedef struct
@@ -110,6 +117,16 @@ job_thread (GTask        *task,
                                                                   LUMO_BROWSER_SCOPE_USER,
                                                                   &job->error);
     }
+  else if (job->kind == JOB_REMOVE_ONE)
+    {
+      g_autoptr(LumoBrowser) browser =
+        lumo_browser_integration_lookup (job->integration, LUMO_BROWSER_SCOPE_USER,
+                                         job->browser_id, &job->error);
+
+      if (browser != NULL &&
+          lumo_browser_integration_remove (job->integration, browser, &job->error))
+        job->n_written = 1;
+    }
 
   job->browsers = lumo_browser_integration_scan (job->integration, LUMO_BROWSER_SCOPE_USER);
   g_task_return_boolean (task, TRUE);
@@ -140,7 +157,15 @@ report_write (LumoBrowsersGroup *self,
 
   if (job->error != NULL)
     {
-      if (job->kind == JOB_INSTALL_ONE)
+      if (job->kind == JOB_REMOVE_ONE)
+        {
+          /* Translators: %s is a browser's name. */
+          g_autofree char *what = g_strdup_printf (_("Could not remove the set-up from %s"),
+                                                   job->browser_name);
+
+          lumo_ui_show_error (GTK_WIDGET (self), what, job->error);
+        }
+      else if (job->kind == JOB_INSTALL_ONE)
         {
           /* Translators: %s is a browser's name. */
           g_autofree char *what = g_strdup_printf (_("Could not set up %s"), job->browser_name);
@@ -154,7 +179,10 @@ report_write (LumoBrowsersGroup *self,
       return;
     }
 
-  if (job->kind == JOB_INSTALL_ONE)
+  if (job->kind == JOB_REMOVE_ONE)
+    /* Translators: %s is a browser's name. */
+    text = g_strdup_printf (_("%s can no longer start Lumo Access"), job->browser_name);
+  else if (job->kind == JOB_INSTALL_ONE)
     /* Translators: %s is a browser's name. */
     text = g_strdup_printf (_("%s can now start Lumo Access"), job->browser_name);
   else if (job->n_written == 0)
@@ -229,12 +257,15 @@ start_job (LumoBrowsersGroup *self,
   /* Made per job, on this thread: it reads the providers from the policy,
    * which belongs to the main thread; the worker then owns it alone. */
   integration = lumo_browser_setup_new_integration (lumo_backend_get_policy (self->backend),
-                                                    self->home_dir, NULL, &error);
+                                                    self->home_dir, self->system_root, &error);
   if (integration == NULL)
     {
       lumo_ui_show_error (GTK_WIDGET (self), _("Could not check the browsers"), error);
       return;
     }
+  if (self->search_path != NULL)
+    lumo_browser_integration_set_search_path (integration,
+                                              (const char * const *) self->search_path);
 
   job = g_new0 (Job, 1);
   job->kind = kind;
@@ -294,12 +325,50 @@ on_install_clicked_cb (GtkButton         *button,
   start_job (self, JOB_INSTALL_ONE, g_object_get_data (G_OBJECT (button), "lumo-browser-id"));
 }
 
+static void
+on_remove_clicked_cb (GtkButton         *button,
+                      LumoBrowsersGroup *self)
+{
+  start_job (self, JOB_REMOVE_ONE, g_object_get_data (G_OBJECT (button), "lumo-browser-id"));
+}
+
 static GtkWidget *
-install_button (LumoBrowsersGroup *self,
-                LumoBrowser       *browser)
+row_button (LumoBrowsersGroup *self,
+            LumoBrowser       *browser,
+            const char        *label,
+            GCallback          callback)
+{
+  GtkWidget *button = gtk_button_new_with_mnemonic (label);
+
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  g_object_set_data_full (G_OBJECT (button), "lumo-browser-id",
+                          g_strdup (lumo_browser_get_id (browser)), g_free);
+  g_signal_connect_object (button, "clicked", callback, self, 0);
+  return button;
+}
+
+/* Install or Update while the manifest is missing or out of date, a check
+ * mark once it is right; Remove whenever there is a manifest of ours. */
+static GtkWidget *
+row_actions (LumoBrowsersGroup *self,
+             LumoBrowser       *browser)
 {
   LumoBrowserStatus status = lumo_browser_get_status (browser);
-  GtkWidget *button;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+
+  gtk_widget_set_valign (box, GTK_ALIGN_CENTER);
+
+  if (status == LUMO_BROWSER_STATUS_OK || status == LUMO_BROWSER_STATUS_MANIFEST_STALE)
+    {
+      GtkWidget *remove = row_button (self, browser, _("_Remove"), G_CALLBACK (on_remove_clicked_cb));
+
+      /* Translators: %s is a browser's name. */
+      g_autofree char *tooltip = g_strdup_printf (_("Remove the file that lets %s start Lumo Access"),
+                                                  lumo_browser_get_name (browser));
+
+      gtk_widget_set_tooltip_text (remove, tooltip);
+      gtk_box_append (GTK_BOX (box), remove);
+    }
 
   if (status == LUMO_BROWSER_STATUS_OK)
     {
@@ -307,16 +376,20 @@ install_button (LumoBrowsersGroup *self,
 
       gtk_widget_add_css_class (icon, "success");
       lumo_ui_set_accessible_label (icon, _("Set up"));
-      return icon;
+      gtk_box_append (GTK_BOX (box), icon);
+    }
+  else
+    {
+      GtkWidget *install = row_button (self, browser,
+                                       status == LUMO_BROWSER_STATUS_MANIFEST_STALE
+                                       ? _("_Update") : _("_Install"),
+                                       G_CALLBACK (on_install_clicked_cb));
+
+      gtk_widget_add_css_class (install, "suggested-action");
+      gtk_box_append (GTK_BOX (box), install);
     }
 
-  button = gtk_button_new_with_mnemonic (status == LUMO_BROWSER_STATUS_MANIFEST_STALE
-                                         ? _("_Update") : _("_Install"));
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  g_object_set_data_full (G_OBJECT (button), "lumo-browser-id",
-                          g_strdup (lumo_browser_get_id (browser)), g_free);
-  g_signal_connect_object (button, "clicked", G_CALLBACK (on_install_clicked_cb), self, 0);
-  return button;
+  return box;
 }
 
 static GtkWidget *
@@ -382,14 +455,14 @@ browser_row (LumoBrowsersGroup *self,
   if (lumo_browser_get_advice (browser) != NULL || lumo_browser_get_fix_command (browser) != NULL)
     {
       row = adw_expander_row_new ();
-      adw_expander_row_add_action (ADW_EXPANDER_ROW (row), install_button (self, browser));
+      adw_expander_row_add_action (ADW_EXPANDER_ROW (row), row_actions (self, browser));
       adw_expander_row_add_row (ADW_EXPANDER_ROW (row), advice_row (self, browser));
       adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), status);
     }
   else
     {
       row = adw_action_row_new ();
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), install_button (self, browser));
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), row_actions (self, browser));
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), status);
     }
 
@@ -404,15 +477,36 @@ browser_row (LumoBrowsersGroup *self,
 static void
 rebuild_rows (LumoBrowsersGroup *self)
 {
+  guint n_found = 0;
+  guint n_set_up = 0;
+
   lumo_ui_list_box_remove_all (self->list);
 
   for (guint i = 0; self->browsers != NULL && i < self->browsers->len; i++)
     {
       LumoBrowser *browser = self->browsers->pdata[i];
+      LumoBrowserStatus status = lumo_browser_get_status (browser);
 
-      if (lumo_browser_get_status (browser) != LUMO_BROWSER_STATUS_NOT_INSTALLED)
-        gtk_list_box_append (self->list, browser_row (self, browser));
+      if (status == LUMO_BROWSER_STATUS_NOT_INSTALLED)
+        continue;
+      gtk_list_box_append (self->list, browser_row (self, browser));
+      n_found++;
+      n_set_up += status == LUMO_BROWSER_STATUS_OK;
     }
+
+  gtk_widget_set_visible (self->setup_all_button, n_found > 0);
+  g_object_freeze_notify (G_OBJECT (self));
+  if (self->n_found != n_found)
+    {
+      self->n_found = n_found;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_FOUND]);
+    }
+  if (self->n_set_up != n_set_up)
+    {
+      self->n_set_up = n_set_up;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_SET_UP]);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
 }
 
 static void
@@ -442,6 +536,8 @@ lumo_browsers_group_finalize (GObject *object)
   LumoBrowsersGroup *self = (LumoBrowsersGroup *)object;
 
   g_free (self->home_dir);
+  g_free (self->system_root);
+  g_strfreev (self->search_path);
 
   G_OBJECT_CLASS (lumo_browsers_group_parent_class)->finalize (object);
 }
@@ -458,6 +554,12 @@ lumo_browsers_group_get_property (GObject    *object,
     {
     case PROP_BUSY:
       g_value_set_boolean (value, self->busy);
+      break;
+    case PROP_N_FOUND:
+      g_value_set_uint (value, self->n_found);
+      break;
+    case PROP_N_SET_UP:
+      g_value_set_uint (value, self->n_set_up);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -476,6 +578,12 @@ lumo_browsers_group_class_init (LumoBrowsersGroupClass *klass)
   properties[PROP_BUSY] =
     g_param_spec_boolean ("busy", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_N_FOUND] =
+    g_param_spec_uint ("n-found", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_N_SET_UP] =
+    g_param_spec_uint ("n-set-up", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -527,14 +635,21 @@ lumo_browsers_group_set_backend (LumoBrowsersGroup *self,
 }
 
 void
-lumo_browsers_group_set_home_dir (LumoBrowsersGroup *self,
-                                  const char        *home_dir)
+lumo_browsers_group_set_locations (LumoBrowsersGroup  *self,
+                                   const char         *home_dir,
+                                   const char         *system_root,
+                                   const char * const *search_path)
 {
   g_return_if_fail (LUMO_IS_BROWSERS_GROUP (self));
   g_return_if_fail (home_dir == NULL || g_path_is_absolute (home_dir));
+  g_return_if_fail (system_root == NULL || g_path_is_absolute (system_root));
 
   g_free (self->home_dir);
   self->home_dir = g_strdup (home_dir);
+  g_free (self->system_root);
+  self->system_root = g_strdup (system_root);
+  g_strfreev (self->search_path);
+  self->search_path = g_strdupv ((char **) search_path);
   lumo_browsers_group_refresh (self);
 }
 
@@ -544,6 +659,22 @@ lumo_browsers_group_refresh (LumoBrowsersGroup *self)
   g_return_if_fail (LUMO_IS_BROWSERS_GROUP (self));
 
   start_job (self, JOB_SCAN, NULL);
+}
+
+guint
+lumo_browsers_group_get_n_found (LumoBrowsersGroup *self)
+{
+  g_return_val_if_fail (LUMO_IS_BROWSERS_GROUP (self), 0);
+
+  return self->n_found;
+}
+
+guint
+lumo_browsers_group_get_n_set_up (LumoBrowsersGroup *self)
+{
+  g_return_val_if_fail (LUMO_IS_BROWSERS_GROUP (self), 0);
+
+  return self->n_set_up;
 }
 
 gboolean

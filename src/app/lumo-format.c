@@ -39,6 +39,21 @@ lumo_format_caller_title (const LumoCallerInfo *info,
 }
 
 char *
+lumo_format_path (const char *path)
+{
+  const char *home = g_get_home_dir ();
+  gsize len = home != NULL ? strlen (home) : 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  /* "/home/ada" is a prefix of "/home/adam" too: only at a separator. */
+  if (len > 1 && strncmp (path, home, len) == 0 && (path[len] == '/' || path[len] == '\0'))
+    return g_strconcat ("~", path + len, NULL);
+
+  return g_strdup (path);
+}
+
+char *
 lumo_format_time (gint64 time_us)
 {
   g_autoptr(GDateTime) dt = NULL;

@@ -45,6 +45,10 @@ const char *lumo_format_provider_title (const LumoProviderInfo *info,
 const char *lumo_format_caller_title   (const LumoCallerInfo   *info,
                                         const char             *caller_id);
 
+/* A path as GNOME shows one: the home folder as "~" ("~/.local/share/…"),
+ * anything else as it is. For reading only; copy the path itself. */
+char *lumo_format_path          (const char   *path);
+
 /* One policy history entry as a sentence, e.g. "Allowed Foo Agent" or
  * "Turned writes off for Lumo Userscripts". The names are for display;
  * either may be NULL (the IDs are used). */

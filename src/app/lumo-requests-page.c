@@ -10,6 +10,7 @@
 
 #include "lumo-backend.h"
 #include "lumo-caller-row.h"
+#include "lumo-first-run.h"
 #include "lumo-format.h"
 #include "lumo-policy.h"
 #include "lumo-protocol.h"
@@ -24,6 +25,7 @@ struct _LumoRequestsPage
 
   /* Template widgets */
   GtkStack        *stack;
+  LumoFirstRun    *first_run;
   GtkWidget       *callers_box;
   GtkListBox      *callers_list;
   GtkWidget       *bulk_box;
@@ -35,6 +37,7 @@ struct _LumoRequestsPage
   LumoCallerModel *pending;
   GHashTable      *checked;        /* "provider/caller" of the checked rows */
   guint            countdown_id;
+  guint            set_up : 1;      /* a provider has connected once: no first-run set-up */
 };
 
 G_DEFINE_FINAL_TYPE (LumoRequestsPage, lumo_requests_page, ADW_TYPE_BIN)
@@ -94,7 +97,11 @@ update_state (LumoRequestsPage *self)
   gtk_widget_set_visible (self->callers_box, n_callers > 0);
   gtk_widget_set_visible (self->bulk_box, n_callers > 1);
   gtk_widget_set_visible (self->reviews_box, n_reviews > 0);
-  gtk_stack_set_visible_child_name (self->stack, n_callers + n_reviews > 0 ? "list" : "empty");
+  /* Something waiting always wins over the set-up. */
+  if (n_callers + n_reviews > 0)
+    gtk_stack_set_visible_child_name (self->stack, "list");
+  else
+    gtk_stack_set_visible_child_name (self->stack, self->set_up ? "empty" : "setup");
 
   if (n_reviews > 0 && self->countdown_id == 0)
     {
@@ -190,6 +197,51 @@ create_review_row_cb (gpointer item,
   LumoRequestsPage *self = user_data;
 
   return lumo_review_row_new (item, lumo_backend_get_review_queue (self->backend));
+}
+
+/* ---- the first-run set-up ----------------------------------------------- */
+
+/* The set-up is over once any provider has said hello, and stays over (the
+ * policy remembers it across restarts). A database error keeps it shown: it
+ * only explains, it never decides anything. */
+static void
+check_set_up (LumoRequestsPage *self,
+              const char       *provider_id)
+{
+  g_autoptr(GError) error = NULL;
+  LumoPolicy *policy = get_policy (self);
+
+  if (self->set_up || policy == NULL)
+    return;
+
+  if (!lumo_policy_has_seen_provider (policy, &error))
+    {
+      if (error != NULL)
+        g_warning ("Cannot tell whether a provider has connected: %s", error->message);
+      return;
+    }
+
+  self->set_up = TRUE;
+  update_state (self);
+
+  /* Announced only when it happens while the window is open. */
+  if (provider_id != NULL)
+    {
+      g_autoptr(LumoProviderInfo) info = lumo_policy_get_provider (policy, provider_id, NULL);
+      /* Translators: %s is a provider's name, e.g. "Lumo Userscripts". */
+      g_autofree char *text = g_strdup_printf (_("%s connected: the set-up is complete"),
+                                               lumo_format_provider_title (info, provider_id));
+
+      lumo_ui_show_toast (GTK_WIDGET (self), lumo_ui_toast_new (text));
+    }
+}
+
+static void
+on_provider_changed_cb (LumoPolicy       *policy,
+                        const char       *provider_id,
+                        LumoRequestsPage *self)
+{
+  check_set_up (self, provider_id);
 }
 
 /* ---- actions ------------------------------------------------------------ */
@@ -352,7 +404,9 @@ lumo_requests_page_class_init (LumoRequestsPageClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-requests-page.ui");
+  g_type_ensure (LUMO_TYPE_FIRST_RUN);
   gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, stack);
+  gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, first_run);
   gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, callers_box);
   gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, callers_list);
   gtk_widget_class_bind_template_child (widget_class, LumoRequestsPage, bulk_box);
@@ -401,6 +455,15 @@ lumo_requests_page_set_backend (LumoRequestsPage *self,
   g_signal_connect_object (reviews, "items-changed",
                            G_CALLBACK (on_reviews_items_changed_cb), self, 0);
 
+  check_set_up (self, NULL);
+  if (!self->set_up)
+    {
+      /* Only a window that shows the set-up looks for browsers here. */
+      g_signal_connect_object (lumo_backend_get_policy (backend), "provider-changed",
+                               G_CALLBACK (on_provider_changed_cb), self, 0);
+      lumo_first_run_set_backend (self->first_run, backend);
+    }
+
   update_state (self);
 }
 
@@ -414,6 +477,22 @@ lumo_requests_page_get_n_waiting (LumoRequestsPage *self)
   reviews = get_reviews (self);
   return (self->pending ? g_list_model_get_n_items (G_LIST_MODEL (self->pending)) : 0) +
          (reviews ? g_list_model_get_n_items (reviews) : 0);
+}
+
+gboolean
+lumo_requests_page_get_set_up (LumoRequestsPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_REQUESTS_PAGE (self), FALSE);
+
+  return self->set_up;
+}
+
+LumoFirstRun *
+lumo_requests_page_get_first_run (LumoRequestsPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_REQUESTS_PAGE (self), NULL);
+
+  return self->first_run;
 }
 
 LumoCallerModel *

@@ -8,13 +8,16 @@
  * wait for review (the backend's LumoReviewQueue, bound directly) with a
  * countdown to their timeout. Nothing is modal: requests arrive while the
  * person works elsewhere in the window. An empty queue says what will
- * appear here.
+ * appear here — or, until a provider has connected once
+ * (lumo_policy_has_seen_provider()), the first-run set-up (LumoFirstRun),
+ * which gives way by itself at the first hello.
  */
 #pragma once
 
 #include <adwaita.h>
 
 #include "lumo-caller-model.h"
+#include "lumo-first-run.h"
 #include "lumo-types.h"
 
 G_BEGIN_DECLS
@@ -27,5 +30,9 @@ void             lumo_requests_page_set_backend   (LumoRequestsPage *self,
 /* Pending callers plus reviews (the badge of the page). */
 guint            lumo_requests_page_get_n_waiting (LumoRequestsPage *self);
 LumoCallerModel *lumo_requests_page_get_pending   (LumoRequestsPage *self);
+/* TRUE once a provider has connected: the set-up is no longer shown. */
+gboolean         lumo_requests_page_get_set_up    (LumoRequestsPage *self);
+/* The set-up; it looks for browsers only while it is needed. */
+LumoFirstRun    *lumo_requests_page_get_first_run (LumoRequestsPage *self);
 
 G_END_DECLS

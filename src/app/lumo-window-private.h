@@ -18,5 +18,12 @@ LumoAccessPage    *_lumo_window_get_access_page    (LumoWindow *self);
 LumoActivityPage  *_lumo_window_get_activity_page  (LumoWindow *self);
 LumoProvidersPage *_lumo_window_get_providers_page (LumoWindow *self);
 LumoAuditPage     *_lumo_window_get_audit_page     (LumoWindow *self);
+/* Points both browser lists (the first-run set-up's and the Providers
+ * page's) at another home, system root and search path; see
+ * lumo_browsers_group_set_locations(). For tests and screenshots. */
+void               _lumo_window_set_browser_locations (LumoWindow         *self,
+                                                       const char         *home_dir,
+                                                       const char         *system_root,
+                                                       const char * const *search_path);
 
 G_END_DECLS

@@ -390,3 +390,20 @@ _lumo_window_get_audit_page (LumoWindow *self)
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
   return self->audit_page;
 }
+
+void
+_lumo_window_set_browser_locations (LumoWindow         *self,
+                                    const char         *home_dir,
+                                    const char         *system_root,
+                                    const char * const *search_path)
+{
+  LumoFirstRun *first_run;
+
+  g_return_if_fail (LUMO_IS_WINDOW (self));
+
+  first_run = lumo_requests_page_get_first_run (self->requests_page);
+  lumo_browsers_group_set_locations (lumo_first_run_get_browsers (first_run),
+                                     home_dir, system_root, search_path);
+  lumo_browsers_group_set_locations (lumo_providers_page_get_browsers (self->providers_page),
+                                     home_dir, system_root, search_path);
+}

@@ -42,9 +42,11 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Scope, scope_clear)
 #define SCOPE_ENTRIES(scope) \
   { "system", 0, 0, G_OPTION_ARG_NONE, &(scope).system, \
     N_("The system-wide folders (for every user; needs root)"), NULL }, \
-  /* Tests point the system-wide folders into a temporary directory. */ \
+  /* Tests point the system-wide folders (and where the browsers' \
+   * programs are installed) into a temporary directory. */ \
   { "system-root", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_FILENAME, &(scope).system_root, \
-    N_("Look for the system-wide folders under DIR instead of /"), N_("DIR") }
+    N_("Look for the system-wide folders and the browsers’ programs under DIR instead of /"), \
+    N_("DIR") }
 
 #define BROWSER_ENTRY(scope) \
   { "browser", 'b', 0, G_OPTION_ARG_STRING, &(scope).browser, \

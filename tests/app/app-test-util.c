@@ -351,3 +351,33 @@ app_test_clipboard_text (GdkClipboard *clipboard)
   g_assert_no_error (error);
   return g_value_dup_string (&value);
 }
+
+const char *
+app_test_row_subtitle (GtkWidget *row)
+{
+  if (ADW_IS_EXPANDER_ROW (row))
+    return adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row));
+  return adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+}
+
+char *
+app_test_fake_helper_new (const char *name)
+{
+  g_autofree char *dir = lumo_test_dir_new (name);
+  char *path = g_build_filename (dir, "lumo-access-host", NULL);
+
+  lumo_test_write_in (path, NULL, "#!/bin/sh\nexit 0\n");
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  g_setenv ("LUMO_ACCESS_HOST_PATH", path, TRUE);
+  return path;
+}
+
+void
+app_test_fake_helper_remove (char *helper_path)
+{
+  g_autofree char *dir = g_path_get_dirname (helper_path);
+
+  g_unsetenv ("LUMO_ACCESS_HOST_PATH");
+  lumo_test_dir_remove (dir);
+  g_free (helper_path);
+}

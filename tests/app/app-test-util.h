@@ -84,6 +84,15 @@ GtkWidget  *app_test_find_button_with_label (GtkWidget  *root,
 void        app_test_click (GtkWidget *button);
 /* The text on @clipboard, set by this process (gdk_clipboard_set_text). */
 char       *app_test_clipboard_text (GdkClipboard *clipboard);
+/* The subtitle of an AdwActionRow or an AdwExpanderRow. */
+const char *app_test_row_subtitle (GtkWidget *row);
+/* A stand-in lumo-access-host (an executable that does nothing) in a new
+ * temporary directory "lumo-@name-…", named by $LUMO_ACCESS_HOST_PATH, so
+ * that browsers can be set up without an installed helper. It sets the
+ * environment: call it before any thread starts. Returns its path, for
+ * app_test_fake_helper_remove() at the end. */
+char       *app_test_fake_helper_new    (const char *name);
+void        app_test_fake_helper_remove (char       *helper_path);
 /* Every text a person can read under @root: labels, editables, row titles
  * and subtitles, tooltips, accessible labels kept in properties. */
 GPtrArray  *app_test_collect_texts (GtkWidget  *root);

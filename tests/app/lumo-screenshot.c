@@ -10,23 +10,30 @@
  * the audit log gets a few thousand older rows besides. Then it shows the
  * window at a fixed size and renders each page to PNG.
  *
+ * The machine is a fake one, so that no screenshot shows this computer's
+ * browsers: HOME is a fake home in which Google Chrome has run and is set
+ * up, Chromium is installed but never started (its launcher on a fake
+ * PATH), and the provider extension is installed in
+ * ~/.local/share/lumo-access/extension. The page "first-run" is that
+ * machine before its first connection (no provider has said hello): the
+ * Requests page with its three set-up steps.
+ *
  * usage: lumo-screenshot OUTDIR WIDTH HEIGHT SUFFIX PAGE...
- *        (SUFFIX is added to each file name: "" gives requests.png)
+ *        (SUFFIX is added to each file name: "" gives requests.png;
+ *        "first-run" is a page of its own invocation)
  */
 #include "config.h"
 
-#include <gio/gunixinputstream.h>
-#include <gio/gunixoutputstream.h>
-#include <fcntl.h>
 #include <glib/gi18n-lib.h>
-#include <glib-unix.h>
+#include <glib/gstdio.h>
 #include <locale.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "app-test-provider.h"
 #include "app-test-util.h"
 #include "lumo-audit-page-private.h"
+#include "lumo-browser-setup.h"
+#include "lumo-first-run.h"
 #include "lumo-rate-limiter.h"
 #include "lumo-tool-registry.h"
 
@@ -48,66 +55,7 @@ lagging_clock (gpointer user_data)
   return g_get_monotonic_time () - clock_lag_us;
 }
 
-static int provider_fd = -1;
-static GByteArray *inbox;
-static int next_id = 1;
-
-static void
-send_frame (const char *json)
-{
-  guint32 len = strlen (json);
-
-  g_assert_cmpint (write (provider_fd, &len, sizeof len), ==, sizeof len);
-  g_assert_cmpint (write (provider_fd, json, len), ==, (gssize) len);
-}
-
-/* Reads whatever the app answered; returns the next answer, or NULL. */
-static JsonObject *
-next_answer (void)
-{
-  guint8 buffer[65536];
-  gssize n;
-  guint32 len;
-  JsonNode *node;
-
-  while ((n = read (provider_fd, buffer, sizeof buffer)) > 0)
-    g_byte_array_append (inbox, buffer, n);
-
-  if (inbox->len < sizeof len)
-    return NULL;
-  memcpy (&len, inbox->data, sizeof len);
-  if (inbox->len < sizeof len + len)
-    return NULL;
-
-  {
-    g_autofree char *text = g_strndup ((const char *) inbox->data + sizeof len, len);
-    g_autoptr(JsonNode) parsed = json_from_string (text, NULL);
-
-    g_byte_array_remove_range (inbox, 0, sizeof len + len);
-    node = parsed != NULL && JSON_NODE_HOLDS_OBJECT (parsed) ? parsed : NULL;
-    return node != NULL ? json_object_ref (json_node_get_object (node)) : json_object_new ();
-  }
-}
-
-static JsonObject *
-wait_answer (int id)
-{
-  for (guint spin = 0; spin < 5000; spin++)
-    {
-      g_autoptr(JsonObject) answer = NULL;
-
-      g_main_context_iteration (NULL, FALSE);
-      while ((answer = next_answer ()) != NULL)
-        {
-          if (json_object_has_member (answer, "re") &&
-              json_object_get_int_member (answer, "re") == id)
-            return g_steal_pointer (&answer);
-          g_clear_pointer (&answer, json_object_unref);
-        }
-      g_usleep (1000);
-    }
-  g_error ("No answer to request %d", id);
-}
+static AppTestProvider *provider;
 
 static void
 request (const char *format,
@@ -118,16 +66,13 @@ request (const char *format,
          ...)
 {
   g_autofree char *body = NULL;
-  g_autofree char *json = NULL;
   va_list args;
 
   va_start (args, format);
   body = g_strdup_vprintf (format, args);
   va_end (args);
 
-  json = g_strdup_printf ("{\"id\":%d,%s}", next_id, body);
-  send_frame (json);
-  json_object_unref (wait_answer (next_id++));
+  json_object_unref (app_test_provider_request (provider, "%s", body));
 }
 
 static gint64
@@ -139,20 +84,20 @@ authorize_write (const char *caller,
   static const char hash[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
   g_autofree char *json = NULL;
   g_autoptr(JsonObject) answer = NULL;
-  int id = next_id++;
+  gint64 id = app_test_provider_take_id (provider);
 
-  json = g_strdup_printf ("{\"type\":\"authorize\",\"id\":%d,\"caller\":{\"id\":\"%s\",\"name\":\"%s\"},"
+  json = g_strdup_printf ("{\"type\":\"authorize\",\"id\":%" G_GINT64_FORMAT ",\"caller\":{\"id\":\"%s\",\"name\":\"%s\"},"
                           "\"tool\":\"%s\",\"write\":true,\"target\":\"0f8fad5b-d9cb-469f-a165-70867728950e\","
                           "\"paramsHash\":\"%s\",\"preview\":{\"action\":\"update\","
                           "\"uuid\":\"0f8fad5b-d9cb-469f-a165-70867728950e\",\"name\":\"Dark mode for example.org\","
                           "\"bytes\":812,\"sourceSha256\":\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\","
                           "\"added\":3,\"removed\":1}}",
                           id, caller, name, tool, hash);
-  send_frame (json);
+  app_test_provider_send (provider, json);
   if (!wait)
     return 0;
 
-  answer = wait_answer (id);
+  answer = app_test_provider_wait_answer (provider, id);
   if (json_object_get_boolean_member_with_default (answer, "allow", FALSE))
     {
       gint64 audit_id = json_object_get_int_member_with_default (answer, "auditId", 0);
@@ -164,44 +109,17 @@ authorize_write (const char *caller,
 }
 
 static void
-on_attach_done_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_free (lumo_backend_attach_finish (LUMO_BACKEND (object), result, NULL));
-}
-
-static void
 seed (AppFixture *f)
 {
-  g_autoptr(GInputStream) input = NULL;
-  g_autoptr(GOutputStream) output = NULL;
   g_autoptr(GError) error = NULL;
   LumoPolicyStatus status;
-  int fds[2];
 
   /* Older history of the log: a few thousand rows of the last hours. */
   app_test_fill_audit (f->audit, 4000, 97);
 
   /* The provider extension's session, as lumo-access-host hands it over. */
-  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM, 0, fds), ==, 0);
-  g_unix_set_fd_nonblocking (fds[0], TRUE, NULL);
-  g_unix_set_fd_nonblocking (fds[1], TRUE, NULL);
-  provider_fd = fds[1];
-  inbox = g_byte_array_new ();
-  input = g_unix_input_stream_new (fds[0], FALSE);
-  output = g_unix_output_stream_new (dup (fds[0]), TRUE);
-  lumo_backend_attach_async (f->backend, "chrome-extension://" TEST_PROVIDER_ID "/", input, output,
-                             NULL, on_attach_done_cb, NULL);
-
-  request ("\"type\":\"hello\",\"bridge\":1,"
-           "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo Userscripts\",\"version\":\"1.0.1\"},"
-           "\"tools\":["
-           "{\"name\":\"list_scripts\",\"title\":\"List scripts\",\"write\":false},"
-           "{\"name\":\"get_script\",\"title\":\"Read a script\",\"write\":false},"
-           "{\"name\":\"save_script\",\"title\":\"Save a script\",\"write\":true},"
-           "{\"name\":\"set_enabled\",\"title\":\"Turn a script on or off\",\"write\":true},"
-           "{\"name\":\"delete_script\",\"title\":\"Delete a script\",\"write\":true}]");
+  provider = app_test_provider_connect (f->backend, TEST_PROVIDER_ID);
+  app_test_provider_hello (provider);
 
   /* A second provider, watched by hand before it ever connected. */
   lumo_policy_add_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_UI, &error);
@@ -250,14 +168,7 @@ seed (AppFixture *f)
   lumo_policy_probe (f->policy, TEST_PROVIDER_ID, NEW_AGENT, "Travel Planner", &status, &error);
   g_assert_no_error (error);
   /* Let the backend answer the last requests. */
-  for (guint i = 0; i < 200; i++)
-    {
-      g_autoptr(JsonObject) answer = NULL;
-
-      g_main_context_iteration (NULL, FALSE);
-      while ((answer = next_answer ()) != NULL)
-        g_clear_pointer (&answer, json_object_unref);
-    }
+  app_test_provider_drain (provider);
 }
 
 static void
@@ -274,6 +185,80 @@ show_probes (AppFixture *f)
 
   lumo_providers_page_show_outcome (page, TEST_PROVIDER_ID, connected);
   lumo_providers_page_show_outcome (page, TEST_PROVIDER2_ID, rejected);
+}
+
+/* ---- the machine ------------------------------------------------------------ */
+
+static char *machine_dir;
+static char *machine_helper;
+
+/* Before GTK and any thread: HOME is read once, and the helper the
+ * manifests name comes from the environment. */
+static void
+prepare_machine (void)
+{
+  g_autofree char *home = NULL;
+  g_autofree char *launcher = NULL;
+
+  machine_dir = lumo_test_dir_new ("screenshot-machine");
+  home = g_build_filename (machine_dir, "home", NULL);
+  launcher = g_build_filename (machine_dir, "bin", "chromium", NULL);
+
+  machine_helper = app_test_fake_helper_new ("screenshot-helper");
+  lumo_test_write_in (machine_dir, "bin/chromium", "#!/bin/sh\n");
+  g_assert_cmpint (g_chmod (launcher, 0755), ==, 0);
+  lumo_test_mkdir_in (home, ".config/google-chrome");
+  lumo_test_mkdir_in (machine_dir, "sysroot");
+  lumo_test_write_in (home, ".local/share/lumo-access/extension/manifest.json",
+                      "{\"manifest_version\": 3, \"name\": \"Lumo Userscripts\", \"version\": \""
+                      PACKAGE_VERSION "\"}");
+
+  g_setenv ("HOME", home, TRUE);
+}
+
+static gboolean
+first_run_idle_cb (gpointer data)
+{
+  return !lumo_first_run_get_busy (data);
+}
+
+static gboolean
+browsers_idle_cb (gpointer data)
+{
+  return !lumo_browsers_group_get_busy (data);
+}
+
+static void
+seed_machine (AppFixture *f,
+              gboolean    first_run_page)
+{
+  g_autofree char *home = g_build_filename (machine_dir, "home", NULL);
+  g_autofree char *sysroot = g_build_filename (machine_dir, "sysroot", NULL);
+  g_autofree char *bin = g_build_filename (machine_dir, "bin", NULL);
+  g_autofree char *extension = g_build_filename (home, ".local/share/lumo-access/extension", NULL);
+  const char *search_path[] = { bin, NULL };
+  g_autoptr(LumoBrowserIntegration) integration = NULL;
+  g_autoptr(LumoBrowser) chrome = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoFirstRun *first_run = lumo_requests_page_get_first_run (_lumo_window_get_requests_page (f->window));
+
+  /* Chrome was set up already; Chromium waits for its click. */
+  integration = lumo_browser_setup_new_integration (f->policy, home, sysroot, &error);
+  g_assert_no_error (error);
+  chrome = lumo_browser_integration_lookup (integration, LUMO_BROWSER_SCOPE_USER, "chrome", &error);
+  g_assert_no_error (error);
+  lumo_browser_integration_install (integration, chrome, &error);
+  g_assert_no_error (error);
+
+  _lumo_window_set_browser_locations (f->window, home, sysroot, search_path);
+  lumo_test_wait_until (browsers_idle_cb,
+                        lumo_providers_page_get_browsers (_lumo_window_get_providers_page (f->window)),
+                        "the browsers");
+  if (first_run_page)
+    {
+      lumo_first_run_set_extension_dir (first_run, extension);
+      lumo_test_wait_until (first_run_idle_cb, first_run, "the set-up steps");
+    }
 }
 
 static guint frames;
@@ -331,6 +316,7 @@ main (int   argc,
   AppFixture f = { 0 };
   const char *outdir;
   const char *suffix;
+  gboolean first_run = FALSE;
   int width, height;
 
   setlocale (LC_ALL, "");
@@ -348,6 +334,14 @@ main (int   argc,
   width = atoi (argv[2]);
   height = atoi (argv[3]);
   suffix = argv[4];
+  for (int i = 5; i < argc; i++)
+    first_run |= g_str_equal (argv[i], "first-run");
+  if (first_run && argc != 6)
+    {
+      g_printerr ("%s: the page first-run is rendered alone\n", argv[0]);
+      return 2;
+    }
+  prepare_machine ();
 
   gtk_init ();
   app_test_init_application ();
@@ -357,12 +351,25 @@ main (int   argc,
   clock_lag_us = 60 * G_USEC_PER_SEC;
   app_fixture_setup_stores (&f);
   lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (f.policy), lagging_clock, NULL);
+  /* The other pages show a machine in use for a while: its provider said
+   * hello long before this window, so there is no set-up and no toast. */
+  if (!first_run)
+    {
+      g_autoptr(GError) error = NULL;
+
+      lumo_policy_register_provider (f.policy, TEST_PROVIDER_ID, "userscripts", "Lumo Userscripts",
+                                     "1.0.1", &error);
+      g_assert_no_error (error);
+    }
   app_fixture_setup_window (&f, FALSE);
-  seed (&f);
+  seed_machine (&f, first_run);
+  if (!first_run)
+    seed (&f);
 
   gtk_window_set_default_size (GTK_WINDOW (f.window), width, height);
   gtk_window_present (GTK_WINDOW (f.window));
-  show_probes (&f);
+  if (!first_run)
+    show_probes (&f);
   wait_frames (GTK_WIDGET (f.window), 3);
 
   for (int i = 5; i < argc; i++)
@@ -370,8 +377,12 @@ main (int   argc,
       g_autofree char *name = g_strdup_printf ("%s%s.png", argv[i], suffix);
       g_autofree char *path = g_build_filename (outdir, name, NULL);
 
-      if (!lumo_window_set_page (f.window, argv[i]))
+      if (!lumo_window_set_page (f.window, first_run ? "requests" : argv[i]))
         g_error ("No page “%s”", argv[i]);
+      if (first_run)
+        lumo_test_wait_until (first_run_idle_cb,
+                              lumo_requests_page_get_first_run (_lumo_window_get_requests_page (f.window)),
+                              "the set-up steps, shown");
 
       if (g_str_equal (argv[i], "providers"))
         {
@@ -405,5 +416,8 @@ main (int   argc,
     }
 
   app_fixture_teardown (&f, NULL);
+  lumo_test_dir_remove (machine_dir);
+  app_test_fake_helper_remove (machine_helper);
+  g_free (machine_dir);
   return 0;
 }

@@ -14,7 +14,6 @@
 #include "lumo-browser-integration.h"
 #include "lumo-providers-page.h"
 
-static char *helper_dir;
 static char *helper_path;
 
 static LumoBrowsersGroup *
@@ -73,19 +72,14 @@ setup_home (AppFixture *f)
   g_file_set_contents (stale, contents, -1, &error);
   g_assert_no_error (error);
 
+  g_autofree char *sysroot = make_dir (f->dir, "sysroot");
+
   app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
   wait_idle (f);
-  lumo_browsers_group_set_home_dir (browsers_group (f), home);
+  /* A root of its own: this machine's browsers are not the fake home's. */
+  _lumo_window_set_browser_locations (f->window, home, sysroot, NULL);
   wait_idle (f);
   return home;
-}
-
-static const char *
-row_subtitle (GtkWidget *row)
-{
-  if (ADW_IS_EXPANDER_ROW (row))
-    return adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row));
-  return adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
 }
 
 static void
@@ -132,9 +126,9 @@ test_rows_show_status (AppFixture    *f,
   g_assert_null (lumo_browsers_group_get_row (group, "brave"));
   g_assert_null (lumo_browsers_group_get_row (group, "edge-flatpak"));
 
-  g_assert_cmpstr (row_subtitle (chrome), ==, "Not set up: the browser cannot start Lumo Access");
-  g_assert_cmpstr (row_subtitle (chromium), ==, "Out of date: the manifest starts another helper");
-  g_assert_cmpstr (row_subtitle (flatpak), ==, "Not set up: the browser cannot start Lumo Access");
+  g_assert_cmpstr (app_test_row_subtitle (chrome), ==, "Not set up: the browser cannot start Lumo Access");
+  g_assert_cmpstr (app_test_row_subtitle (chromium), ==, "Out of date: the manifest starts another helper");
+  g_assert_cmpstr (app_test_row_subtitle (flatpak), ==, "Not set up: the browser cannot start Lumo Access");
   g_assert_nonnull (app_test_find_button_with_label (chrome, "_Install"));
   g_assert_nonnull (app_test_find_button_with_label (chromium, "_Update"));
 
@@ -159,7 +153,7 @@ test_install_one (AppFixture    *f,
 
   assert_manifest (path);
   row = lumo_browsers_group_get_row (browsers_group (f), "chrome");
-  g_assert_cmpstr (row_subtitle (row), ==, "Set up");
+  g_assert_cmpstr (app_test_row_subtitle (row), ==, "Set up");
   g_assert_null (app_test_find_button_with_label (row, "_Install"));
 }
 
@@ -176,7 +170,7 @@ test_update_stale (AppFixture    *f,
   wait_idle (f);
 
   assert_manifest (path);
-  g_assert_cmpstr (row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chromium")), ==,
+  g_assert_cmpstr (app_test_row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chromium")), ==,
                    "Set up");
 }
 
@@ -206,8 +200,54 @@ test_set_up_all (AppFixture    *f,
   g_assert_true (g_file_test (flatpak, G_FILE_TEST_EXISTS));
   /* Never a folder for a browser that is not installed. */
   g_assert_false (g_file_test (brave_dir, G_FILE_TEST_EXISTS));
-  g_assert_cmpstr (row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chrome")), ==, "Set up");
-  g_assert_cmpstr (row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chromium")), ==, "Set up");
+  g_assert_cmpstr (app_test_row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chrome")), ==, "Set up");
+  g_assert_cmpstr (app_test_row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chromium")), ==, "Set up");
+}
+
+/* Remove takes our manifest away (and only ours), for a set-up browser
+ * and for a stale one alike; the browser stays listed, to be set up again. */
+static void
+test_remove (AppFixture    *f,
+             gconstpointer  data)
+{
+  g_autofree char *home = setup_home (f);
+  g_autofree char *chromium_dir = g_build_filename (home, ".config", "chromium", NULL);
+  g_autofree char *chrome_dir = g_build_filename (home, ".config", "google-chrome", NULL);
+  g_autofree char *chromium = manifest_path (chromium_dir);
+  g_autofree char *chrome = manifest_path (chrome_dir);
+  g_autofree char *other = g_build_filename (chromium_dir, "NativeMessagingHosts",
+                                             "org.example.other.json", NULL);
+  GtkWidget *row;
+
+  lumo_test_write_in (chromium_dir, "NativeMessagingHosts/org.example.other.json", "{}");
+  /* Not set up: nothing to remove. */
+  g_assert_null (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                  "_Remove"));
+
+  /* The stale one. */
+  app_test_click (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chromium"),
+                                                   "_Remove"));
+  wait_idle (f);
+  g_assert_false (g_file_test (chromium, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (other, G_FILE_TEST_EXISTS));
+  row = lumo_browsers_group_get_row (browsers_group (f), "chromium");
+  g_assert_cmpstr (app_test_row_subtitle (row), ==, "Not set up: the browser cannot start Lumo Access");
+  g_assert_nonnull (app_test_find_button_with_label (row, "_Install"));
+  g_assert_null (app_test_find_button_with_label (row, "_Remove"));
+
+  /* One set up here, then removed. */
+  app_test_click (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                   "_Install"));
+  wait_idle (f);
+  g_assert_cmpuint (lumo_browsers_group_get_n_set_up (browsers_group (f)), ==, 1);
+  app_test_click (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                   "_Remove"));
+  wait_idle (f);
+  g_assert_false (g_file_test (chrome, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (lumo_browsers_group_get_n_set_up (browsers_group (f)), ==, 0);
+  g_assert_cmpuint (lumo_browsers_group_get_n_found (browsers_group (f)), ==, 3);
+  g_assert_nonnull (app_test_find_button_with_label (lumo_browsers_group_get_row (browsers_group (f), "chrome"),
+                                                     "_Install"));
 }
 
 /* The helper the manifest would name must exist: otherwise nothing is
@@ -228,7 +268,7 @@ test_missing_helper (AppFixture    *f,
   g_assert_cmpint (g_chmod (helper_path, 0755), ==, 0);
 
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
-  g_assert_cmpstr (row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chrome")), ==,
+  g_assert_cmpstr (app_test_row_subtitle (lumo_browsers_group_get_row (browsers_group (f), "chrome")), ==,
                    "Not set up: the browser cannot start Lumo Access");
 }
 
@@ -236,16 +276,9 @@ int
 main (int   argc,
       char *argv[])
 {
-  g_autoptr(GError) error = NULL;
   int ret;
 
-  /* Before any thread: the helper is read from the environment. */
-  helper_dir = lumo_test_dir_new ("browsers-test");
-  helper_path = g_build_filename (helper_dir, "lumo-access-host", NULL);
-  g_file_set_contents (helper_path, "#!/bin/sh\n", -1, &error);
-  g_assert_no_error (error);
-  g_chmod (helper_path, 0755);
-  g_setenv ("LUMO_ACCESS_HOST_PATH", helper_path, TRUE);
+  helper_path = app_test_fake_helper_new ("browsers-test");
 
   gtk_test_init (&argc, &argv, NULL);
   app_test_init_application ();
@@ -256,12 +289,11 @@ main (int   argc,
   ADD ("install", test_install_one);
   ADD ("update-stale", test_update_stale);
   ADD ("set-up-all", test_set_up_all);
+  ADD ("remove", test_remove);
   ADD ("missing-helper", test_missing_helper);
 #undef ADD
 
   ret = g_test_run ();
-  lumo_test_dir_remove (helper_dir);
-  g_free (helper_path);
-  g_free (helper_dir);
+  app_test_fake_helper_remove (helper_path);
   return ret;
 }

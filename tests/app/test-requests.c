@@ -51,6 +51,9 @@ test_empty_queue_says_what_appears (AppFixture    *f,
 {
   GtkWidget *page = GTK_WIDGET (_lumo_window_get_requests_page (f->window));
 
+  /* Past the first-run set-up (tests/app/test-first-run.c). */
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  app_test_iterate ();
   g_assert_cmpstr (visible_stack_child (page), ==, "empty");
   g_assert_true (app_test_any_text_contains (page, "waits here until you approve or deny it"));
 }

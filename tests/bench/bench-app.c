@@ -16,11 +16,13 @@
  *   - RSS with the 1M-row log open, after the jumps above.
  *
  * usage: xvfb-run -a dbus-run-session -- bench-app [--dir DIR] [--launches N]
- *   --dir DIR reuses (or creates) a data directory with the 1M-row log,
- *   which takes about a minute to write.
+ *   --dir DIR reuses (or creates, with its parents) a data directory with
+ *   the 1M-row log, which takes about a minute to write; one that cannot
+ *   be made (a file is in the way, no permission) is an error, exit 1.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
@@ -331,6 +333,24 @@ bench_audit (const char *dir)
   g_clear_object (&f.policy);
 }
 
+/* --dir names the folder to keep the 1M-row log in, made if missing (with
+ * its parents), so a first run and the next ones take the same command. */
+static char *
+prepare_data_dir (const char  *dir,
+                  GError     **error)
+{
+  g_autofree char *absolute = g_canonicalize_filename (dir, NULL);
+  int saved_errno;
+
+  if (g_mkdir_with_parents (absolute, 0700) == 0)
+    return g_steal_pointer (&absolute);
+
+  saved_errno = errno;
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+               "Cannot use --dir %s as the data directory: %s", dir, g_strerror (saved_errno));
+  return NULL;
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -352,6 +372,17 @@ main (int   argc,
     {
       g_printerr ("%s\n", error->message);
       return 2;
+    }
+
+  if (dir != NULL)
+    {
+      g_autofree char *given = g_steal_pointer (&dir);
+
+      if (!(dir = prepare_data_dir (given, &error)))
+        {
+          g_printerr ("bench-app: %s\n", error->message);
+          return 1;
+        }
     }
 
   gtk_init ();

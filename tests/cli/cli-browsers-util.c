@@ -100,6 +100,8 @@ fixture_set_up (Fixture       *f,
   f->data_dir = path_in (f->dir, "data");
   f->sysroot = path_in (f->dir, "sysroot");
   f->helper = path_in (f->dir, "libexec/lumo-access-host");
+  f->bin = path_in (f->dir, "bin");
+  lumo_test_mkdir_in (f->dir, "bin");
   g_assert_cmpint (g_mkdir (f->home, 0700), ==, 0);
   g_assert_cmpint (g_mkdir (f->data_dir, 0700), ==, 0);
   g_assert_cmpint (g_mkdir (f->sysroot, 0755), ==, 0);
@@ -117,6 +119,7 @@ fixture_tear_down (Fixture       *f,
   g_free (f->err);
   g_free (f->host_env);
   g_free (f->helper);
+  g_free (f->bin);
   g_free (f->sysroot);
   g_free (f->data_dir);
   g_free (f->config);
@@ -141,17 +144,33 @@ run_ctl_argv (Fixture            *f,
   g_autofree char *bus_address = g_strdup_printf ("unix:path=%s/no-such-bus", f->dir);
   g_autofree char *data_home = path_in (f->home, ".local/share");
   const char *ctl = f->ctl ? f->ctl : g_getenv ("LUMO_ACCESS_CTL");
+  gboolean browsers_command = FALSE;
+  gboolean has_root = FALSE;
 
   g_assert_nonnull (ctl);
   g_ptr_array_add (args, (char *) ctl);
   g_ptr_array_add (args, (char *) "--data-dir");
   g_ptr_array_add (args, f->data_dir);
   for (guint i = 0; argv[i] != NULL; i++)
-    g_ptr_array_add (args, (char *) argv[i]);
+    {
+      browsers_command |= i == 0 && (g_str_equal (argv[0], "browsers") ||
+                                     g_str_equal (argv[0], "install-manifest") ||
+                                     g_str_equal (argv[0], "remove-manifest"));
+      has_root |= g_str_equal (argv[i], "--system-root");
+      g_ptr_array_add (args, (char *) argv[i]);
+    }
+  /* The browsers' programs are looked for under the root too: this
+   * machine's own Chromium must not count as the fake home's. */
+  if (browsers_command && !has_root)
+    {
+      g_ptr_array_add (args, (char *) "--system-root");
+      g_ptr_array_add (args, f->sysroot);
+    }
   g_ptr_array_add (args, NULL);
 
   g_subprocess_launcher_unsetenv (launcher, "LUMO_ACCESS_DATA_DIR");
   g_subprocess_launcher_unsetenv (launcher, "HOST_XDG_CONFIG_HOME");
+  g_subprocess_launcher_setenv (launcher, "PATH", f->bin, TRUE);
   g_subprocess_launcher_setenv (launcher, "HOME", f->home, TRUE);
   g_subprocess_launcher_setenv (launcher, "XDG_CONFIG_HOME", f->config, TRUE);
   g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", data_home, TRUE);

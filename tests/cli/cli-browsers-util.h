@@ -3,8 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A fixture with a temporary home (HOME, XDG_CONFIG_HOME, XDG_DATA_HOME), a
- * --data-dir, a system root and a stand-in helper (LUMO_ACCESS_HOST_PATH);
- * run_ctl() runs $LUMO_ACCESS_CTL there, as nobody when as_nobody is set.
+ * --data-dir, a system root, a PATH of one empty folder and a stand-in
+ * helper (LUMO_ACCESS_HOST_PATH); run_ctl() runs $LUMO_ACCESS_CTL there, as
+ * nobody when as_nobody is set, and gives the browser commands the fake
+ * --system-root unless they name one, so that no browser of this machine
+ * (found by its program) shows up.
  */
 #pragma once
 
@@ -21,6 +24,7 @@ typedef struct
   char     *config;       /* XDG_CONFIG_HOME */
   char     *data_dir;     /* --data-dir: policy.db */
   char     *sysroot;
+  char     *bin;          /* PATH */
   char     *helper;       /* LUMO_ACCESS_HOST_PATH */
   char     *host_env;     /* NULL: f->helper */
   gboolean  as_nobody;    /* root ignores directory modes */

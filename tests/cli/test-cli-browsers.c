@@ -112,6 +112,42 @@ test_browsers_chrome_chromium (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "browsers", "extra"), ==, 2);
 }
 
+/* Installed and never started: found by the program, and set up like any
+ * other (its folder is made with the manifest). */
+static void
+test_browsers_never_started (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *chromium = manifest_rel (".config/chromium/NativeMessagingHosts");
+  g_autofree char *chromium_path = path_in (f->home, chromium);
+  g_autofree char *edge = manifest_rel (".config/microsoft-edge/NativeMessagingHosts");
+  const char *ids[] = { bundled_id (), NULL };
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *launcher = path_in (f->bin, "chromium");
+  g_autofree char *program = path_in (f->sysroot, "opt/microsoft/msedge/msedge");
+
+  /* Chromium's launcher on PATH, Edge's program where its package puts it. */
+  lumo_test_write_in (f->bin, "chromium", "#!/bin/sh\n");
+  lumo_test_write_in (f->sysroot, "opt/microsoft/msedge/msedge", "#!/bin/sh\n");
+  g_assert_cmpint (g_chmod (launcher, 0755), ==, 0);
+  g_assert_cmpint (g_chmod (program, 0755), ==, 0);
+
+  g_assert_cmpint (run_ctl (f, "browsers"), ==, 0);
+  g_assert_true (row_says (f->out, "chromium", "manifest missing"));
+  g_assert_true (row_says (f->out, "edge", "manifest missing"));
+  g_assert_true (row_says (f->out, "chrome", "not installed"));
+
+  g_assert_cmpint (run_ctl (f, "install-manifest"), ==, 0);
+  assert_manifest_file (chromium_path, f->helper, ids, 0644);
+  g_assert_true (exists_in (f->home, edge));
+  g_assert_false (exists_in (f->home, ".config/google-chrome"));
+
+  g_assert_cmpint (run_ctl (f, "browsers", "--json"), ==, 0);
+  root = lumo_test_parse_json (f->out);
+  g_assert_cmpstr (status_of (root, "chromium"), ==, "ok");
+  g_assert_cmpstr (status_of (root, "edge"), ==, "ok");
+}
+
 /* ---- install-manifest --------------------------------------------------- */
 
 static void
@@ -537,6 +573,7 @@ main (int   argc,
   g_test_add ("/cli-browsers/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)
   add ("browsers/none", test_browsers_none);
   add ("browsers/chrome-chromium", test_browsers_chrome_chromium);
+  add ("browsers/never-started", test_browsers_never_started);
   add ("install/detected", test_install_detected);
   add ("install/xdg-config-home", test_install_xdg_config_home);
   add ("install/dry-run", test_install_dry_run);

@@ -554,6 +554,63 @@ test_undo_removals (LumoTestPolicy *f,
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
 }
 
+/* The app's first-run set-up ends with the first hello, and stays over:
+ * for a provider removed since, and for the next process on the file. */
+static void
+test_seen_provider (LumoTestPolicy *f,
+                    gconstpointer   data)
+{
+  g_autoptr(LumoPolicy) reopened = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (lumo_policy_has_seen_provider (f->policy, &error));
+  g_assert_no_error (error);
+
+  /* Watched by hand, never connected: not yet. */
+  g_assert_true (lumo_policy_add_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_UI,
+                                           &error));
+  g_assert_false (lumo_policy_has_seen_provider (f->policy, &error));
+  g_assert_no_error (error);
+
+  /* The watched one says hello, then a person removes it: it connected. */
+  g_assert_true (lumo_policy_register_provider (f->policy, TEST_PROVIDER2_ID, "other", "Other",
+                                                "1", &error));
+  g_assert_true (lumo_policy_has_seen_provider (f->policy, &error));
+  g_assert_true (lumo_policy_remove_provider (f->policy, TEST_PROVIDER2_ID, LUMO_POLICY_ORIGIN_UI,
+                                              &error));
+  g_assert_true (lumo_policy_has_seen_provider (f->policy, &error));
+  g_assert_no_error (error);
+
+  /* Another process, on the same file, after a new provider came and went. */
+  lumo_test_policy_register (f);
+  g_assert_true (lumo_policy_remove_provider (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI,
+                                              &error));
+  reopened = lumo_policy_new (f->path, &error);
+  g_assert_no_error (error);
+  g_assert_true (lumo_policy_has_seen_provider (reopened, &error));
+  g_assert_no_error (error);
+}
+
+/* Only a hello counts: a store with watched providers and callers added by
+ * hand (the CLI preparing a machine) is still before its first run. */
+static void
+test_seen_provider_hand_made (LumoTestPolicy *f,
+                              gconstpointer   data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (lumo_policy_add_provider (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI,
+                                           &error));
+  g_assert_true (lumo_policy_add_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo",
+                                         LUMO_POLICY_ORIGIN_CLI, &error));
+  g_assert_true (lumo_policy_remove_provider (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_CLI,
+                                              &error));
+  g_assert_true (lumo_policy_undo_last (f->policy, LUMO_POLICY_ORIGIN_CLI, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (lumo_policy_has_seen_provider (f->policy, &error));
+  g_assert_no_error (error);
+}
+
 /* ---- bad input ----------------------------------------------------------- */
 
 static void
@@ -812,6 +869,8 @@ main (int   argc,
   lumo_test_policy_add ("/policy/switches-and-history", test_switches_and_history);
   lumo_test_policy_add ("/policy/undo/walk-back", test_undo);
   lumo_test_policy_add ("/policy/undo/removals", test_undo_removals);
+  lumo_test_policy_add ("/policy/seen-provider", test_seen_provider);
+  lumo_test_policy_add ("/policy/seen-provider/hand-made", test_seen_provider_hand_made);
   lumo_test_policy_add ("/policy/bad-ids", test_bad_ids);
   lumo_test_policy_add ("/policy/failed-change-changes-nothing", test_failed_change_changes_nothing);
   lumo_test_policy_add ("/policy/other-process", test_other_process);

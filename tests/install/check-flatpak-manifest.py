@@ -34,7 +34,7 @@ def browser_folders():
         text = f.read()
     table = text[text.index('user_targets[]'):text.index('system_targets[]')]
     return [m.group(2) for m in
-            re.finditer(r'\{\s*"([a-z-]+)",\s*N_\("[^"]*"\),\s*"([^"]+)"\s*\}', table)]
+            re.finditer(r'\{\s*"([a-z-]+)",\s*N_\("[^"]*"\),\s*"([^"]+)"\s*(?:\}|,\s*\.)', table)]
 
 
 def strip_comments(text):

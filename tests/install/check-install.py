@@ -6,7 +6,12 @@ message on stderr, nothing on stdout), the desktop agents' launcher sits
 beside it and, without a token or without a bus, answers its MCP client
 with one JSON-RPC error line and exit 1, the CLI and the app answer --help
 without a display, the schema compiles, the D-Bus service file starts the
-installed binary, and the manifest template names the installed helper.
+installed binary, the manifest template names the installed helper, and
+the provider extension is installed exactly as it was built (or, when it
+was not built, not at all, with a message saying so); the install step of
+the extension is also run on its own against a scratch DESTDIR for the
+cases one build cannot show (not built with -Dextension=enabled, a stale
+file of an older version).
 
 While the app, helper or CLI is not built yet, every check that can run
 does, and the test is then reported as skipped (exit 77), naming what is
@@ -23,7 +28,7 @@ import tempfile
 
 parser = argparse.ArgumentParser()
 for option in ('meson', 'build-root', 'prefix', 'bindir', 'libexecdir', 'datadir', 'app-id',
-               'host-name'):
+               'host-name', 'source-root', 'extension'):
     parser.add_argument('--' + option, required=True)
 args = parser.parse_args()
 
@@ -52,6 +57,80 @@ def check(condition, message):
     if not condition:
         failures.append(message)
     return condition
+
+
+def tree(root):
+    """Every file below @root (relative path → bytes) and every folder."""
+    files, dirs = {}, set()
+    for here, subdirs, names in os.walk(root):
+        rel = os.path.relpath(here, root)
+        dirs.add(rel)
+        for name in names:
+            with open(os.path.join(here, name), 'rb') as f:
+                files[os.path.normpath(os.path.join(rel, name))] = f.read()
+    return files, dirs
+
+
+def check_same_tree(source, copy, shown):
+    if not check(os.path.isfile(os.path.join(copy, 'manifest.json')), f'{shown}/manifest.json was not installed'):
+        return
+    want, _ = tree(source)
+    got, _ = tree(copy)
+    for name in sorted(set(want) - set(got)):
+        failures.append(f'{shown}/{name} was not installed')
+    for name in sorted(set(got) - set(want)):
+        failures.append(f'{shown}/{name} was installed but is not in the build')
+    for name in sorted(set(want) & set(got)):
+        check(want[name] == got[name], f'{shown}/{name} differs from the build')
+    for here, subdirs, names in os.walk(copy):
+        check(os.stat(here).st_mode & 0o777 == 0o755, f'{here} is not mode 755')
+        for name in names:
+            path = os.path.join(here, name)
+            check(os.stat(path).st_mode & 0o777 == 0o644, f'{path} is not mode 644')
+
+
+def check_install_step():
+    """extension/scripts/install-dist.py on its own, in a scratch DESTDIR."""
+    script = os.path.join(args.source_root, 'extension', 'scripts', 'install-dist.py')
+    scratch = tempfile.mkdtemp(prefix='lumo-install-extension-')
+    try:
+        prefix = os.path.join(scratch, 'dest', 'usr')
+        env = dict(os.environ, MESON_INSTALL_DESTDIR_PREFIX=prefix, MESON_INSTALL_PREFIX='/usr',
+                   DESTDIR=os.path.join(scratch, 'dest'))
+        env.pop('MESON_INSTALL_DRY_RUN', None)
+        target = os.path.join(prefix, 'share', 'lumo-access', 'extension')
+        missing = os.path.join(scratch, 'no-dist')
+
+        def step(dist, required):
+            return subprocess.run([sys.executable, script, dist, 'share', required], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  universal_newlines=True, timeout=60)
+
+        r = step(missing, 'enabled')
+        check(r.returncode == 1, f'install-dist.py, not built, -Dextension=enabled: exit {r.returncode}, expected 1')
+        check('npm run build' in r.stderr, f'install-dist.py, not built, enabled: says {r.stderr!r}')
+        r = step(missing, 'auto')
+        check(r.returncode == 0, f'install-dist.py, not built, auto: exit {r.returncode}: {r.stderr}')
+        check('/usr/share/lumo-access/extension' in r.stdout, f'install-dist.py, not built, auto: says {r.stdout!r}')
+        check(not os.path.exists(target), 'install-dist.py installed something without a build')
+
+        # An older installation with a file the new build no longer has.
+        dist = os.path.join(scratch, 'dist')
+        os.makedirs(os.path.join(dist, 'sites'))
+        with open(os.path.join(dist, 'manifest.json'), 'w') as f:
+            f.write('{"manifest_version": 3, "name": "x", "version": "2"}\n')
+        with open(os.path.join(dist, 'sites', 'a.js'), 'w') as f:
+            f.write('// a\n')
+        os.makedirs(target)
+        with open(os.path.join(target, 'stale.js'), 'w') as f:
+            f.write('// from version 1\n')
+        r = step(dist, 'enabled')
+        check(r.returncode == 0, f'install-dist.py over an older installation: exit {r.returncode}: {r.stderr}')
+        check_same_tree(dist, target, 'scratch/usr/share/lumo-access/extension')
+        check(not os.path.exists(target + '.new') and not os.path.exists(target + '.old'),
+              'install-dist.py left its staging folder behind')
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 destdir = tempfile.mkdtemp(prefix='lumo-install-')
@@ -158,8 +237,24 @@ try:
             manifest = json.load(f)
         check(manifest.get('path') == helper_path,
               f'manifest template path {manifest.get("path")!r} is not {helper_path!r}')
+
+    # The provider extension, for Load unpacked: byte for byte what
+    # `npm run build` left in extension/dist, or nothing and a message.
+    dist = os.path.join(args.source_root, 'extension', 'dist')
+    extension, extension_path = installed(destdir, args.datadir, 'lumo-access', 'extension')
+    built = os.path.isfile(os.path.join(dist, 'manifest.json'))
+    if args.extension == 'disabled':
+        check(not os.path.exists(extension), f'{extension_path} was installed with -Dextension=disabled')
+    elif built:
+        check_same_tree(dist, extension, extension_path)
+    else:
+        # What it says then (meson shows an install script's output only
+        # when it fails) is checked in check_install_step().
+        check(not os.path.exists(extension), f'{extension_path} was installed without a build')
 finally:
     shutil.rmtree(destdir, ignore_errors=True)
+
+check_install_step()
 
 for failure in failures:
     print(f'FAIL: {failure}', file=sys.stderr)
@@ -168,4 +263,4 @@ if failures:
 if missing:
     print('SKIP: the other checks passed, but these are not built yet: ' + '; '.join(missing))
     sys.exit(77)
-print('ok: installed app, helper and CLI run; schema, desktop, service and manifest are right')
+print('ok: installed app, helper and CLI run; schema, desktop, service, manifest and extension are right')

@@ -9,6 +9,7 @@ export * from '../shared/protocol.ts';
 export * from '../shared/limits.ts';
 export { probeExtension, type ProbeOutcome, type ProbeOptions, type SendMessage } from './probe.ts';
 export { mapProbeOutcome, connectedMessage, STATE_MESSAGES, type ProbeRow, type ProbeVerdict } from './state.ts';
+export { CONNECTOR_MESSAGES, connectorLocale, type ConnectorLocale, type ConnectorMessages } from './messages.ts';
 export { PortClientTransport, chromeConnectPort, type ConnectPort } from './transport.ts';
 export { ProviderSession, SessionError, type SessionOptions, type SessionState } from './session.ts';
 export { ToolRegistry, type RegisteredTool, type Refusal, type ClaimResult } from './registry.ts';

@@ -5,6 +5,7 @@
 // it to the app unchanged (probeTarget) and the app's state table reads it.
 
 import { PROBE_CHANNEL, PROBE_TIMEOUT_MS, PROBE_VERSION, type ClientInfo } from '../shared/protocol.ts';
+import { CONNECTOR_MESSAGES } from './messages.ts';
 
 export type ProbeOutcome =
   | { kind: 'rejected'; error: string }
@@ -28,8 +29,10 @@ function defaultSendMessage (extensionId: string, message: unknown): Promise<unk
   return chrome.runtime.sendMessage(extensionId, message);
 }
 
+// English: the outcome is data (it may go to the app in a probeTarget
+// answer); mapProbeOutcome() reads it in the person's language.
 export function probeTimeoutText (timeoutMs: number): string {
-  return `No answer within ${timeoutMs} ms.`;
+  return CONNECTOR_MESSAGES.en.timeout(timeoutMs);
 }
 
 export async function probeExtension (extensionId: string, options: ProbeOptions): Promise<ProbeOutcome> {

@@ -12,6 +12,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } fro
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
 import type { ClientInfo, ServiceInfo } from '../shared/protocol.ts';
 import { probeExtension, type ProbeOutcome, type SendMessage } from './probe.ts';
+import type { ConnectorLocale } from './messages.ts';
 import { connectedMessage, mapProbeOutcome, type ProbeRow, type ProbeVerdict } from './state.ts';
 import { chromeConnectPort, PortClientTransport, type ConnectPort } from './transport.ts';
 
@@ -29,6 +30,8 @@ export interface SessionOptions {
   // reviews a write), and how long it may take in all (default 10 min).
   callTimeoutMs?: number;
   callMaxTotalMs?: number;
+  // The language of `message` (default: the browser's UI language).
+  locale?: ConnectorLocale;
   onChange?: (session: ProviderSession) => void;
   // After the provider said its tool list changed and the new list is in
   // (site tools come and go with the tabs of their sites).
@@ -88,7 +91,7 @@ export class ProviderSession {
       ...(this.opts.sendMessage ? { sendMessage: this.opts.sendMessage } : {}),
     });
     this.lastOutcome = outcome;
-    const verdict = mapProbeOutcome(outcome);
+    const verdict = mapProbeOutcome(outcome, this.opts.locale);
     if (verdict.answer) {
       const service = verdict.answer.service;
       // Another extension's name: display text, cleaned where it comes in.
@@ -99,7 +102,7 @@ export class ProviderSession {
       // A provider that is not usable now must not keep a live port.
       await this.dropPort();
     } else {
-      this.set({ row: 'connected', message: this.tools ? connectedMessage(this.tools.length) : verdict.message }, 'connected');
+      this.set({ row: 'connected', message: this.tools ? connectedMessage(this.tools.length, this.opts.locale) : verdict.message }, 'connected');
     }
     return verdict;
   }
@@ -128,7 +131,7 @@ export class ProviderSession {
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     this.tools = tools;
-    this.set({ row: 'connected', message: connectedMessage(tools.length) }, 'connected');
+    this.set({ row: 'connected', message: connectedMessage(tools.length, this.opts.locale) }, 'connected');
     return tools;
   }
 

@@ -6,6 +6,7 @@
 // and both are tested against tests/fixtures/bridge/.
 
 import { isObject, type ProbeAnswerOk } from '../shared/protocol.ts';
+import { CONNECTOR_MESSAGES, connectorMessages, type ConnectorLocale, type ConnectorMessages } from './messages.ts';
 import type { ProbeOutcome } from './probe.ts';
 
 export type ProbeRow =
@@ -33,13 +34,15 @@ export interface ProbeVerdict {
   detail?: string;
 }
 
+// The rows' fixed messages in English (messages.ts has every language).
+const en = CONNECTOR_MESSAGES.en;
 export const STATE_MESSAGES = {
-  rejected: 'The extension is not installed, or has no agent endpoint.',
-  incomplete: 'The probe response is incomplete.',
-  disabled: 'Agent access is turned off in the provider.',
-  pending_approval: 'Waiting for your approval in the provider.',
-  not_authorized: 'The caller is not on the allow-list.',
-  connected: 'Connected',
+  rejected: en.rejected,
+  incomplete: en.incomplete,
+  disabled: en.disabled,
+  pending_approval: en.pending_approval,
+  not_authorized: en.not_authorized,
+  connected: en.connected,
 } as const;
 
 // Texts that came from another extension: one line, bounded, never blank.
@@ -80,63 +83,76 @@ function error (row: ProbeRow, message: string): ProbeVerdict {
   return { row, state: 'error', message };
 }
 
-function protocolErrorText (answer: Record<string, unknown>): string {
+function protocolErrorText (answer: Record<string, unknown>, m: ConnectorMessages): string {
   const err = typeof answer.error === 'string' ? answer.error : str(answer.error, 'message');
-  return sanitizeForeignText(err) ?? sanitizeForeignText(answer.reason) ?? 'The provider reported a protocol error.';
+  return sanitizeForeignText(err) ?? sanitizeForeignText(answer.reason) ?? m.protocolError;
 }
 
-function mapAnswer (answer: unknown, present: boolean): ProbeVerdict {
+function mapAnswer (answer: unknown, present: boolean, m: ConnectorMessages): ProbeVerdict {
   if (!present)
-    return error('protocol_error', 'The probe response is not valid: the provider sent no answer.');
+    return error('protocol_error', m.noAnswer);
   if (!isObject(answer))
-    return error('protocol_error', 'The probe response is not valid: it is not a JSON object.');
+    return error('protocol_error', m.notObject);
   const ok = field(answer, 'ok');
   if (ok === 'missing')
-    return error('protocol_error', 'The probe response is not valid: the field \u201cok\u201d is missing.');
+    return error('protocol_error', m.okMissing);
   if (ok === 'wrong')
-    return error('protocol_error', 'The probe response is not valid: the field \u201cok\u201d is not true or false.');
+    return error('protocol_error', m.okNotBoolean);
   if (!ok)
-    return error('protocol_error', protocolErrorText(answer));
+    return error('protocol_error', protocolErrorText(answer, m));
 
   // Every field the later rows read must be there with the right type;
   // otherwise the answer is incomplete, not a policy state.
   const { service, status } = answer;
   if (!isObject(service) || !isObject(status))
-    return error('incomplete', STATE_MESSAGES.incomplete);
+    return error('incomplete', m.incomplete);
   const enabled = field(status, 'enabled');
   const authorized = field(status, 'authorized');
   const ready = field(status, 'ready');
   const pending = field(status, 'pendingApproval');
   if (typeof enabled !== 'boolean' || typeof authorized !== 'boolean' || typeof ready !== 'boolean' || pending === 'wrong')
-    return error('incomplete', STATE_MESSAGES.incomplete);
+    return error('incomplete', m.incomplete);
 
   const withDetail = (v: ProbeVerdict): ProbeVerdict => {
     const detail = sanitizeForeignText(status.reason);
     return detail === null ? v : { ...v, detail };
   };
   if (!enabled)
-    return withDetail(error('disabled', STATE_MESSAGES.disabled));
+    return withDetail(error('disabled', m.disabled));
   if (!authorized)
     return withDetail(pending === true
-      ? error('pending_approval', STATE_MESSAGES.pending_approval)
-      : error('not_authorized', STATE_MESSAGES.not_authorized));
+      ? error('pending_approval', m.pending_approval)
+      : error('not_authorized', m.not_authorized));
   if (!ready)
-    return error('not_ready', sanitizeForeignText(status.reason) ?? sanitizeForeignText(answer.reason) ?? 'The provider is not ready.');
-  return { row: 'connected', state: 'connected', message: STATE_MESSAGES.connected, answer: answer as unknown as ProbeAnswerOk };
+    return error('not_ready', sanitizeForeignText(status.reason) ?? sanitizeForeignText(answer.reason) ?? m.notReady);
+  return { row: 'connected', state: 'connected', message: m.connected, answer: answer as unknown as ProbeAnswerOk };
 }
 
-export function mapProbeOutcome (outcome: ProbeOutcome): ProbeVerdict {
+// A timeout's text is shown as it came, but the connector's own (from
+// probeExtension(), always English, as it travels to the app in a
+// probeTarget answer) reads in the person's language.
+function timeoutText (text: string | null, m: ConnectorMessages): string {
+  if (text === null)
+    return m.timeout(1500);
+  const own = /^No answer within (\d{1,9}) ms\.$/.exec(text);
+  return own !== null && CONNECTOR_MESSAGES.en.timeout(Number(own[1])) === text ? m.timeout(Number(own[1])) : text;
+}
+
+// @locale: the language of the messages; by default the browser's UI
+// language (English outside a browser).
+export function mapProbeOutcome (outcome: ProbeOutcome, locale?: ConnectorLocale): ProbeVerdict {
+  const m = connectorMessages(locale);
   switch (outcome.kind) {
     case 'rejected':
       // Chrome's own text says nothing a person can act on; the row does.
-      return error('rejected', STATE_MESSAGES.rejected);
+      return error('rejected', m.rejected);
     case 'timeout':
-      return error('timeout', sanitizeForeignText(outcome.error) ?? 'No answer within 1500 ms.');
+      return error('timeout', timeoutText(sanitizeForeignText(outcome.error), m));
     case 'answer':
-      return mapAnswer(outcome.answer, 'answer' in outcome);
+      return mapAnswer(outcome.answer, 'answer' in outcome, m);
   }
 }
 
-export function connectedMessage (toolCount: number): string {
-  return `Connected · ${toolCount} ${toolCount === 1 ? 'tool' : 'tools'}`;
+export function connectedMessage (toolCount: number, locale?: ConnectorLocale): string {
+  return connectorMessages(locale).connectedTools(toolCount);
 }

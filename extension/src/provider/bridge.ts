@@ -58,18 +58,60 @@ export class BridgeError extends Error {
 
 const DEFAULT_BACKOFF = [100, 250, 500, 1000, 2000, 5000, 10000] as const;
 
+// Why the bridge is not ready: a code that a person's UI (the popup)
+// words in the browser's language, and the English text that callers and
+// logs get (noticeText()). @detail is Chrome's or the app's own text, or
+// the size of a message that was too large.
+export type BridgeNoticeCode =
+  | 'not_yet' | 'connecting' | 'not_installed' | 'forbidden' | 'exited'
+  | 'unreachable' | 'refused' | 'too_large';
+
+export interface BridgeNotice {
+  code: BridgeNoticeCode;
+  detail: string | null;
+}
+
 // Chrome's texts for a native port that died, and what a person can do.
-export function explainNativeError (text: string | undefined): string {
+export function nativeErrorNotice (text: string | undefined): BridgeNotice {
   const t = text ?? '';
   if (/native messaging host not found/i.test(t))
-    return `Lumo Access is not installed for this browser (no native messaging host "${NATIVE_HOST_NAME}"). Install Lumo Access and open it once.`;
+    return { code: 'not_installed', detail: null };
   if (/host is forbidden/i.test(t))
-    return 'Lumo Access does not accept this extension: its ID is not in the allowed origins of the native messaging host. Reinstall Lumo Access or the extension.';
+    return { code: 'forbidden', detail: null };
   if (/host has exited/i.test(t))
-    return 'Lumo Access is not running or has closed the connection. Start Lumo Access; the provider reconnects by itself.';
-  if (t.length > 0)
-    return `Lumo Access cannot be reached: ${t}`;
-  return 'Lumo Access cannot be reached. Start Lumo Access; the provider reconnects by itself.';
+    return { code: 'exited', detail: null };
+  return { code: 'unreachable', detail: t.length > 0 ? t : null };
+}
+
+export function noticeText (notice: BridgeNotice): string {
+  switch (notice.code) {
+    case 'not_yet':
+      return 'Not connected to Lumo Access yet.';
+    case 'connecting':
+      return 'Connecting to Lumo Access.';
+    case 'not_installed':
+      return `Lumo Access is not installed for this browser (no native messaging host "${NATIVE_HOST_NAME}"). Install Lumo Access and open it once.`;
+    case 'forbidden':
+      return 'Lumo Access does not accept this extension: its ID is not in the allowed origins of the native messaging host. Reinstall Lumo Access or the extension.';
+    case 'exited':
+      return 'Lumo Access is not running or has closed the connection. Start Lumo Access; the provider reconnects by itself.';
+    case 'unreachable':
+      return notice.detail !== null
+        ? `Lumo Access cannot be reached: ${notice.detail}`
+        : 'Lumo Access cannot be reached. Start Lumo Access; the provider reconnects by itself.';
+    case 'refused':
+      return `Lumo Access refused this provider: ${notice.detail ?? ''}`;
+    case 'too_large':
+      return tooLargeText('hello', Number(notice.detail));
+  }
+}
+
+export function explainNativeError (text: string | undefined): string {
+  return noticeText(nativeErrorNotice(text));
+}
+
+function tooLargeText (type: string, size: number): string {
+  return `The ${type} message would be ${size} bytes, more than the ${MAX_FRAME_BYTES} Lumo Access takes, so it was not sent.`;
 }
 
 interface Pending {
@@ -89,7 +131,8 @@ export class Bridge {
   private stopped = false;
 
   state: BridgeState = 'down';
-  reason: string | null = 'Not connected to Lumo Access yet.';
+  notice: BridgeNotice | null = { code: 'not_yet', detail: null };
+  reason: string | null = noticeText({ code: 'not_yet', detail: null });
   policy: BridgePolicy | null = null;
   helloAnswer: Record<string, unknown> | null = null;
 
@@ -114,8 +157,10 @@ export class Bridge {
     this.fail('The bridge was stopped.');
   }
 
-  private setState (state: BridgeState, reason: string | null): void {
+  private setState (state: BridgeState, notice: BridgeNotice | null): void {
+    const reason = notice !== null ? noticeText(notice) : null;
     this.state = state;
+    this.notice = notice;
     this.reason = reason;
     this.opts.onStateChange?.(state, reason);
     if (state !== 'connecting') {
@@ -127,7 +172,7 @@ export class Bridge {
 
   private connect (): void {
     this.reconnectTimer = null;
-    this.setState('connecting', 'Connecting to Lumo Access.');
+    this.setState('connecting', { code: 'connecting', detail: null });
     let port: NativePortLike;
     try {
       port = this.opts.connect();
@@ -170,7 +215,7 @@ export class Bridge {
         const dead = this.port;
         this.port = null;
         dead?.disconnect();
-        this.onDied(undefined, `Lumo Access refused this provider: ${error.message}`);
+        this.onDied(undefined, { code: 'refused', detail: error.message });
       },
     });
     const size = this.post({ ...this.opts.hello(), type: 'hello', id });
@@ -180,16 +225,16 @@ export class Bridge {
       this.port = null;
       dead?.disconnect();
       this.attempt = Math.max(this.attempt, (this.opts.backoffMs ?? DEFAULT_BACKOFF).length - 1);
-      this.onDied(undefined, Bridge.tooLarge('hello', size));
+      this.onDied(undefined, { code: 'too_large', detail: String(size) });
     }
   }
 
-  private onDied (chromeText: string | undefined, reason?: string): void {
-    const why = reason ?? explainNativeError(chromeText);
-    this.opts.log?.('bridge down:', chromeText ?? reason);
+  private onDied (chromeText: string | undefined, notice?: BridgeNotice): void {
+    const why = notice ?? nativeErrorNotice(chromeText);
+    this.opts.log?.('bridge down:', chromeText ?? noticeText(why));
     this.helloAnswer = null;
     this.setState('down', why);
-    this.fail(why);
+    this.fail(noticeText(why));
     if (this.stopped)
       return;
     const backoff = this.opts.backoffMs ?? DEFAULT_BACKOFF;
@@ -224,7 +269,7 @@ export class Bridge {
   }
 
   private static tooLarge (type: string, size: number): string {
-    return `The ${type} message would be ${size} bytes, more than the ${MAX_FRAME_BYTES} Lumo Access takes, so it was not sent.`;
+    return tooLargeText(type, size);
   }
 
   private onMessage (message: unknown): void {

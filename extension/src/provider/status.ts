@@ -3,7 +3,7 @@
 // What the popup shows, gathered in the service worker.
 
 import type { SiteRegistry, UserScriptsState } from '../sitepacks/registry.ts';
-import type { BridgePolicy, BridgeState } from './bridge.ts';
+import type { BridgeNotice, BridgePolicy, BridgeState } from './bridge.ts';
 import type { Provider } from './provider.ts';
 import { summarize, type ScriptSummary } from './scripts.ts';
 
@@ -17,7 +17,8 @@ export interface SitePackStatus {
 }
 
 export interface StatusReport {
-  bridge: { state: BridgeState; reason: string | null };
+  // reason in English; notice for the popup to word in the UI language.
+  bridge: { state: BridgeState; reason: string | null; notice: BridgeNotice | null };
   policy: BridgePolicy | null;
   openPorts: number;
   userScripts: boolean;
@@ -28,7 +29,7 @@ export interface StatusReport {
 
 export async function statusReport (provider: Provider, sites: SiteRegistry, us: UserScriptsState): Promise<StatusReport> {
   return {
-    bridge: { state: provider.bridge.state, reason: provider.bridge.reason },
+    bridge: { state: provider.bridge.state, reason: provider.bridge.reason, notice: provider.bridge.notice },
     policy: provider.policy,
     openPorts: provider.openPortCount,
     userScripts: us.available,

@@ -14,12 +14,27 @@ export function chromeMajor (userAgent: string | undefined): number | null {
   return m ? Number(m[1]) : null;
 }
 
-export function userScriptsReason (major: number | null, extensionId: string): string {
+// What a person must do, by browser version: the popup words it in the UI
+// language, userScriptsReason() in English for the tools' answers.
+export type UserScriptsAdvice = 'update_browser' | 'allow_user_scripts' | 'developer_mode';
+
+export function userScriptsAdvice (major: number | null): UserScriptsAdvice {
   if (major !== null && major < 120)
-    return `User scripts need Chrome 120 or later; this browser is version ${major}. Update the browser.`;
+    return 'update_browser';
   if (major === null || major >= 138)
-    return `User scripts are not allowed for Lumo Userscripts: open chrome://extensions/?id=${extensionId}, turn on "Allow User Scripts" (Chrome 138 and later), then reload the page.`;
-  return `User scripts are not allowed: turn on "Developer mode" at the top right of chrome://extensions (Chrome 120 to 137; from Chrome 138 it is the "Allow User Scripts" toggle on the extension's details page), then reload the page.`;
+    return 'allow_user_scripts';
+  return 'developer_mode';
+}
+
+export function userScriptsReason (major: number | null, extensionId: string): string {
+  switch (userScriptsAdvice(major)) {
+    case 'update_browser':
+      return `User scripts need Chrome 120 or later; this browser is version ${major}. Update the browser.`;
+    case 'allow_user_scripts':
+      return `User scripts are not allowed for Lumo Userscripts: open chrome://extensions/?id=${extensionId}, turn on "Allow User Scripts" (Chrome 138 and later), then reload the page.`;
+    case 'developer_mode':
+      return `User scripts are not allowed: turn on "Developer mode" at the top right of chrome://extensions (Chrome 120 to 137; from Chrome 138 it is the "Allow User Scripts" toggle on the extension's details page), then reload the page.`;
+  }
 }
 
 type UserScriptsLike = { getScripts: (filter?: unknown) => Promise<unknown> };

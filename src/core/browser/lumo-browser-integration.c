@@ -30,6 +30,7 @@ struct _LumoBrowserIntegration
   char    *data_dir;
   char    *host_path;
   char    *flatpak_app_id;
+  char   **search_path;
   char   **extension_ids;
   char   **origins;
   gboolean ids_set;   /* install refuses to guess the providers */
@@ -91,6 +92,7 @@ lumo_browser_integration_finalize (GObject *object)
   g_free (self->data_dir);
   g_free (self->host_path);
   g_free (self->flatpak_app_id);
+  g_strfreev (self->search_path);
   g_strfreev (self->extension_ids);
   g_strfreev (self->origins);
 
@@ -166,6 +168,16 @@ lumo_browser_integration_constructed (GObject *object)
 
   self->config_dir = base_dir (self, explicit_home, "XDG_CONFIG_HOME", ".config");
   self->data_dir = base_dir (self, explicit_home, "XDG_DATA_HOME", ".local/share");
+
+  /* Inside a Flatpak sandbox PATH is the sandbox's: the host's programs are
+   * not there to be found. */
+  if (!explicit_home && self->flatpak_app_id == NULL)
+    {
+      g_auto(GStrv) dirs = g_strsplit (g_getenv ("PATH") != NULL ? g_getenv ("PATH") : "",
+                                       G_SEARCHPATH_SEPARATOR_S, -1);
+
+      lumo_browser_integration_set_search_path (self, (const char * const *) dirs);
+    }
 }
 
 static void
@@ -199,6 +211,7 @@ lumo_browser_integration_init (LumoBrowserIntegration *self)
 {
   self->host_path = g_build_filename (LIBEXECDIR, "lumo-access-host", NULL);
   self->flatpak_app_id = lumo_paths_dup_flatpak_app_id ();
+  self->search_path = g_new0 (char *, 1);
   self->extension_ids = g_new0 (char *, 1);
   self->origins = g_new0 (char *, 1);
 }
@@ -303,6 +316,31 @@ lumo_browser_integration_set_flatpak_app_id (LumoBrowserIntegration *self,
   g_free (self->flatpak_app_id);
   self->flatpak_app_id = g_strdup (app_id);
   g_object_notify_by_pspec (G_OBJECT (self), iproperties[IPROP_FLATPAK_APP_ID]);
+}
+
+void
+lumo_browser_integration_set_search_path (LumoBrowserIntegration *self,
+                                          const char * const     *dirs)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  g_return_if_fail (LUMO_IS_BROWSER_INTEGRATION (self));
+
+  /* A relative entry ("", ".") would name a folder of whoever started us,
+   * not a place a browser is installed. */
+  for (guint i = 0; dirs != NULL && dirs[i] != NULL; i++)
+    if (g_path_is_absolute (dirs[i]))
+      g_strv_builder_add (builder, dirs[i]);
+
+  g_strfreev (self->search_path);
+  self->search_path = g_strv_builder_end (builder);
+}
+
+const char * const *
+lumo_browser_integration_get_search_path (LumoBrowserIntegration *self)
+{
+  g_return_val_if_fail (LUMO_IS_BROWSER_INTEGRATION (self), NULL);
+  return (const char * const *) self->search_path;
 }
 
 char *

@@ -9,7 +9,10 @@
  * (`dev.lumo.access.json`) and, where one is needed, the wrapper script the
  * manifest's `path` names. Every filesystem location is derived from the home
  * directory and the root prefix given at construction, never from the
- * process environment, so tests point both at a temporary directory.
+ * process environment, so tests point both at a temporary directory; only
+ * without an explicit home are $XDG_CONFIG_HOME, $XDG_DATA_HOME and $PATH
+ * read (the search path for browsers that never ran, see
+ * lumo_browser_integration_set_search_path()).
  *
  * LumoBrowser is a snapshot of one target (a browser folder in one scope):
  * what it is, where its manifest lives and in which state it is. install and
@@ -34,7 +37,7 @@ typedef enum
 
 typedef enum
 {
-  LUMO_BROWSER_STATUS_NOT_INSTALLED,    /* the browser's folder does not exist */
+  LUMO_BROWSER_STATUS_NOT_INSTALLED,    /* neither its folder nor its program was found */
   LUMO_BROWSER_STATUS_MANIFEST_MISSING,
   LUMO_BROWSER_STATUS_MANIFEST_STALE,   /* see LumoBrowserStaleFlags */
   LUMO_BROWSER_STATUS_OK,
@@ -77,6 +80,12 @@ const char            *lumo_browser_get_directory      (LumoBrowser *self);
 const char            *lumo_browser_get_manifest_path  (LumoBrowser *self);
 LumoBrowserStatus      lumo_browser_get_status         (LumoBrowser *self);
 LumoBrowserStaleFlags  lumo_browser_get_stale_flags    (LumoBrowser *self);
+/* What showed that the browser is installed: its settings folder (it has
+ * run), its Flatpak installation, or — for a browser installed and never
+ * started — its executable where its package puts it (under the system
+ * root) or its launcher on the search path. NULL when none was found (a
+ * target with only our manifest is not installed either). */
+const char            *lumo_browser_get_found_at       (LumoBrowser *self);
 /* Properties for binding: "id", "name", "scope", "status", "stale-flags",
  * "advice", "fix-command" (the last four notify when they change).
  *
@@ -111,6 +120,14 @@ const char *lumo_browser_integration_get_system_root   (LumoBrowserIntegration *
 /* Where per-user browser folders are looked for: HOME/.config when a home
  * was given, else $XDG_CONFIG_HOME (the host's, inside Flatpak) or ~/.config. */
 const char *lumo_browser_integration_get_config_dir    (LumoBrowserIntegration *self);
+/* The folders in which a browser's launcher (google-chrome, chromium, …)
+ * is looked for, so that one installed and never started is found too.
+ * Relative entries are dropped. The default is $PATH when no home was
+ * given (and not inside a Flatpak sandbox, whose PATH is its own), else
+ * none; tests set a fake one. */
+void        lumo_browser_integration_set_search_path   (LumoBrowserIntegration *self,
+                                                        const char * const     *dirs);
+const char * const *lumo_browser_integration_get_search_path (LumoBrowserIntegration *self);
 /* Absolute path of lumo-access-host as the host system sees it. */
 const char *lumo_browser_integration_get_host_path     (LumoBrowserIntegration *self);
 void        lumo_browser_integration_set_host_path     (LumoBrowserIntegration *self,

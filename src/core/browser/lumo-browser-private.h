@@ -15,7 +15,13 @@ G_BEGIN_DECLS
 /* Where each browser reads manifests from (chrome_paths.cc and the
  * browsers' own documentation). A user-scope folder is relative to the
  * config dir (or to ~/.var/app/ID/config for a Flatpak browser); a
- * system-scope folder is relative to the root. */
+ * system-scope folder is relative to the root.
+ *
+ * A browser that was installed but never started has no folder yet, so a
+ * user-scope target is also found by its program: one of @commands in a
+ * folder of the search path, or one of @programs (where its packages put
+ * the executable, relative to the root). A Flatpak browser is found by its
+ * installation (system-wide or per user). */
 typedef struct
 {
   const char *id;
@@ -23,6 +29,8 @@ typedef struct
   const char *folder;
   const char *flatpak_id;       /* Flatpak browsers only */
   const char *installed[4];     /* system scope: any of these means installed */
+  const char *commands[4];      /* user scope: names looked up on the search path */
+  const char *programs[4];      /* user scope: executables, relative to the root */
 } TargetInfo;
 
 struct _LumoBrowser
@@ -37,6 +45,7 @@ struct _LumoBrowser
   gboolean               wrapper_shared; /* the app's own wrapper, used by several targets */
   LumoBrowserStatus      status;
   LumoBrowserStaleFlags  stale_flags;
+  char                  *found_at;       /* what showed it is installed, or NULL */
   char                  *advice;
   char                  *fix_command;
 };
@@ -53,6 +62,13 @@ void                _lumo_browser_update                (LumoBrowser            
  * helper itself. */
 char               *_lumo_browser_dup_wrapper_contents  (LumoBrowser            *self,
                                                          LumoBrowserIntegration *integration);
+
+/* lumo-browser-extension.c: @path (as the Flatpak sandbox of @app_id sees
+ * it) as the host names it, given the sandbox's app-path from
+ * /.flatpak-info; @path itself when either is NULL or it is not under /app. */
+char               *_lumo_browser_extension_host_path  (const char             *path,
+                                                         const char             *app_id,
+                                                         const char             *app_path);
 
 /* Integration state that is not public API. */
 const char * const *_lumo_browser_integration_get_origins  (LumoBrowserIntegration *self);

@@ -31,19 +31,49 @@ G_DEFINE_FLAGS_TYPE (LumoBrowserStaleFlags, lumo_browser_stale_flags,
   G_DEFINE_ENUM_VALUE (LUMO_BROWSER_STALE_WRAPPER, "wrapper"),
   G_DEFINE_ENUM_VALUE (LUMO_BROWSER_STALE_INVALID, "invalid"))
 
+/* The programs: the launcher each package puts on PATH, and the executable
+ * where the package installs it (Debian, Fedora, openSUSE and the vendors'
+ * own .deb/.rpm). Ubuntu's `chromium-browser` is not looked for: there it
+ * is a shim that starts the Snap, which reads other folders (see
+ * is_snap()). */
 static const TargetInfo user_targets[] = {
-  { "chrome",           N_("Google Chrome"),          "google-chrome" },
-  { "chrome-beta",      N_("Google Chrome Beta"),     "google-chrome-beta" },
-  { "chrome-unstable",  N_("Google Chrome Dev"),      "google-chrome-unstable" },
-  { "chromium",         N_("Chromium"),               "chromium" },
-  { "brave",            N_("Brave"),                  "BraveSoftware/Brave-Browser" },
-  { "brave-beta",       N_("Brave Beta"),             "BraveSoftware/Brave-Browser-Beta" },
-  { "brave-nightly",    N_("Brave Nightly"),          "BraveSoftware/Brave-Browser-Nightly" },
-  { "edge",             N_("Microsoft Edge"),         "microsoft-edge" },
-  { "edge-beta",        N_("Microsoft Edge Beta"),    "microsoft-edge-beta" },
-  { "edge-dev",         N_("Microsoft Edge Dev"),     "microsoft-edge-dev" },
-  { "vivaldi",          N_("Vivaldi"),                "vivaldi" },
-  { "vivaldi-snapshot", N_("Vivaldi Snapshot"),       "vivaldi-snapshot" },
+  { "chrome",           N_("Google Chrome"),          "google-chrome",
+    .commands = { "google-chrome", "google-chrome-stable" },
+    .programs = { "opt/google/chrome/chrome" } },
+  { "chrome-beta",      N_("Google Chrome Beta"),     "google-chrome-beta",
+    .commands = { "google-chrome-beta" },
+    .programs = { "opt/google/chrome-beta/chrome" } },
+  { "chrome-unstable",  N_("Google Chrome Dev"),      "google-chrome-unstable",
+    .commands = { "google-chrome-unstable" },
+    .programs = { "opt/google/chrome-unstable/chrome" } },
+  { "chromium",         N_("Chromium"),               "chromium",
+    .commands = { "chromium" },
+    .programs = { "usr/lib/chromium/chromium", "usr/lib64/chromium/chromium",
+                  "usr/lib64/chromium-browser/chromium-browser" } },
+  { "brave",            N_("Brave"),                  "BraveSoftware/Brave-Browser",
+    .commands = { "brave-browser", "brave-browser-stable", "brave" },
+    .programs = { "opt/brave.com/brave/brave" } },
+  { "brave-beta",       N_("Brave Beta"),             "BraveSoftware/Brave-Browser-Beta",
+    .commands = { "brave-browser-beta" },
+    .programs = { "opt/brave.com/brave-beta/brave" } },
+  { "brave-nightly",    N_("Brave Nightly"),          "BraveSoftware/Brave-Browser-Nightly",
+    .commands = { "brave-browser-nightly" },
+    .programs = { "opt/brave.com/brave-nightly/brave" } },
+  { "edge",             N_("Microsoft Edge"),         "microsoft-edge",
+    .commands = { "microsoft-edge", "microsoft-edge-stable" },
+    .programs = { "opt/microsoft/msedge/msedge" } },
+  { "edge-beta",        N_("Microsoft Edge Beta"),    "microsoft-edge-beta",
+    .commands = { "microsoft-edge-beta" },
+    .programs = { "opt/microsoft/msedge-beta/msedge" } },
+  { "edge-dev",         N_("Microsoft Edge Dev"),     "microsoft-edge-dev",
+    .commands = { "microsoft-edge-dev" },
+    .programs = { "opt/microsoft/msedge-dev/msedge" } },
+  { "vivaldi",          N_("Vivaldi"),                "vivaldi",
+    .commands = { "vivaldi", "vivaldi-stable" },
+    .programs = { "opt/vivaldi/vivaldi-bin" } },
+  { "vivaldi-snapshot", N_("Vivaldi Snapshot"),       "vivaldi-snapshot",
+    .commands = { "vivaldi-snapshot" },
+    .programs = { "opt/vivaldi-snapshot/vivaldi-bin" } },
   { "chrome-flatpak",   N_("Google Chrome (Flatpak)"), "google-chrome", "com.google.Chrome" },
   { "chromium-flatpak", N_("Chromium (Flatpak)"),     "chromium", "org.chromium.Chromium" },
   { "brave-flatpak",    N_("Brave (Flatpak)"),        "BraveSoftware/Brave-Browser",
@@ -91,6 +121,7 @@ lumo_browser_finalize (GObject *object)
   g_free (self->directory);
   g_free (self->manifest_path);
   g_free (self->wrapper_path);
+  g_free (self->found_at);
   g_free (self->advice);
   g_free (self->fix_command);
 
@@ -232,6 +263,13 @@ lumo_browser_get_stale_flags (LumoBrowser *self)
 }
 
 const char *
+lumo_browser_get_found_at (LumoBrowser *self)
+{
+  g_return_val_if_fail (LUMO_IS_BROWSER (self), NULL);
+  return self->found_at;
+}
+
+const char *
 lumo_browser_get_advice (LumoBrowser *self)
 {
   g_return_val_if_fail (LUMO_IS_BROWSER (self), NULL);
@@ -262,34 +300,92 @@ _lumo_browser_targets (LumoBrowserScope  scope,
 }
 
 static gboolean
-target_installed (LumoBrowser            *self,
-                  LumoBrowserIntegration *integration)
+is_program (const char *path)
+{
+  return g_file_test (path, G_FILE_TEST_IS_EXECUTABLE) && !g_file_test (path, G_FILE_TEST_IS_DIR);
+}
+
+/* Snap's Chromium reads its manifests under ~/snap and cannot start a host
+ * outside its confinement: writing ~/.config/chromium would not help it. */
+static gboolean
+is_snap (const char *path)
+{
+  g_autofree char *target = g_file_read_link (path, NULL);
+
+  return g_str_has_prefix (path, "/snap/") || (target != NULL && g_str_has_prefix (target, "/snap/"));
+}
+
+/* What shows that the browser is installed: its folder (it has run), else
+ * its Flatpak installation, its executable where its package puts it, or
+ * its launcher on the search path (installed, never started). NULL if
+ * none. */
+static char *
+find_installation (LumoBrowser            *self,
+                   LumoBrowserIntegration *integration)
 {
   const TargetInfo *info = self->info;
-  g_autofree char *path = NULL;
+  const char *root = lumo_browser_integration_get_system_root (integration);
+  const char * const *search_path = lumo_browser_integration_get_search_path (integration);
+  g_autofree char *folder = NULL;
 
   if (self->scope == LUMO_BROWSER_SCOPE_SYSTEM)
     {
-      const char *root = lumo_browser_integration_get_system_root (integration);
-
       for (guint i = 0; i < G_N_ELEMENTS (info->installed) && info->installed[i] != NULL; i++)
         {
           g_autofree char *candidate = g_build_filename (root, info->installed[i], NULL);
 
           if (g_file_test (candidate, G_FILE_TEST_IS_DIR))
-            return TRUE;
+            return g_steal_pointer (&candidate);
         }
-      return FALSE;
+      return NULL;
     }
 
   if (info->flatpak_id != NULL)
-    path = g_build_filename (lumo_browser_integration_get_home_dir (integration),
-                             ".var", "app", info->flatpak_id, NULL);
-  else
-    path = g_build_filename (lumo_browser_integration_get_config_dir (integration),
-                             info->folder, NULL);
+    {
+      const char *installations[] = {
+        _lumo_browser_integration_get_data_dir (integration), "flatpak",
+        root, "var/lib/flatpak",
+      };
 
-  return g_file_test (path, G_FILE_TEST_IS_DIR);
+      folder = g_build_filename (lumo_browser_integration_get_home_dir (integration),
+                                 ".var", "app", info->flatpak_id, NULL);
+      if (g_file_test (folder, G_FILE_TEST_IS_DIR))
+        return g_steal_pointer (&folder);
+
+      for (guint i = 0; i < G_N_ELEMENTS (installations); i += 2)
+        {
+          g_autofree char *app = g_build_filename (installations[i], installations[i + 1], "app",
+                                                   info->flatpak_id, NULL);
+
+          if (g_file_test (app, G_FILE_TEST_IS_DIR))
+            return g_steal_pointer (&app);
+        }
+      return NULL;
+    }
+
+  folder = g_build_filename (lumo_browser_integration_get_config_dir (integration),
+                             info->folder, NULL);
+  if (g_file_test (folder, G_FILE_TEST_IS_DIR))
+    return g_steal_pointer (&folder);
+
+  for (guint i = 0; i < G_N_ELEMENTS (info->programs) && info->programs[i] != NULL; i++)
+    {
+      g_autofree char *program = g_build_filename (root, info->programs[i], NULL);
+
+      if (is_program (program))
+        return g_steal_pointer (&program);
+    }
+
+  for (guint d = 0; search_path[d] != NULL; d++)
+    for (guint i = 0; i < G_N_ELEMENTS (info->commands) && info->commands[i] != NULL; i++)
+      {
+        g_autofree char *program = g_build_filename (search_path[d], info->commands[i], NULL);
+
+        if (is_program (program) && !is_snap (program))
+          return g_steal_pointer (&program);
+      }
+
+  return NULL;
 }
 
 /* A Flatpak browser can leave its sandbox only through flatpak-spawn
@@ -452,6 +548,9 @@ _lumo_browser_update (LumoBrowser            *self,
   const char *expected_path;
   gboolean exists = FALSE;
 
+  g_free (self->found_at);
+  self->found_at = find_installation (self, integration);
+
   expected_path = self->wrapper_path != NULL
                   ? self->wrapper_path
                   : lumo_browser_integration_get_host_path (integration);
@@ -473,7 +572,7 @@ _lumo_browser_update (LumoBrowser            *self,
   if (exists)
     self->status = self->stale_flags != LUMO_BROWSER_STALE_NONE
                    ? LUMO_BROWSER_STATUS_MANIFEST_STALE : LUMO_BROWSER_STATUS_OK;
-  else if (target_installed (self, integration))
+  else if (self->found_at != NULL)
     self->status = LUMO_BROWSER_STATUS_MANIFEST_MISSING;
   else
     self->status = LUMO_BROWSER_STATUS_NOT_INSTALLED;

@@ -244,6 +244,16 @@ lumo_policy_list_providers (LumoPolicy  *self,
   return _lumo_policy_store_list_providers (self->db, error);
 }
 
+gboolean
+lumo_policy_has_seen_provider (LumoPolicy  *self,
+                               GError     **error)
+{
+  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return _lumo_policy_store_has_seen_provider (self->db, error) > 0;
+}
+
 /* ---- callers --------------------------------------------------------------- */
 
 static gboolean

@@ -136,6 +136,11 @@ GPtrArray        *_lumo_policy_store_list_history    (sqlite3           *db,
 gint64            _lumo_policy_store_last_history_id (sqlite3           *db,
                                                       GError           **error);
 
+/* 1 if any provider ever said hello (see lumo_policy_has_seen_provider()),
+ * 0 if none did, -1 with @error on a database error. */
+int               _lumo_policy_store_has_seen_provider (sqlite3         *db,
+                                                        GError         **error);
+
 gboolean          _lumo_policy_store_add_history     (sqlite3           *db,
                                                       LumoPolicyOrigin   origin,
                                                       const char        *provider_id,

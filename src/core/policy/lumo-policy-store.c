@@ -397,6 +397,33 @@ _lumo_policy_store_last_history_id (sqlite3  *db,
   return sqlite3_column_int64 (stmt, 0);
 }
 
+/* A provider's first hello sets first_seen and, when it was new, records
+ * "registered"; a removal records "registered" as the old value. So the
+ * two together remember every hello, also of providers removed since. */
+int
+_lumo_policy_store_has_seen_provider (sqlite3  *db,
+                                      GError  **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db,
+                                "SELECT EXISTS (SELECT 1 FROM providers WHERE first_seen IS NOT NULL) "
+                                "    OR EXISTS (SELECT 1 FROM history WHERE field = 'provider' "
+                                "               AND 'registered' IN (old_value, new_value))",
+                                error)))
+    return -1;
+
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW)
+    {
+      lumo_db_set_error (error, db, rc, "Cannot read whether a provider has connected");
+      return -1;
+    }
+
+  return sqlite3_column_int (stmt, 0) != 0;
+}
+
 gboolean
 _lumo_policy_store_add_history (sqlite3           *db,
                                 LumoPolicyOrigin   origin,

@@ -310,6 +310,13 @@ LumoProviderInfo *lumo_policy_get_provider   (LumoPolicy  *self,
 GPtrArray        *lumo_policy_list_providers (LumoPolicy  *self,
                                               GError     **error);
 
+/* TRUE once any provider has said hello to this store — also when it has
+ * been removed since (the history keeps its registration): the app's
+ * first-run set-up is over. A provider watched by hand that never said
+ * hello does not count. FALSE with @error on a database error. */
+gboolean          lumo_policy_has_seen_provider (LumoPolicy  *self,
+                                                 GError     **error);
+
 /* ---- callers ------------------------------------------------------------ */
 
 /* Allow or deny; a caller that was never seen is created in that state
