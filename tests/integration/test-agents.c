@@ -30,6 +30,7 @@ typedef struct
   char            *token;
   char            *agent_id;
   char            *data_dir;
+  guint            port;      /* the endpoint's, in the app's settings */
 } Agents;
 
 static const char *
@@ -83,8 +84,9 @@ agents_new (void)
 
   /* The user turned desktop agents on, before the app started. */
   config_home = g_build_filename (lumo_test_bus_get_dir (a->bus), "config", NULL);
+  a->port = free_port ();
   keyfile = g_strdup_printf ("[%s]\ndesktop-agents=true\ndesktop-agents-port=%u\n",
-                             "dev/lumo/Access", free_port ());
+                             "dev/lumo/Access", a->port);
   lumo_test_write_in (config_home, "glib-2.0/settings/keyfile", keyfile);
 
   /* The provider said hello once (its namespace is known) and went. */
@@ -176,6 +178,60 @@ test_refused (void)
   assert_refusal_line (out);
   g_assert_nonnull (strstr (out, "token"));
   g_assert_null (strstr (out, wrong + strlen (wrong) - 43));
+}
+
+/* One HTTP request to the app's endpoint (another process: a blocking
+ * client is fine); everything it answered until it closed. */
+static char *
+http_post (Agents     *a,
+           const char *body)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) connection = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GByteArray) answer = g_byte_array_new ();
+  g_autofree char *request = NULL;
+  GInputStream *in;
+  guint8 buf[4096];
+  gssize n;
+
+  connection = g_socket_client_connect_to_host (client, "127.0.0.1", a->port, NULL, &error);
+  g_assert_no_error (error);
+  request = g_strdup_printf ("POST /mcp/userscripts HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n"
+                             "Authorization: Bearer %s\r\nAccept: application/json, text/event-stream\r\n"
+                             "Content-Type: application/json\r\nContent-Length: %" G_GSIZE_FORMAT "\r\n"
+                             "Connection: close\r\n\r\n%s",
+                             a->port, a->token, strlen (body), body);
+  g_assert_true (g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (connection)),
+                                            request, strlen (request), NULL, NULL, &error));
+  in = g_io_stream_get_input_stream (G_IO_STREAM (connection));
+  while ((n = g_input_stream_read (in, buf, sizeof buf, NULL, &error)) > 0)
+    g_byte_array_append (answer, buf, n);
+  g_assert_no_error (error);
+  g_byte_array_append (answer, (const guint8 *) "", 1);
+
+  return g_strdup ((const char *) answer->data);
+}
+
+/* The app's endpoint listens where its settings say, and answers an
+ * agent's initialize as the launcher's session does. */
+static void
+test_http (void)
+{
+  g_autoptr(Agents) a = agents_new ();
+  g_autofree char *answer = NULL;
+  g_autofree char *out = NULL;
+
+  if (a == NULL)
+    return;
+
+  /* The app runs once the launcher has been served. */
+  g_assert_cmpint (run_launcher (a, a->token, INITIALIZE, &out), ==, 0);
+  answer = http_post (a, INITIALIZE);
+  g_assert_true (g_str_has_prefix (answer, "HTTP/1.1 200 OK\r\n"));
+  g_assert_nonnull (strstr (answer, "Mcp-Session-Id: "));
+  g_assert_nonnull (strstr (answer, "\"id\":\"init-1\""));
+  g_assert_nonnull (strstr (answer, "\"protocolVersion\":\"2025-06-18\""));
 }
 
 /* AttachAgent itself: a refused token is the NotAuthorized error, a
@@ -284,6 +340,7 @@ main (int   argc,
   g_test_add_func ("/agents/launcher/refused", test_refused);
   g_test_add_func ("/agents/launcher/session", test_session);
   g_test_add_func ("/agents/attach-agent/errors", test_attach_agent_errors);
+  g_test_add_func ("/agents/http", test_http);
 
   return g_test_run ();
 }
