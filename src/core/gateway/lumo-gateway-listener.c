@@ -274,9 +274,16 @@ on_server_request_read_cb (SoupServer          *server,
                            LumoGatewayListener *self)
 {
   Connection *c = lookup_message (self, msg);
+  guint keep_s = self->request_timeout_ms / 1000;
+  g_autofree char *keep_alive = NULL;
 
   if (c != NULL)
     connection_respond (c);
+
+  /* Tells the client when we close an idle connection, a little early, so
+   * that it does not send its next POST on one we are closing. */
+  keep_alive = g_strdup_printf ("timeout=%u", keep_s > 5 ? keep_s - 5 : 1);
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Keep-Alive", keep_alive);
 }
 
 static void
