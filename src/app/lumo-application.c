@@ -256,6 +256,12 @@ lumo_application_startup (GApplication *app)
       return;
     }
 
+  /* A restart must not give any caller fresh write slots. A store that
+   * cannot be read here fails every write anyway (audit_failed). */
+  if (!lumo_backend_restore_rate_windows (self->backend, &error))
+    g_warning ("Cannot rebuild the rate limits from the audit log: %s", error->message);
+  g_clear_error (&error);
+
   apply_review_timeout_override (self->backend);
   start_desktop_agents (self);
   /* Here, not with the window: a service-mode app has none. */

@@ -12,6 +12,7 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <unistd.h>
 
 #include "lumo-backend.h"
 #include "lumo-bridge-message.h"
@@ -21,6 +22,7 @@
 #include "lumo-frame.h"
 #include "lumo-gateway-stdio.h"
 #include "lumo-gateway-verdict.h"
+#include "lumo-peer.h"
 #include "lumo-protocol.h"
 #include "lumo-review-queue.h"
 
@@ -45,6 +47,12 @@ struct _LumoDBusService
 
   LumoDBusBridge      *skeleton;
   GPtrArray           *calls;        /* AttachCall, one reference each */
+
+  /* Who may call: the /proc to read peers in (NULL: /proc), and this
+   * process as seen there. */
+  char                *proc_root;
+  LumoPeer            *app_peer;
+
   LumoGateway         *gateway;      /* NULL until the app set it */
 };
 
@@ -232,12 +240,13 @@ fail:
  * invocation is answered (InvalidArgs) and FALSE returned. */
 static gboolean
 take_streams (GDBusMethodInvocation  *invocation,
-              GUnixFDList            *fd_list,
-              GVariant               *stdin_handle,
-              GVariant               *stdout_handle,
               GInputStream          **input,
               GOutputStream         **output)
 {
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  GUnixFDList *fd_list = g_dbus_message_get_unix_fd_list (g_dbus_method_invocation_get_message (invocation));
+  g_autoptr(GVariant) stdin_handle = g_variant_get_child_value (parameters, 0);
+  g_autoptr(GVariant) stdout_handle = g_variant_get_child_value (parameters, 1);
   g_autoptr(GError) error = NULL;
   int in_fd = -1;
   int out_fd = -1;
@@ -267,7 +276,7 @@ start_call (LumoDBusService       *self,
   AttachCall *call = g_rc_box_new0 (AttachCall);
 
   call->self = self;
-  /* The handler owns the invocation; answering it gives the reference up. */
+  /* The call takes the invocation; answering it gives the reference up. */
   call->invocation = invocation;
   call->provider_id = provider_id;
   call->cancellable = g_cancellable_new ();
@@ -278,15 +287,12 @@ start_call (LumoDBusService       *self,
   return call;
 }
 
-static gboolean
-on_handle_attach_cb (LumoDBusBridge        *skeleton,
-                     GDBusMethodInvocation *invocation,
-                     GUnixFDList           *fd_list,
-                     GVariant              *stdin_handle,
-                     GVariant              *stdout_handle,
-                     const char            *origin,
-                     LumoDBusService       *self)
+static void
+attach (LumoDBusService       *self,
+        GDBusMethodInvocation *invocation)
 {
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  const char *origin = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *provider_id = NULL;
   g_autoptr(GInputStream) input = NULL;
@@ -294,15 +300,17 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
   AttachCall *call;
   LumoBackend *backend;
 
+  g_variant_get_child (parameters, 2, "&s", &origin);
+
   if (!(provider_id = lumo_extension_id_from_origin (origin, &error)))
     {
       g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
                                              "%s", error->message);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
-  if (!take_streams (invocation, fd_list, stdin_handle, stdout_handle, &input, &output))
-    return G_DBUS_METHOD_INVOCATION_HANDLED;
+  if (!take_streams (invocation, &input, &output))
+    return;
 
   call = start_call (self, invocation, g_steal_pointer (&provider_id));
   g_debug ("Session of %s started", call->provider_id);
@@ -314,14 +322,12 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
 
       send_error_frame (output, error->message);
       end_call (call, reason);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   lumo_backend_attach_async (backend, call->provider_id, input, output,
                              call->cancellable, on_backend_attach_cb,
                              g_rc_box_acquire (call));
-
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 static void
@@ -345,16 +351,13 @@ on_stdio_served_cb (GObject      *object,
  * touched, so the launcher may still answer its client itself. The token
  * goes to the gateway and nowhere else: not into a log, not into the
  * call's bookkeeping. */
-static gboolean
-on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
-                           GDBusMethodInvocation *invocation,
-                           GUnixFDList           *fd_list,
-                           GVariant              *stdin_handle,
-                           GVariant              *stdout_handle,
-                           const char            *token,
-                           const char            *namespace_,
-                           LumoDBusService       *self)
+static void
+attach_agent (LumoDBusService       *self,
+              GDBusMethodInvocation *invocation)
 {
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  const char *token = NULL;
+  const char *namespace_ = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoAgentSession) session = NULL;
   g_autoptr(GInputStream) input = NULL;
@@ -365,13 +368,16 @@ on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
   LumoGatewayVerdict verdict;
   AttachCall *call;
 
+  g_variant_get_child (parameters, 2, "&s", &token);
+  g_variant_get_child (parameters, 3, "&s", &namespace_);
+
   if (self->gateway == NULL)
     {
       if (self->getter (self->getter_data, &error) != NULL)
         g_set_error_literal (&error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
                              "Lumo Access is still starting");
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   verdict = lumo_gateway_authenticate (self->gateway, token, namespace_,
@@ -383,23 +389,20 @@ on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
       lumo_gateway_verdict_to_error (verdict, message, &error);
       g_debug ("AttachAgent for %s refused: %s", namespace_, error->message);
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
-  if (!take_streams (invocation, fd_list, stdin_handle, stdout_handle, &input, &output))
+  if (!take_streams (invocation, &input, &output))
     {
       lumo_agent_session_close (session, "The launcher passed no usable pipes.");
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   call = start_call (self, invocation, g_steal_pointer (&provider_id));
-
   g_debug ("Agent %s attached over stdio to %s", agent_id, call->provider_id);
 
   lumo_gateway_stdio_serve_async (session, input, output, call->cancellable,
                                   on_stdio_served_cb, g_rc_box_acquire (call));
-
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
 static gint64
@@ -421,10 +424,9 @@ get_review_queue (LumoDBusService  *self,
   return backend != NULL ? lumo_backend_get_review_queue (backend) : NULL;
 }
 
-static gboolean
-on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
-                           GDBusMethodInvocation *invocation,
-                           LumoDBusService       *self)
+static void
+list_reviews (LumoDBusService       *self,
+              GDBusMethodInvocation *invocation)
 {
   g_autoptr(GError) error = NULL;
   GVariantBuilder builder;
@@ -435,7 +437,7 @@ on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
   if (!(queue = get_review_queue (self, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   now = lumo_review_queue_now (queue);
@@ -460,15 +462,33 @@ on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
 #undef S
     }
 
-  lumo_dbus_bridge_complete_list_reviews (skeleton, invocation,
+  lumo_dbus_bridge_complete_list_reviews (self->skeleton, invocation,
                                           g_variant_builder_end (&builder));
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
 
-static gboolean
-on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
-                               GDBusMethodInvocation *invocation,
-                               LumoDBusService       *self)
+static void
+decide_review (LumoDBusService       *self,
+               GDBusMethodInvocation *invocation)
+{
+  g_autoptr(GError) error = NULL;
+  LumoReviewQueue *queue;
+  const char *id = NULL;
+  gboolean approve = FALSE;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&sb)", &id, &approve);
+  if (!(queue = get_review_queue (self, &error)) ||
+      !lumo_review_queue_decide (queue, id, approve, &error))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  lumo_dbus_bridge_complete_decide_review (self->skeleton, invocation);
+}
+
+static void
+list_recommended (LumoDBusService       *self,
+                  GDBusMethodInvocation *invocation)
 {
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) providers = NULL;
@@ -478,7 +498,7 @@ on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
   if (!(backend = self->getter (self->getter_data, &error)))
     {
       g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
+      return;
     }
 
   g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ssssss)"));
@@ -498,9 +518,132 @@ on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
         }
     }
 
-  lumo_dbus_bridge_complete_list_recommended (skeleton, invocation,
+  lumo_dbus_bridge_complete_list_recommended (self->skeleton, invocation,
                                               g_variant_builder_end (&builder));
+}
+
+/* ---- who may call ------------------------------------------------------- */
+
+/* Each method takes the invocation (and answers it). */
+typedef void (*MethodFunc) (LumoDBusService       *self,
+                            GDBusMethodInvocation *invocation);
+
+/* Which rule of core/peer a method is under. */
+typedef enum
+{
+  RULE_DECIDE,        /* lumo_peer_may_decide() */
+  RULE_ATTACH,        /* lumo_peer_may_attach(): the helper's sessions */
+  RULE_ATTACH_AGENT,  /* lumo_peer_may_attach_agent(): the launcher's */
+} Rule;
+
+typedef struct
+{
+  LumoDBusService       *self;
+  GDBusMethodInvocation *invocation;
+  MethodFunc             func;
+  Rule                   rule;
+} CheckedCall;
+
+static void
+on_peer_looked_up_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  CheckedCall *checked = user_data;
+  g_autoptr(LumoDBusService) self = checked->self;
+  GDBusMethodInvocation *invocation = checked->invocation;
+  MethodFunc func = checked->func;
+  Rule rule = checked->rule;
+  g_autoptr(LumoPeer) peer = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean allowed;
+
+  g_free (checked);
+
+  peer = lumo_peer_lookup_finish (result, &error);
+  if (peer == NULL)
+    allowed = FALSE;
+  else if (rule == RULE_ATTACH)
+    allowed = lumo_peer_may_attach (peer, self->app_peer, APP_ID, &error);
+  else if (rule == RULE_ATTACH_AGENT)
+    allowed = lumo_peer_may_attach_agent (peer, self->app_peer, APP_ID, &error);
+  else
+    allowed = lumo_peer_may_decide (peer, self->app_peer, APP_ID, &error);
+
+  if (!allowed)
+    {
+      g_message ("%s from %s: %s", g_dbus_method_invocation_get_method_name (invocation),
+                 g_dbus_method_invocation_get_sender (invocation), error->message);
+      g_dbus_method_invocation_return_error_literal (invocation, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED,
+                                                     error->message);
+      return;
+    }
+
+  func (self, invocation);
+}
+
+/* Runs @func once the caller is known to be allowed (docs/security.md):
+ * nobody but the person at the desktop decides, only the helper of this
+ * installation attaches, and no other app's sandbox attaches an agent. */
+static gboolean
+check_then (LumoDBusService       *self,
+            GDBusMethodInvocation *invocation,
+            MethodFunc             func,
+            Rule                   rule)
+{
+  CheckedCall *checked = g_new0 (CheckedCall, 1);
+
+  checked->self = g_object_ref (self);
+  /* The generated handler's reference, given on to @func. */
+  checked->invocation = invocation;
+  checked->func = func;
+  checked->rule = rule;
+
+  lumo_peer_lookup_async (g_dbus_method_invocation_get_connection (invocation),
+                          g_dbus_method_invocation_get_sender (invocation),
+                          self->proc_root, NULL, on_peer_looked_up_cb, checked);
   return G_DBUS_METHOD_INVOCATION_HANDLED;
+}
+
+static gboolean
+on_handle_attach_cb (LumoDBusBridge        *skeleton,
+                     GDBusMethodInvocation *invocation,
+                     GUnixFDList           *fd_list,
+                     GVariant              *stdin_handle,
+                     GVariant              *stdout_handle,
+                     const char            *origin,
+                     LumoDBusService       *self)
+{
+  return check_then (self, invocation, attach, RULE_ATTACH);
+}
+
+static gboolean
+on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
+                           GDBusMethodInvocation *invocation,
+                           GUnixFDList           *fd_list,
+                           GVariant              *stdin_handle,
+                           GVariant              *stdout_handle,
+                           const char            *token,
+                           const char            *namespace_,
+                           LumoDBusService       *self)
+{
+  return check_then (self, invocation, attach_agent, RULE_ATTACH_AGENT);
+}
+
+static gboolean
+on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
+                           GDBusMethodInvocation *invocation,
+                           LumoDBusService       *self)
+{
+  return check_then (self, invocation, list_reviews, RULE_DECIDE);
+}
+
+static gboolean
+on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
+                               GDBusMethodInvocation *invocation,
+                               LumoDBusService       *self)
+{
+  return check_then (self, invocation, list_recommended, RULE_DECIDE);
 }
 
 static gboolean
@@ -510,18 +653,20 @@ on_handle_decide_review_cb (LumoDBusBridge        *skeleton,
                             gboolean               approve,
                             LumoDBusService       *self)
 {
-  g_autoptr(GError) error = NULL;
-  LumoReviewQueue *queue;
+  return check_then (self, invocation, decide_review, RULE_DECIDE);
+}
 
-  if (!(queue = get_review_queue (self, &error)) ||
-      !lumo_review_queue_decide (queue, id, approve, &error))
-    {
-      g_dbus_method_invocation_return_gerror (invocation, error);
-      return G_DBUS_METHOD_INVOCATION_HANDLED;
-    }
+/* The /proc peers are read in; this process is looked up there too. */
+void
+lumo_dbus_service_set_proc_root (LumoDBusService *self,
+                                 const char      *proc_root)
+{
+  g_return_if_fail (LUMO_IS_DBUS_SERVICE (self));
 
-  lumo_dbus_bridge_complete_decide_review (skeleton, invocation);
-  return G_DBUS_METHOD_INVOCATION_HANDLED;
+  g_free (self->proc_root);
+  self->proc_root = g_strdup (proc_root);
+  g_clear_pointer (&self->app_peer, lumo_peer_free);
+  self->app_peer = lumo_peer_new_from_proc (proc_root, (guint32) getpid (), NULL);
 }
 
 static void
@@ -543,6 +688,8 @@ lumo_dbus_service_finalize (GObject *object)
 
   g_clear_pointer (&self->calls, g_ptr_array_unref);
   g_clear_object (&self->skeleton);
+  g_clear_pointer (&self->proc_root, g_free);
+  g_clear_pointer (&self->app_peer, lumo_peer_free);
   g_clear_object (&self->gateway);
 
   G_OBJECT_CLASS (lumo_dbus_service_parent_class)->finalize (object);
@@ -580,6 +727,7 @@ lumo_dbus_service_init (LumoDBusService *self)
 {
   self->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) attach_call_unref);
   self->skeleton = lumo_dbus_bridge_skeleton_new ();
+  self->app_peer = lumo_peer_new_from_proc (NULL, (guint32) getpid (), NULL);
 
   g_signal_connect (self->skeleton, "handle-attach",
                     G_CALLBACK (on_handle_attach_cb), self);

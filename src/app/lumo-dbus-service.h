@@ -10,6 +10,11 @@
  * LumoBackendGetter at call time, because the object is exported in
  * GApplication::dbus_register, before ::startup has created the backend.
  *
+ * Every method asks first who called (lumo-peer.h): a sandboxed app may
+ * not list or decide reviews, and only the helper of this installation may
+ * attach; a refused call gets org.freedesktop.DBus.Error.AccessDenied and
+ * is logged.
+ *
  * ::session-started and ::session-ended let the application hold itself
  * while sessions run.
  */
@@ -45,5 +50,9 @@ guint            lumo_dbus_service_get_n_sessions (LumoDBusService   *self);
  * app is quitting). */
 void             lumo_dbus_service_end_all        (LumoDBusService   *self,
                                                    const char        *reason);
+/* Where peers (and this process) are looked up: NULL for /proc; tests
+ * pass a fake one (see lumo-peer.h). */
+void             lumo_dbus_service_set_proc_root  (LumoDBusService   *self,
+                                                   const char        *proc_root);
 
 G_END_DECLS

@@ -8,11 +8,15 @@
 
 #include <glib/gi18n-lib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/random.h>
 
+#include "lumo-action-guard.h"
 #include "lumo-backend.h"
 #include "lumo-format.h"
 #include "lumo-notifier.h"
 #include "lumo-policy.h"
+#include "lumo-preview.h"
 #include "lumo-review-queue.h"
 #include "lumo-ui-util.h"
 #include "lumo-window.h"
@@ -24,7 +28,10 @@ struct _LumoNotifier
   GtkApplication  *application;   /* weak: the application owns us */
   LumoBackend     *backend;
   GSettings       *settings;      /* NULL without the schema */
-  GHashTable      *shown;         /* notification IDs sent and not withdrawn */
+  /* Notification IDs sent and not withdrawn → the one-time token its
+   * Approve and Deny buttons carry ("" once used). */
+  GHashTable      *shown;
+  LumoActionGuard *guard;         /* NULL off the bus */
   guint            n_sent;
   guint            n_withdrawn;
 };
@@ -58,14 +65,62 @@ should_stay_quiet (LumoNotifier *self)
   return FALSE;
 }
 
+/* 128 random bits from the kernel, as hex: a button's action carries it,
+ * so an activation that did not come from the notification does nothing. */
+static char *
+new_token (void)
+{
+  guint8 bytes[16];
+  gsize got = 0;
+
+  while (got < sizeof bytes)
+    {
+      ssize_t n = getrandom (bytes + got, sizeof bytes - got, 0);
+
+      if (n > 0)
+        got += n;
+      else if (errno != EINTR)
+        g_error ("No random bytes for a notification token: %s", g_strerror (errno));
+    }
+
+  return g_strdup_printf ("%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x",
+                          bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                          bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]);
+}
+
 static void
 send (LumoNotifier  *self,
       const char    *id,
+      char          *token,
       GNotification *notification)
 {
   g_application_send_notification (G_APPLICATION (self->application), id, notification);
-  g_hash_table_add (self->shown, g_strdup (id));
+  g_hash_table_replace (self->shown, g_strdup (id), token);
   self->n_sent++;
+}
+
+/* TRUE, once, when @token is the one the notification @id was sent with. */
+static gboolean
+take_token (LumoNotifier *self,
+            const char   *id,
+            const char   *token)
+{
+  char *expected = g_hash_table_lookup (self->shown, id);
+  gsize len;
+  guint8 diff = 0;
+
+  if (expected == NULL || *expected == '\0' || token == NULL ||
+      (len = strlen (expected)) != strlen (token))
+    return FALSE;
+
+  /* In constant time, as any comparison of a secret. */
+  for (gsize i = 0; i < len; i++)
+    diff |= expected[i] ^ token[i];
+  if (diff != 0)
+    return FALSE;
+
+  g_hash_table_replace (self->shown, g_strdup (id), g_strdup (""));
+  return TRUE;
 }
 
 static void
@@ -99,6 +154,7 @@ on_caller_pending_cb (LumoPolicy   *policy,
   g_autofree char *id = lumo_notifier_caller_id (provider_id, caller_id);
   g_autofree char *provider = provider_title (self, provider_id);
   g_autofree char *body = NULL;
+  char *token;
   const char *name;
 
   if (info == NULL || info->state != LUMO_CALLER_STATE_PENDING || should_stay_quiet (self))
@@ -113,13 +169,14 @@ on_caller_pending_cb (LumoPolicy   *policy,
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
   g_notification_set_default_action (notification, "app.show-requests");
+  token = new_token ();
   g_notification_add_button_with_target (notification, _("Deny"), "app.deny-caller",
-                                         "(ss)", provider_id, caller_id);
+                                         "(sss)", provider_id, caller_id, token);
   g_notification_add_button_with_target (notification, _("Approve"), "app.approve-caller",
-                                         "(ss)", provider_id, caller_id);
+                                         "(sss)", provider_id, caller_id, token);
   g_notification_add_button (notification, _("Open"), "app.show-requests");
 
-  send (self, id, notification);
+  send (self, id, token, notification);
 }
 
 static void
@@ -146,6 +203,8 @@ notify_review (LumoNotifier      *self,
                                                 lumo_review_queue_now (queue));
   g_autofree char *body = NULL;
   const char *name = lumo_review_request_get_caller_name (request);
+  g_autofree char *preview = NULL;
+  char *token = new_token ();
 
   if (name == NULL || *name == '\0')
     name = lumo_review_request_get_caller_id (request);
@@ -153,18 +212,26 @@ notify_review (LumoNotifier      *self,
   /* Translators: "Foo Agent wants to run userscripts.install_script. It is rejected in 45 s unless you approve it." */
   body = g_strdup_printf (_("%s wants to run %s. It is rejected in %s unless you approve it."),
                           name, lumo_review_request_get_tool (request), left);
+  /* What is approved, as in the window: the reviewer may decide from here. */
+  if ((preview = lumo_preview_to_text (lumo_review_request_get_preview (request))) != NULL)
+    {
+      char *with_preview = g_strconcat (body, "\n\n", preview, NULL);
+
+      g_free (body);
+      body = with_preview;
+    }
 
   notification = g_notification_new (_("A Write Waits for Review"));
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
   g_notification_set_default_action (notification, "app.show-requests");
   g_notification_add_button_with_target (notification, _("Reject"), "app.reject-review",
-                                         "s", lumo_review_request_get_id (request));
+                                         "(ss)", lumo_review_request_get_id (request), token);
   g_notification_add_button_with_target (notification, _("Approve"), "app.approve-review",
-                                         "s", lumo_review_request_get_id (request));
+                                         "(ss)", lumo_review_request_get_id (request), token);
   g_notification_add_button (notification, _("Open"), "app.show-requests");
 
-  send (self, id, notification);
+  send (self, id, token, notification);
 }
 
 static void
@@ -222,11 +289,20 @@ decide_caller_cb (GSimpleAction *action,
   LumoNotifier *self = user_data;
   gboolean allow = g_str_equal (g_action_get_name (G_ACTION (action)), "approve-caller");
   g_autoptr(GError) error = NULL;
-  const char *provider_id, *caller_id;
+  const char *provider_id, *caller_id, *token;
   LumoPolicy *policy = lumo_backend_get_policy (self->backend);
+  g_autofree char *id = NULL;
   gboolean ok;
 
-  g_variant_get (param, "(&s&s)", &provider_id, &caller_id);
+  g_variant_get (param, "(&s&s&s)", &provider_id, &caller_id, &token);
+  id = lumo_notifier_caller_id (provider_id, caller_id);
+  if (!take_token (self, id, token))
+    {
+      g_message ("Ignored %s of %s/%s: it did not come from that caller's notification",
+                 g_action_get_name (G_ACTION (action)), provider_id, caller_id);
+      return;
+    }
+
   if (allow)
     ok = lumo_policy_allow_caller (policy, provider_id, caller_id, LUMO_POLICY_ORIGIN_UI, &error);
   else
@@ -244,9 +320,20 @@ decide_review_cb (GSimpleAction *action,
   LumoNotifier *self = user_data;
   gboolean approve = g_str_equal (g_action_get_name (G_ACTION (action)), "approve-review");
   g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  const char *review_id, *token;
+
+  g_variant_get (param, "(&s&s)", &review_id, &token);
+  id = lumo_notifier_review_id (review_id);
+  if (!take_token (self, id, token))
+    {
+      g_message ("Ignored %s of the review %s: it did not come from that review's notification",
+                 g_action_get_name (G_ACTION (action)), review_id);
+      return;
+    }
 
   if (!lumo_review_queue_decide (lumo_backend_get_review_queue (self->backend),
-                                 g_variant_get_string (param, NULL), approve, &error))
+                                 review_id, approve, &error))
     report_error (self, _("The write is no longer waiting"), error);
 }
 
@@ -268,10 +355,11 @@ show_requests_cb (GSimpleAction *action,
 }
 
 static const GActionEntry app_actions[] = {
-  { "approve-caller", decide_caller_cb, "(ss)" },
-  { "deny-caller", decide_caller_cb, "(ss)" },
-  { "approve-review", decide_review_cb, "s" },
-  { "reject-review", decide_review_cb, "s" },
+  /* (provider, caller, token) and (review, token): see take_token(). */
+  { "approve-caller", decide_caller_cb, "(sss)" },
+  { "deny-caller", decide_caller_cb, "(sss)" },
+  { "approve-review", decide_review_cb, "(ss)" },
+  { "reject-review", decide_review_cb, "(ss)" },
   { "show-requests", show_requests_cb },
 };
 
@@ -289,6 +377,7 @@ lumo_notifier_dispose (GObject *object)
       g_object_remove_weak_pointer (G_OBJECT (self->application), (gpointer *)&self->application);
       self->application = NULL;
     }
+  g_clear_pointer (&self->guard, lumo_action_guard_free);
   g_clear_object (&self->backend);
   g_clear_object (&self->settings);
 
@@ -317,7 +406,7 @@ lumo_notifier_class_init (LumoNotifierClass *klass)
 static void
 lumo_notifier_init (LumoNotifier *self)
 {
-  self->shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->shown = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 }
 
 LumoNotifier *
@@ -337,6 +426,7 @@ lumo_notifier_new (GtkApplication *application,
 
   g_action_map_add_action_entries (G_ACTION_MAP (application), app_actions,
                                    G_N_ELEMENTS (app_actions), self);
+  self->guard = lumo_action_guard_new (G_APPLICATION (application), NULL);
 
   g_signal_connect_object (lumo_backend_get_policy (backend), "caller-pending",
                            G_CALLBACK (on_caller_pending_cb), self, 0);
@@ -357,6 +447,17 @@ lumo_notifier_install (GtkApplication *application,
 
   g_object_set_data_full (G_OBJECT (application), "lumo-notifier",
                           lumo_notifier_new (application, backend), g_object_unref);
+}
+
+void
+lumo_notifier_set_proc_root (LumoNotifier *self,
+                             const char   *proc_root)
+{
+  g_return_if_fail (LUMO_IS_NOTIFIER (self));
+
+  g_clear_pointer (&self->guard, lumo_action_guard_free);
+  if (self->application != NULL)
+    self->guard = lumo_action_guard_new (G_APPLICATION (self->application), proc_root);
 }
 
 guint

@@ -11,6 +11,11 @@
  * (app.approve-caller, app.deny-caller, app.approve-review,
  * app.reject-review, app.show-requests) that this object adds, and which
  * edit the policy and the review queue exactly as the window does.
+ *
+ * Only the person decides: the Approve and Deny (Reject) buttons carry a
+ * one-time random token bound to their notification, and an activation
+ * without it (any other client of the bus) does nothing; a sandboxed app
+ * cannot activate any of these actions at all (LumoActionGuard).
  */
 #pragma once
 
@@ -31,6 +36,10 @@ void          lumo_notifier_install    (GtkApplication *application,
                                         LumoBackend    *backend);
 /* Notifications sent and withdrawn so far (tests). */
 guint         lumo_notifier_get_n_sent      (LumoNotifier *self);
+/* Where the action guard looks callers up: NULL for /proc (tests pass a
+ * fake one, see lumo-peer.h). */
+void          lumo_notifier_set_proc_root   (LumoNotifier *self,
+                                             const char   *proc_root);
 guint         lumo_notifier_get_n_withdrawn (LumoNotifier *self);
 /* The ID of the notification of a pending agent / a review. */
 char         *lumo_notifier_caller_id  (const char     *provider_id,

@@ -21,6 +21,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-ctl.h"
+#include "lumo-preview.h"
 
 /* Review requests live only in the running app. */
 static GVariant *
@@ -145,8 +146,26 @@ lumo_ctl_review_list (const LumoCtlCommand   *command,
                               rv->provider, submitted, deadline, NULL);
         }
       lumo_ctl_table_print (table);
+
+      /* What each write would do, as the window shows it. */
+      for (guint i = 0; i < reviews->len; i++)
+        {
+          const Review *rv = &g_array_index (reviews, Review, i);
+          g_autofree char *preview = lumo_preview_to_text (empty_to_null (rv->preview));
+          g_auto(GStrv) lines = NULL;
+
+          if (preview == NULL)
+            continue;
+          /* Translators: above the preview lines of one review, "Review 0b9c…:". */
+          g_print ("\n");
+          g_print (_("Review %s:\n"), rv->id);
+          lines = g_strsplit (preview, "\n", -1);
+          for (guint j = 0; lines[j] != NULL; j++)
+            g_print ("  %s\n", lines[j]);
+        }
+
       g_print ("\n%s\n", _("Decide with “lumo-access-ctl review approve ID” or “… review reject ID”; "
-                           "“review list --json” shows each write’s preview."));
+                           "“review list --json” shows each write’s preview as sent."));
     }
 
   return LUMO_CTL_EXIT_OK;

@@ -91,6 +91,8 @@ lumo_dbus_error_is_unreachable (const GError *error)
     case G_DBUS_ERROR_UNKNOWN_METHOD:
     case G_DBUS_ERROR_UNKNOWN_OBJECT:
     case G_DBUS_ERROR_UNKNOWN_INTERFACE:
+    /* The app refused the caller before it took the pipes. */
+    case G_DBUS_ERROR_ACCESS_DENIED:
       return TRUE;
     default:
       return FALSE;

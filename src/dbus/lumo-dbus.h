@@ -31,8 +31,8 @@ const char *lumo_dbus_get_bridge_interface (void);
  * off from the desktop, and the bus would outlive us). */
 GDBusConnection *lumo_dbus_get_session_bus      (GError       **error);
 /* TRUE for the errors of a call that mean nothing of the app ever ran for
- * it (no app to start, no such method): the caller's stdout is still its
- * own to write on. */
+ * it (no app to start, no such method, the app refused the caller before
+ * it took the pipes): the caller's stdout is still its own to write on. */
 gboolean         lumo_dbus_error_is_unreachable (const GError  *error);
 
 G_END_DECLS

@@ -137,6 +137,10 @@ main (int   argc,
                                                          &error);
   if (reply == NULL)
     {
+      if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED))
+        return unavailable ("Lumo Access refused this helper: it accepts only the helper "
+                            "installed with it. Reinstall Lumo Access, then reconnect the extension.",
+                            error);
       if (lumo_dbus_error_is_unreachable (error))
         return unavailable ("Lumo Access could not be started. Check that it is installed, "
                             "then reconnect the extension.",

@@ -267,6 +267,12 @@ main (int   argc,
 
   if (reply == NULL)
     {
+      /* Refused as a sandboxed app: the app's sentence says so. */
+      if (g_error_matches (error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED))
+        {
+          g_dbus_error_strip_remote_error (error);
+          return refuse (error->message);
+        }
       if (lumo_dbus_error_is_unreachable (error))
         {
           g_printerr ("lumo-access-mcp: %s\n", error->message);

@@ -97,7 +97,11 @@ on_method_call_cb (GDBusConnection       *connection,
       if (g_ptr_array_find_with_equal_func (f->waiting, REVIEW_1, g_str_equal, NULL))
         g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_1, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo Agent",
                                "userscripts.save_script", "0f8e3b7c-4d2a-4c1e-9b5f-2a6d8c9e1f03",
-                               "{\"name\":\"dark.user.js\",\"bytes\":1204,\"linesAdded\":3}",
+                               "{\"action\":\"update\",\"name\":\"dark.user.js\",\"bytes\":1204,\"linesAdded\":3,"
+                               "\"matches\":{\"old\":[\"https://a.test/*\"],\"new\":[\"<all_urls>\"]},"
+                               "\"sitePack\":{\"domain\":\"a.test\",\"type\":\"pageMcpServer\","
+                               "\"tools\":[{\"name\":\"a_put\",\"write\":true}]},"
+                               "\"code\":\"document.cookie\"}",
                                SUBMITTED, SUBMITTED + 300 * G_USEC_PER_SEC);
       if (g_ptr_array_find_with_equal_func (f->waiting, REVIEW_2, g_str_equal, NULL))
         g_variant_builder_add (&builder, "(sssssssxx)", REVIEW_2, TEST_PROVIDER_ID, TEST_CALLER_ID, "",
@@ -262,8 +266,15 @@ test_list (Fixture       *f,
   g_assert_nonnull (strstr (f->out, "userscripts.save_script"));
   g_assert_nonnull (strstr (f->out, "Lumo Agent"));
   g_assert_nonnull (strstr (f->out, "review approve ID"));
-  /* The preview (a summary, still) is for --json; the table stays narrow. */
-  g_assert_null (strstr (f->out, "dark.user.js"));
+  /* Below the table, what each write would do, as the window shows it:
+   * nested values written out, content never. */
+  g_assert_nonnull (strstr (f->out, "Review " REVIEW_1 ":"));
+  g_assert_nonnull (strstr (f->out, "  Name: dark.user.js"));
+  g_assert_nonnull (strstr (f->out, "  Runs on: https://a.test/* → <all_urls>"));
+  g_assert_nonnull (strstr (f->out, "  Site pack: a.test · pageMcpServer"));
+  g_assert_nonnull (strstr (f->out, "  Site pack tools: a_put (writes)"));
+  g_assert_nonnull (strstr (f->out, "1 field of the preview is not shown"));
+  g_assert_null (strstr (f->out, "document.cookie"));
 
   g_assert_cmpint (run_ctl (f, "review", "list", "--json"), ==, 0);
   root = lumo_test_parse_json (f->out);

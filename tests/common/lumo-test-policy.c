@@ -89,7 +89,7 @@ lumo_test_policy_set_up (LumoTestPolicy *f,
   g_signal_connect (f->policy, "agent-changed", G_CALLBACK (on_agent_changed_cb), f);
 
   f->now = 1000 * G_USEC_PER_SEC;
-  lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (f->policy), test_clock, f);
+  lumo_policy_set_clock (f->policy, test_clock, f);
 }
 
 void

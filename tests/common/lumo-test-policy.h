@@ -27,7 +27,7 @@ typedef struct
    * "agent-changed:AGENT" or "history-changed". A test may empty it
    * (g_ptr_array_set_size). */
   GPtrArray  *events;
-  gint64      now;      /* the rate limiter's clock, µs; starts at 1000 s */
+  gint64      now;      /* the policy's clock (its limiters), µs; starts at 1000 s */
 } LumoTestPolicy;
 
 typedef void (*LumoTestPolicyFunc) (LumoTestPolicy *f,

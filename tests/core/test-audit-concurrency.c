@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <gio/gunixinputstream.h>
 #include <signal.h>
 #include <string.h>
 
@@ -207,12 +208,69 @@ test_many_threads (void)
   lumo_test_dir_remove (dir);
 }
 
+static guint
+count_lines (const GString *out)
+{
+  guint n = 0;
+
+  for (gsize i = 0; i < out->len; i++)
+    n += out->str[i] == '\n';
+  return n;
+}
+
+/* Reads the writer's output until it holds @n complete lines (ids). */
+static char *
+read_acknowledged (GSubprocess *proc,
+                   guint        n)
+{
+  GInputStream *stdout_pipe = g_subprocess_get_stdout_pipe (proc);
+  GString *out = g_string_new (NULL);
+
+  while (count_lines (out) < n)
+    {
+      g_autoptr(GError) error = NULL;
+      GPollFD fd = { g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (stdout_pipe)), G_IO_IN | G_IO_HUP, 0 };
+      char buf[256];
+      gssize got;
+
+      /* A safety net against a writer that hangs, never a measurement. */
+      if (g_poll (&fd, 1, 60000) == 0 && (g_subprocess_force_exit (proc), TRUE))
+        g_error ("The writer acknowledged nothing for 60 s (%u of %u rows)", count_lines (out), n);
+      got = g_input_stream_read (stdout_pipe, buf, sizeof buf, NULL, &error);
+
+      g_assert_no_error (error);
+      if (got == 0)
+        g_error ("The writer exited before it acknowledged %u rows:\n%s", n, out->str);
+      g_string_append_len (out, buf, got);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/* Appends the rest of the writer's output, up to EOF, to *@out. */
+static void
+read_to_end (GSubprocess  *proc,
+             char        **out)
+{
+  GInputStream *stdout_pipe = g_subprocess_get_stdout_pipe (proc);
+  GString *text = g_string_new (*out);
+  gssize got;
+  char buf[4096];
+
+  while ((got = g_input_stream_read (stdout_pipe, buf, sizeof buf, NULL, NULL)) > 0)
+    g_string_append_len (text, buf, got);
+
+  g_free (*out);
+  *out = g_string_free (text, FALSE);
+}
+
 static void
 test_kill_writer (void)
 {
   g_autofree char *dir = audit_test_tmpdir ();
   g_autofree char *db_path = g_build_filename (dir, "audit.db", NULL);
   gint64 total_acked = 0;
+  gint64 waited_for = 0;
 
   for (guint round = 0; round < KILL_ROUNDS; round++)
     {
@@ -224,20 +282,25 @@ test_kill_writer (void)
       LumoAuditVerifyReport report;
       gint64 before;
 
+      guint wait_for = round % 8 == 0 ? 0 : (guint) g_test_rand_int_range (1, 40);
+
       proc = spawn_writer (db_path, 0, 1 + round % 4, "killed_writer");
 
-      /* Anywhere: while it opens, while it writes, between two fsyncs. */
-      g_usleep (g_test_rand_int_range (0, 80000));
+      /* Anywhere: while it opens (no id yet), while it writes, between two
+       * fsyncs — after a random number of acknowledged ids, waited for on
+       * its output, not on a clock. */
+      out = read_acknowledged (proc, wait_for);
       g_subprocess_send_signal (proc, SIGKILL);
-      g_assert_true (g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error));
-      g_assert_no_error (error);
+      read_to_end (proc, &out);
       g_subprocess_wait (proc, NULL, NULL);
       g_assert_true (g_subprocess_get_if_signaled (proc));
 
       /* Every acknowledged id survived; the log opens and verifies; the
        * checkpoint may lag but never leads. */
       ids = parse_ids (out);
+      g_assert_cmpuint (ids->len, >=, wait_for);
       total_acked += ids->len;
+      waited_for += wait_for;
       store = lumo_audit_store_new (db_path, &error);
       g_assert_no_error (error);
       assert_all_present (store, ids);
@@ -250,6 +313,10 @@ test_kill_writer (void)
       g_assert_cmpint (audit_test_append (store, "after_kill"), ==, before + 1);
     }
 
+  /* The rounds did kill writers that had acknowledged rows: a run in which
+   * none had would prove nothing about durability. */
+  g_assert_cmpint (waited_for, >, 0);
+  g_assert_cmpint (total_acked, >=, waited_for);
   g_test_message ("acknowledged rows over all rounds: %" G_GINT64_FORMAT, total_acked);
   lumo_test_dir_remove (dir);
 }

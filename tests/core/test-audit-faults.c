@@ -2,9 +2,8 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A small SQLite VFS shim wraps the default unix VFS under its own name
- * ("lumo-fault") and fails xWrite or xSync on demand. The store is opened on
- * it through _lumo_audit_store_new_full().
+ * The fault VFS (fault-vfs.h) fails xWrite or xSync on demand. The store is
+ * opened on it through _lumo_audit_store_new_full().
  */
 #include "config.h"
 
@@ -15,298 +14,7 @@
 
 #include "audit-test-util.h"
 
-#define FAULT_VFS "lumo-fault"
-
-typedef struct
-{
-  sqlite3_file  base;
-  sqlite3_file *real;
-} FaultFile;
-
-static sqlite3_vfs *real_vfs;
-static sqlite3_vfs fault_vfs;
-static sqlite3_io_methods fault_methods;
-
-/* 0: pass through; else the SQLite error code to return. */
-static gint write_fault;
-static gint sync_fault;
-/* Writes to let through before write_fault applies. */
-static gint writes_before_fault;
-
-#define REAL(f) (((FaultFile *) (f))->real)
-
-static int
-fault_close (sqlite3_file *f)
-{
-  return REAL (f)->pMethods->xClose (REAL (f));
-}
-
-static int
-fault_read (sqlite3_file  *f,
-            void          *buf,
-            int            amt,
-            sqlite3_int64  off)
-{
-  return REAL (f)->pMethods->xRead (REAL (f), buf, amt, off);
-}
-
-static int
-fault_write (sqlite3_file  *f,
-             const void    *buf,
-             int            amt,
-             sqlite3_int64  off)
-{
-  int rc = g_atomic_int_get (&write_fault);
-
-  if (rc != 0 && g_atomic_int_add (&writes_before_fault, -1) <= 0)
-    return rc;
-
-  return REAL (f)->pMethods->xWrite (REAL (f), buf, amt, off);
-}
-
-static int
-fault_truncate (sqlite3_file  *f,
-                sqlite3_int64  size)
-{
-  return REAL (f)->pMethods->xTruncate (REAL (f), size);
-}
-
-static int
-fault_sync (sqlite3_file *f,
-            int           flags)
-{
-  int rc = g_atomic_int_get (&sync_fault);
-
-  if (rc != 0)
-    return rc;
-
-  return REAL (f)->pMethods->xSync (REAL (f), flags);
-}
-
-static int
-fault_file_size (sqlite3_file  *f,
-                 sqlite3_int64 *size)
-{
-  return REAL (f)->pMethods->xFileSize (REAL (f), size);
-}
-
-static int
-fault_lock (sqlite3_file *f,
-            int           level)
-{
-  return REAL (f)->pMethods->xLock (REAL (f), level);
-}
-
-static int
-fault_unlock (sqlite3_file *f,
-              int           level)
-{
-  return REAL (f)->pMethods->xUnlock (REAL (f), level);
-}
-
-static int
-fault_check_reserved_lock (sqlite3_file *f,
-                           int          *out)
-{
-  return REAL (f)->pMethods->xCheckReservedLock (REAL (f), out);
-}
-
-static int
-fault_file_control (sqlite3_file *f,
-                    int           op,
-                    void         *arg)
-{
-  return REAL (f)->pMethods->xFileControl (REAL (f), op, arg);
-}
-
-static int
-fault_sector_size (sqlite3_file *f)
-{
-  return REAL (f)->pMethods->xSectorSize (REAL (f));
-}
-
-static int
-fault_device_characteristics (sqlite3_file *f)
-{
-  return REAL (f)->pMethods->xDeviceCharacteristics (REAL (f));
-}
-
-static int
-fault_shm_map (sqlite3_file  *f,
-               int            page,
-               int            page_size,
-               int            extend,
-               void volatile **out)
-{
-  return REAL (f)->pMethods->xShmMap (REAL (f), page, page_size, extend, out);
-}
-
-static int
-fault_shm_lock (sqlite3_file *f,
-                int           offset,
-                int           n,
-                int           flags)
-{
-  return REAL (f)->pMethods->xShmLock (REAL (f), offset, n, flags);
-}
-
-static void
-fault_shm_barrier (sqlite3_file *f)
-{
-  REAL (f)->pMethods->xShmBarrier (REAL (f));
-}
-
-static int
-fault_shm_unmap (sqlite3_file *f,
-                 int           delete_flag)
-{
-  return REAL (f)->pMethods->xShmUnmap (REAL (f), delete_flag);
-}
-
-static int
-fault_fetch (sqlite3_file   *f,
-             sqlite3_int64   off,
-             int             amt,
-             void          **out)
-{
-  return REAL (f)->pMethods->xFetch (REAL (f), off, amt, out);
-}
-
-static int
-fault_unfetch (sqlite3_file  *f,
-               sqlite3_int64  off,
-               void          *p)
-{
-  return REAL (f)->pMethods->xUnfetch (REAL (f), off, p);
-}
-
-static int
-fault_open (sqlite3_vfs  *vfs,
-            const char   *name,
-            sqlite3_file *file,
-            int           flags,
-            int          *out_flags)
-{
-  FaultFile *ff = (FaultFile *) file;
-  int rc;
-
-  ff->real = (sqlite3_file *) (ff + 1);
-  rc = real_vfs->xOpen (real_vfs, name, ff->real, flags, out_flags);
-  ff->base.pMethods = rc == SQLITE_OK ? &fault_methods : NULL;
-
-  return rc;
-}
-
-static int
-fault_delete (sqlite3_vfs *vfs,
-              const char  *name,
-              int          sync_dir)
-{
-  return real_vfs->xDelete (real_vfs, name, sync_dir);
-}
-
-static int
-fault_access (sqlite3_vfs *vfs,
-              const char  *name,
-              int          flags,
-              int         *out)
-{
-  return real_vfs->xAccess (real_vfs, name, flags, out);
-}
-
-static int
-fault_full_pathname (sqlite3_vfs *vfs,
-                     const char  *name,
-                     int          n,
-                     char        *out)
-{
-  return real_vfs->xFullPathname (real_vfs, name, n, out);
-}
-
-static int
-fault_randomness (sqlite3_vfs *vfs,
-                  int          n,
-                  char        *out)
-{
-  return real_vfs->xRandomness (real_vfs, n, out);
-}
-
-static int
-fault_sleep (sqlite3_vfs *vfs,
-             int          us)
-{
-  return real_vfs->xSleep (real_vfs, us);
-}
-
-static int
-fault_current_time_int64 (sqlite3_vfs   *vfs,
-                          sqlite3_int64 *out)
-{
-  return real_vfs->xCurrentTimeInt64 (real_vfs, out);
-}
-
-static int
-fault_get_last_error (sqlite3_vfs *vfs,
-                      int          n,
-                      char        *out)
-{
-  return real_vfs->xGetLastError (real_vfs, n, out);
-}
-
-static void
-register_fault_vfs (void)
-{
-  real_vfs = sqlite3_vfs_find (NULL);
-  g_assert_nonnull (real_vfs);
-
-  fault_methods = (sqlite3_io_methods) {
-    .iVersion = 3,
-    .xClose = fault_close,
-    .xRead = fault_read,
-    .xWrite = fault_write,
-    .xTruncate = fault_truncate,
-    .xSync = fault_sync,
-    .xFileSize = fault_file_size,
-    .xLock = fault_lock,
-    .xUnlock = fault_unlock,
-    .xCheckReservedLock = fault_check_reserved_lock,
-    .xFileControl = fault_file_control,
-    .xSectorSize = fault_sector_size,
-    .xDeviceCharacteristics = fault_device_characteristics,
-    .xShmMap = fault_shm_map,
-    .xShmLock = fault_shm_lock,
-    .xShmBarrier = fault_shm_barrier,
-    .xShmUnmap = fault_shm_unmap,
-    .xFetch = fault_fetch,
-    .xUnfetch = fault_unfetch,
-  };
-
-  fault_vfs = (sqlite3_vfs) {
-    .iVersion = 2,
-    .szOsFile = sizeof (FaultFile) + real_vfs->szOsFile,
-    .mxPathname = real_vfs->mxPathname,
-    .zName = FAULT_VFS,
-    .xOpen = fault_open,
-    .xDelete = fault_delete,
-    .xAccess = fault_access,
-    .xFullPathname = fault_full_pathname,
-    .xDlOpen = NULL,
-    .xRandomness = fault_randomness,
-    .xSleep = fault_sleep,
-    .xCurrentTimeInt64 = fault_current_time_int64,
-    .xGetLastError = fault_get_last_error,
-  };
-  /* Never the default: only what is opened on it by name sees faults. */
-  g_assert_cmpint (sqlite3_vfs_register (&fault_vfs, 0), ==, SQLITE_OK);
-}
-
-static void
-clear_faults (void)
-{
-  g_atomic_int_set (&write_fault, 0);
-  g_atomic_int_set (&sync_fault, 0);
-  g_atomic_int_set (&writes_before_fault, 0);
-}
+#include "fault-vfs.h"
 
 typedef struct
 {
@@ -330,7 +38,7 @@ static void
 fixture_set_up (Fixture       *f,
                 gconstpointer  data)
 {
-  clear_faults ();
+  fault_vfs_clear ();
   f->dir = audit_test_tmpdir ();
   f->db_path = g_build_filename (f->dir, "audit.db", NULL);
   f->head_path = g_build_filename (f->dir, "audit.head", NULL);
@@ -344,7 +52,7 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  clear_faults ();
+  fault_vfs_clear ();
   g_clear_object (&f->store);
   lumo_test_dir_remove (f->dir);
   g_free (f->dir);
@@ -369,7 +77,7 @@ assert_clean_and_recovers (Fixture *f,
   g_assert_true (lumo_audit_store_verify (f->store, NULL, NULL, NULL, NULL, &error));
   g_assert_no_error (error);
 
-  clear_faults ();
+  fault_vfs_clear ();
   head_before = audit_test_file_checksum (f->head_path);
   id = audit_test_append (f->store, "after_fault");
   /* The chain continues right after the last good row: no gap, no ghost. */
@@ -408,7 +116,7 @@ static void
 test_disk_full_on_write (Fixture       *f,
                          gconstpointer  data)
 {
-  g_atomic_int_set (&write_fault, SQLITE_FULL);
+  g_atomic_int_set (&fault_vfs_write_fault, SQLITE_FULL);
   assert_append_fails (f, LUMO_ERROR_DB_FULL);
   assert_append_fails (f, LUMO_ERROR_DB_FULL);
   assert_clean_and_recovers (f, 5);
@@ -418,7 +126,7 @@ static void
 test_io_error_on_write (Fixture       *f,
                         gconstpointer  data)
 {
-  g_atomic_int_set (&write_fault, SQLITE_IOERR_WRITE);
+  g_atomic_int_set (&fault_vfs_write_fault, SQLITE_IOERR_WRITE);
   assert_append_fails (f, LUMO_ERROR_DB_IO);
   assert_clean_and_recovers (f, 5);
 }
@@ -427,7 +135,7 @@ static void
 test_io_error_on_sync (Fixture       *f,
                        gconstpointer  data)
 {
-  g_atomic_int_set (&sync_fault, SQLITE_IOERR_FSYNC);
+  g_atomic_int_set (&fault_vfs_sync_fault, SQLITE_IOERR_FSYNC);
   assert_append_fails (f, LUMO_ERROR_DB_IO);
   assert_clean_and_recovers (f, 5);
 }
@@ -436,7 +144,7 @@ static void
 test_disk_full_on_sync (Fixture       *f,
                         gconstpointer  data)
 {
-  g_atomic_int_set (&sync_fault, SQLITE_FULL);
+  g_atomic_int_set (&fault_vfs_sync_fault, SQLITE_FULL);
   assert_append_fails (f, LUMO_ERROR_DB_FULL);
   assert_clean_and_recovers (f, 5);
 }
@@ -457,8 +165,8 @@ test_fault_mid_import (Fixture       *f,
     }
 
   /* Some pages get out (the cache spills), then the disk is full. */
-  g_atomic_int_set (&writes_before_fault, 50);
-  g_atomic_int_set (&write_fault, SQLITE_FULL);
+  g_atomic_int_set (&fault_vfs_writes_before, 50);
+  g_atomic_int_set (&fault_vfs_write_fault, SQLITE_FULL);
   g_assert_false (lumo_audit_store_import (f->store, (LumoAuditImportRecord *) records->data,
                                            records->len, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB_FULL);
@@ -472,10 +180,10 @@ test_fault_on_result (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoAuditRow) row = NULL;
 
-  g_atomic_int_set (&sync_fault, SQLITE_IOERR_FSYNC);
+  g_atomic_int_set (&fault_vfs_sync_fault, SQLITE_IOERR_FSYNC);
   g_assert_false (lumo_audit_store_set_result (f->store, 3, FALSE, "during_fault", &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO);
-  clear_faults ();
+  fault_vfs_clear ();
   g_clear_error (&error);
 
   row = lumo_audit_store_get_row (f->store, 3, &error);
@@ -522,7 +230,7 @@ test_fault_fails_whole_batch (Fixture       *f,
 
   /* Every caller of a failed group commit learns of it: none is told
    * "durable" for a row that is not. */
-  g_atomic_int_set (&write_fault, SQLITE_FULL);
+  g_atomic_int_set (&fault_vfs_write_fault, SQLITE_FULL);
   for (guint i = 0; i < 16; i++)
     lumo_audit_store_append_async (f->store, &r, NULL, on_appended_cb, &b);
   g_main_loop_run (loop);
@@ -555,7 +263,7 @@ test_failed_sync_then_crash (void)
 
       store = open_on_fault_vfs (db_path);
       audit_test_append (store, "before_crash");
-      g_atomic_int_set (&sync_fault, SQLITE_IOERR_FSYNC);
+      g_atomic_int_set (&fault_vfs_sync_fault, SQLITE_IOERR_FSYNC);
       g_assert_cmpint (lumo_audit_store_append (store, &r, &error), ==, 0);
       g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO);
       _exit (0);
@@ -583,7 +291,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
-  register_fault_vfs ();
+  fault_vfs_register ();
 
 #define ADD(name, func) \
   g_test_add ("/audit-faults/" name, Fixture, NULL, fixture_set_up, func, fixture_tear_down)

@@ -438,6 +438,9 @@ typedef struct
 {
   LumoAuditStore *store;
   guint           n;
+  GMutex          lock;
+  GCond           cond;
+  guint           appended;   /* under lock */
 } AdderData;
 
 static gpointer
@@ -446,9 +449,31 @@ adder_thread (gpointer data)
   AdderData *ad = data;
 
   for (guint i = 0; i < ad->n; i++)
-    audit_test_append (ad->store, i % 2 ? "page_tool_odd" : "page_tool_even");
+    {
+      audit_test_append (ad->store, i % 2 ? "page_tool_odd" : "page_tool_even");
+      g_mutex_lock (&ad->lock);
+      ad->appended++;
+      g_cond_signal (&ad->cond);
+      g_mutex_unlock (&ad->lock);
+    }
 
   return NULL;
+}
+
+/* Until the adder has appended past @seen (or is done): so every page is
+ * read with rows added since the one before. */
+static guint
+wait_for_append (AdderData *ad,
+                 guint      seen)
+{
+  guint now;
+
+  g_mutex_lock (&ad->lock);
+  while (ad->appended <= seen && ad->appended < ad->n)
+    g_cond_wait (&ad->cond, &ad->lock);
+  now = ad->appended;
+  g_mutex_unlock (&ad->lock);
+  return now;
 }
 
 /* Pages while another thread appends: every row that existed when the
@@ -466,6 +491,10 @@ check_paging_while_adding (LumoAuditStore *store,
   AdderData ad = { store, 120 };
   GThread *thread;
   gint64 before = 0, top = 0;
+  guint appended = 0;
+
+  g_mutex_init (&ad.lock);
+  g_cond_init (&ad.cond);
 
   thread = g_thread_new ("adder", adder_thread, &ad);
 
@@ -488,10 +517,12 @@ check_paging_while_adding (LumoAuditStore *store,
         }
       if (page->len < 37)
         break;
-      g_usleep (500);
+      appended = wait_for_append (&ad, appended);
     }
 
   g_thread_join (thread);
+  g_mutex_clear (&ad.lock);
+  g_cond_clear (&ad.cond);
 
   /* No gaps: every matching id from the newest of the first page down. */
   g_assert_cmpint (ids->len, >, 0);

@@ -246,8 +246,10 @@ test_sessions (void)
   g_signal_connect (env->backend, "provider-connected", G_CALLBACK (on_provider_connected_cb), &watch);
   g_signal_connect (env->backend, "provider-disconnected", G_CALLBACK (on_provider_disconnected_cb), &watch);
 
-  /* No session that said hello: no port. */
+  /* No session that said hello: no port, and a push names none. */
   quiet = _lumo_backend_add_detached_session (env->backend, TEST_PROVIDER_ID);
+  bridge_detached_send (quiet, "{\"type\":\"agentClose\",\"port\":\"a1\",\"reason\":\"\",\"id\":3}");
+  bridge_detached_expect (quiet, "{\"type\":\"error\",\"re\":null,\"code\":\"hello_required\"}");
   none = lumo_backend_open_agent_port (env->backend, TEST_PROVIDER_ID, TEST_AGENT_ID, "Claude Code", &error);
   g_assert_null (none);
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE);
@@ -430,6 +432,51 @@ test_authorize_port (void)
   bridge_test_env_free (env);
 }
 
+/* What the app sends is held to the provider's rules; the shared fixtures
+ * (messages-agent-*.json) hold the full table, these the rules of names
+ * and port ids the app itself relies on. */
+static void
+test_app_messages (void)
+{
+  static const struct { const char *json; const char *field; } cases[] = {
+    { "{\"type\":\"agentOpen\",\"id\":\"app-1\",\"port\":\"a1\","
+      "\"caller\":{\"id\":\"" TEST_AGENT_ID "\",\"name\":\"Claude Code\",\"kind\":\"agent\"}}", NULL },
+    { "{\"type\":\"agentOpen\",\"id\":\"app-1\",\"port\":\"a1\","
+      "\"caller\":{\"id\":\"" TEST_AGENT_ID "\",\"name\":\"\\u0007\\u202e\\n\",\"kind\":\"agent\"}}", "caller.name" },
+    { "{\"type\":\"agentOpen\",\"id\":\"app-1\",\"port\":\"a.1\","
+      "\"caller\":{\"id\":\"" TEST_AGENT_ID "\",\"name\":\"Claude Code\",\"kind\":\"agent\"}}", "port" },
+    { "{\"type\":\"agentOpen\",\"id\":\"app-1\",\"port\":\"a1\","
+      "\"caller\":{\"id\":\"" TEST_AGENT_ID "\",\"name\":\"Claude Code\",\"kind\":\"extension\"}}", "caller.kind" },
+    { "{\"type\":\"agentMessage\",\"port\":\"a1\",\"message\":{\"jsonrpc\":\"1.0\",\"method\":\"ping\"}}", "message" },
+    { "{\"type\":\"agentClose\",\"port\":\"a1\"}", "reason" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) object = jsonrpc (cases[i].json);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *field = NULL;
+      gboolean ok = lumo_bridge_validate_app_message (object, &field, &error);
+
+      g_assert_cmpint (ok, ==, cases[i].field == NULL);
+      g_assert_cmpstr (field, ==, cases[i].field);
+    }
+
+  /* The builder cuts a long reason on a character boundary, within the
+   * bound the provider checks. */
+  {
+    g_autoptr(GString) reason = g_string_new (NULL);
+    g_autoptr(JsonObject) close = NULL;
+    g_autofree char *field = NULL;
+
+    for (guint i = 0; i < 300; i++)
+      g_string_append (reason, "é");
+    close = lumo_bridge_build_agent_close ("a1", reason->str);
+    g_assert_true (lumo_bridge_validate_app_message (close, &field, NULL));
+    g_assert_cmpuint (strlen (json_object_get_string_member (close, "reason")), ==, LUMO_BRIDGE_MAX_REASON_LEN);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -441,6 +488,7 @@ main (int   argc,
   g_test_add_func ("/bridge-agents/sessions", test_sessions);
   g_test_add_func ("/bridge-agents/port-limit", test_port_limit);
   g_test_add_func ("/bridge-agents/authorize-port", test_authorize_port);
+  g_test_add_func ("/bridge-agents/app-messages", test_app_messages);
 
   return g_test_run ();
 }

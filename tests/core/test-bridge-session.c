@@ -9,10 +9,14 @@
  */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 
 
+#include <sqlite3.h>
+
+#include "lumo-audit-private.h"
 #include "lumo-audit-store.h"
 #include "lumo-bridge-session-private.h"
 #include "lumo-error.h"
@@ -21,6 +25,7 @@
 #include "lumo-tool-registry.h"
 
 #include "bridge-test-peer.h"
+#include "fault-vfs.h"
 
 #define HASH "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
@@ -237,6 +242,322 @@ test_writes_audited (void)
             g_assert_cmpstr (lumo_audit_row_get_reason (row), ==, "not_authorized");
         }
     }
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+/* A caller's name is display text: a newline or a bidi override in it is
+ * cleaned where the message is parsed, so the name neither breaks the
+ * write (the audit log refuses control characters: every write of such a
+ * caller used to fail as audit_failed) nor reaches a row as sent. */
+static void
+test_names_are_display_text (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(LumoCallerInfo) caller = NULL;
+  g_autoptr(LumoProviderInfo) provider = NULL;
+
+  setup_provider (env, TRUE, FALSE);
+  peer_send (peer, "{\"type\":\"hello\",\"id\":1,\"bridge\":1,"
+                   "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo\\nUserscripts\\u202e\","
+                   "\"version\":\"1.0.1\"},"
+                   "\"tools\":[{\"name\":\"save_script\",\"title\":\"Save\\u2066 it\\r\",\"write\":true}]}");
+  peer_expect (peer, "{\"type\":\"hello.result\",\"re\":1}");
+  provider = lumo_policy_get_provider (env->policy, TEST_PROVIDER_ID, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (provider->display_name, ==, "Lumo Userscripts");
+  g_assert_cmpstr (lumo_catalogue_find (only_session (env)->catalogue,
+                                        "save_script")->title, ==, "Save it");
+
+  peer_send (peer, "{\"type\":\"probe\",\"id\":2,\"caller\":{\"id\":\"" TEST_CALLER_ID "\","
+                   "\"name\":\"Evil\\nAgent\\u202e\\u0007\"}}");
+  peer_expect (peer, "{\"type\":\"probe.result\",\"re\":2,\"status\":{\"pendingApproval\":true}}");
+  caller = lumo_policy_get_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (caller->display_name, ==, "Evil Agent");
+
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_expect (peer, "{\"type\":\"policy\",\"revoked\":[]}");
+
+  peer_authorize (peer,
+                  "{\"type\":\"authorize\",\"id\":3,\"caller\":{\"id\":\"" TEST_CALLER_ID "\","
+                  "\"name\":\"Evil\\nAgent\\u202e\\u0007\"},\"tool\":\"save_script\",\"write\":true,"
+                  "\"paramsHash\":\"" HASH "\",\"preview\":{}}",
+                  "{\"re\":3,\"allow\":true,\"auditId\":\"<any>\"}");
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_assert_cmpstr (lumo_audit_row_get_caller_name (g_ptr_array_index (rows, 0)), ==, "Evil Agent");
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+/* The bounds of one session that a provider (or agents through it) could
+ * otherwise grow without end: new pending callers per minute, and open
+ * ports. Over a bound the request gets a clear `busy` and nothing grows. */
+static void
+test_bounds (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
+  guint id = 100;
+
+  setup_provider (env, TRUE, FALSE);
+  peer_hello (peer);
+
+  for (guint i = 0; i <= LUMO_POLICY_MAX_NEW_PENDING; i++)
+    {
+      g_autofree char *probe = NULL;
+      char caller[LUMO_EXTENSION_ID_LEN + 1];
+
+      for (guint j = 0; j < LUMO_EXTENSION_ID_LEN; j++)
+        caller[j] = 'a' + ((i >> ((j % 8) * 4)) & 0xf);
+      caller[LUMO_EXTENSION_ID_LEN] = '\0';
+      probe = g_strdup_printf ("{\"type\":\"probe\",\"id\":%u,\"caller\":{\"id\":\"%s\"}}", ++id, caller);
+      peer_send (peer, probe);
+      if (i < LUMO_POLICY_MAX_NEW_PENDING)
+        {
+          g_autofree char *expected =
+            g_strdup_printf ("{\"type\":\"probe.result\",\"re\":%u,\"status\":{\"pendingApproval\":true}}", id);
+
+          peer_expect (peer, expected);
+        }
+      else
+        {
+          g_autofree char *expected =
+            g_strdup_printf ("{\"type\":\"error\",\"re\":%u,\"code\":\"busy\",\"field\":\"caller.id\"}", id);
+
+          peer_expect (peer, expected);
+        }
+    }
+  callers = lumo_policy_list_callers (env->policy, TEST_PROVIDER_ID, LUMO_CALLER_STATE_ANY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (callers->len, ==, LUMO_POLICY_MAX_NEW_PENDING);
+
+  /* Ports: 256 open, the 257th refused; a known one may be reported
+   * again, and closing one makes room. */
+  for (guint i = 0; i <= LUMO_BRIDGE_MAX_PORTS; i++)
+    {
+      g_autofree char *port = g_strdup_printf ("{\"type\":\"port\",\"id\":%u,\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
+                                               "\"port\":\"p%u\",\"state\":\"open\"}", ++id, i);
+      g_autofree char *expected = i < LUMO_BRIDGE_MAX_PORTS
+        ? g_strdup_printf ("{\"type\":\"port.result\",\"re\":%u}", id)
+        : g_strdup_printf ("{\"type\":\"error\",\"re\":%u,\"code\":\"busy\"}", id);
+
+      peer_send (peer, port);
+      peer_expect (peer, expected);
+    }
+  g_assert_cmpuint (only_session (env)->ports->len, ==, LUMO_BRIDGE_MAX_PORTS);
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"again\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
+                   "\"port\":\"p0\",\"state\":\"open\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"again\"}");
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"close\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
+                   "\"port\":\"p0\",\"state\":\"closed\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"close\"}");
+  peer_send (peer, "{\"type\":\"port\",\"id\":\"new\",\"caller\":{\"id\":\"" TEST_CALLER_ID "\"},"
+                   "\"port\":\"p-new\",\"state\":\"open\"}");
+  peer_expect (peer, "{\"type\":\"port.result\",\"re\":\"new\"}");
+  g_assert_cmpuint (only_session (env)->ports->len, ==, LUMO_BRIDGE_MAX_PORTS);
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+static gint64
+restart_clock (gpointer user_data)
+{
+  return *(gint64 *) user_data;
+}
+
+static void
+append_write (LumoAuditStore    *store,
+              const char        *caller,
+              gint64             time_us,
+              LumoAuditDecision  decision)
+{
+  g_autoptr(GError) error = NULL;
+  LumoAuditRecord record = {
+    .time_us = time_us,
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = caller,
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .params_sha256 = HASH,
+    .decision = decision,
+    .reason = decision == LUMO_AUDIT_DECISION_ALLOW ? NULL : "writes_off",
+  };
+
+  g_assert_cmpint (lumo_audit_store_append (store, &record, &error), >, 0);
+  g_assert_no_error (error);
+}
+
+/* The write limit survives a restart: the new process rebuilds each
+ * caller's window from the audit log's allowed writes of the last minute. */
+static void
+test_rate_window_survives_restart (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = lumo_test_dir_new ("restart");
+  g_autoptr(LumoBackend) before = NULL;
+  g_autoptr(LumoBackend) after = NULL;
+  LumoPolicyDecision decision;
+  gint64 real_now = g_get_real_time ();
+  gint64 clock = G_GINT64_CONSTANT (5000) * G_USEC_PER_SEC;
+
+  g_assert_no_error (error);
+  before = lumo_backend_new_for_data_dir (dir, &error);
+  g_assert_no_error (error);
+  lumo_policy_add_provider (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES, TRUE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_set_switch (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, FALSE,
+                          LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (lumo_backend_get_policy (before), TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  lumo_policy_allow_caller (lumo_backend_get_policy (before), TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+
+  /* 30 allowed writes in the last 50 s; older or denied ones count not. */
+  append_write (lumo_backend_get_audit_store (before), TEST_CALLER_ID, real_now - (gint64) 70 * G_USEC_PER_SEC,
+                LUMO_AUDIT_DECISION_ALLOW);
+  for (guint i = 0; i < LUMO_RATE_LIMIT_WRITES; i++)
+    append_write (lumo_backend_get_audit_store (before), TEST_CALLER_ID,
+                  real_now - (gint64) (50 - i) * G_USEC_PER_SEC, LUMO_AUDIT_DECISION_ALLOW);
+  append_write (lumo_backend_get_audit_store (before), TEST_CALLER2_ID, real_now - G_USEC_PER_SEC,
+                LUMO_AUDIT_DECISION_DENY);
+  g_object_run_dispose (G_OBJECT (before));
+  g_clear_object (&before);
+  lumo_test_drain ();
+
+  /* The app starts again. */
+  after = lumo_backend_new_for_data_dir (dir, &error);
+  g_assert_no_error (error);
+  lumo_backend_set_clock (after, restart_clock, &clock);
+  g_assert_true (lumo_backend_restore_rate_windows (after, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                        "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
+  g_assert_false (decision.allowed);
+  g_assert_cmpint (decision.reason, ==, LUMO_DENY_REASON_RATE_LIMITED);
+  /* The oldest of the 30 was ~50 s ago: about 10 s until a slot frees. */
+  g_assert_cmpint (decision.retry_after_us, >, 5 * G_USEC_PER_SEC);
+  g_assert_cmpint (decision.retry_after_us, <=, 10 * G_USEC_PER_SEC);
+
+  /* The other caller had no allowed write: its window is empty. */
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), TEST_PROVIDER_ID, TEST_CALLER2_ID,
+                                        "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
+  g_assert_true (decision.allowed);
+
+  /* And the window still slides: once the oldest expired, one more. */
+  clock += 11 * G_USEC_PER_SEC;
+  g_assert_true (lumo_policy_authorize (lumo_backend_get_policy (after), TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                        "userscripts.save_script", TRUE, NULL, HASH, &decision, &error));
+  g_assert_true (decision.allowed);
+
+  g_object_run_dispose (G_OBJECT (after));
+  g_clear_object (&after);
+  lumo_test_drain ();
+  lumo_test_dir_remove (dir);
+}
+
+/* A backend whose audit store sits on the fault VFS. */
+static BridgeTestEnv *
+env_on_fault_vfs (void)
+{
+  BridgeTestEnv *env = g_new0 (BridgeTestEnv, 1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoPolicy) policy = NULL;
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(LumoReviewQueue) queue = lumo_review_queue_new ();
+  g_autofree char *policy_path = NULL;
+  g_autofree char *audit_path = NULL;
+
+  env->dir = lumo_test_dir_new ("bridge-fault");
+  policy_path = g_build_filename (env->dir, "policy.db", NULL);
+  audit_path = g_build_filename (env->dir, "audit.db", NULL);
+  policy = lumo_policy_new (policy_path, &error);
+  g_assert_no_error (error);
+  store = _lumo_audit_store_new_full (audit_path, NULL, NULL, FAULT_VFS, &error);
+  g_assert_no_error (error);
+  env->backend = lumo_backend_new (policy, store, queue);
+  env->policy = lumo_backend_get_policy (env->backend);
+  env->now = 1000 * G_USEC_PER_SEC;
+  lumo_backend_set_clock (env->backend, restart_clock, &env->now);
+  lumo_backend_set_app_version (env->backend, "0.1.0-test");
+  return env;
+}
+
+static JsonObject *
+authorize_answer (Peer       *peer,
+                  const char *request)
+{
+  JsonObject *answer;
+
+  peer_send (peer, request);
+  answer = peer_recv (peer);
+  g_assert_nonnull (answer);
+  g_assert_cmpstr (json_object_get_string_member (answer, "type"), ==, "authorize.result");
+  return answer;
+}
+
+/* The disk is full or the log cannot be written: a write that the policy
+ * allowed is denied with audit_failed, never allowed unaudited; a denial
+ * stays the denial it was; and once the store can write again, so can the
+ * caller. Through the real session, on the fault VFS. */
+static void
+test_audit_failed (void)
+{
+  BridgeTestEnv *env = env_on_fault_vfs ();
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autofree char *w1 = write_request (10, TEST_CALLER_ID);
+  g_autofree char *w2 = write_request (11, TEST_CALLER2_ID);
+  g_autofree char *w3 = write_request (12, TEST_CALLER_ID);
+  const int faults[] = { SQLITE_FULL, SQLITE_IOERR_WRITE };
+
+  setup_provider (env, TRUE, FALSE);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  for (guint i = 0; i < G_N_ELEMENTS (faults); i++)
+    {
+      g_autoptr(JsonObject) allowed = NULL;
+      g_autoptr(JsonObject) denied = NULL;
+
+      g_atomic_int_set (&fault_vfs_write_fault, faults[i]);
+      g_test_expect_message ("lumo-bridge-session", G_LOG_LEVEL_WARNING, "Cannot record a write*");
+      allowed = authorize_answer (peer, w1);
+      g_test_assert_expected_messages ();
+      g_assert_false (json_object_get_boolean_member (allowed, "allow"));
+      g_assert_cmpstr (json_object_get_string_member (allowed, "reason"), ==, "audit_failed");
+      g_assert_false (json_object_has_member (allowed, "auditId"));
+
+      /* Not allowed anyway: the answer keeps its own reason. */
+      g_test_expect_message ("lumo-bridge-session", G_LOG_LEVEL_WARNING, "Cannot record a write*");
+      denied = authorize_answer (peer, w2);
+      g_test_assert_expected_messages ();
+      g_assert_false (json_object_get_boolean_member (denied, "allow"));
+      g_assert_cmpstr (json_object_get_string_member (denied, "reason"), ==, "not_authorized");
+      g_assert_false (json_object_has_member (denied, "auditId"));
+      fault_vfs_clear ();
+    }
+
+  /* Nothing of the failed rows remains; the store writes again. */
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 0);
+  peer_authorize (peer, w3, "{\"re\":12,\"allow\":true,\"auditId\":\"<any>\"}");
+  g_clear_pointer (&rows, g_ptr_array_unref);
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 1);
 
   peer_free (peer);
   bridge_test_env_free (env);
@@ -853,11 +1174,16 @@ main (int   argc,
   /* Writing to a session the app has closed is EPIPE, not death; the app
    * itself ignores SIGPIPE as every GDBus process does. */
   signal (SIGPIPE, SIG_IGN);
+  fault_vfs_register ();
 
   g_test_add_func ("/bridge-session/hello-probe-allow", test_hello_probe_allow);
   g_test_add_func ("/bridge-session/bad-origin", test_bad_origin);
   g_test_add_func ("/bridge-session/writes-audited", test_writes_audited);
+  g_test_add_func ("/bridge-session/names-are-display-text", test_names_are_display_text);
+  g_test_add_func ("/bridge-session/bounds", test_bounds);
   g_test_add_func ("/bridge-session/rate-limit", test_rate_limit);
+  g_test_add_func ("/bridge-session/audit-failed", test_audit_failed);
+  g_test_add_func ("/bridge-session/rate-window-survives-restart", test_rate_window_survives_restart);
   g_test_add_func ("/bridge-session/review", test_review);
   g_test_add_func ("/bridge-session/close-cancels-and-closes-ports", test_close_cancels_and_closes_ports);
   g_test_add_func ("/bridge-session/revoke-push", test_revoke_push);

@@ -7,8 +7,16 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lumo-audit-store.h"
+#include "lumo-backend.h"
 #include "lumo-db.h"
 #include "lumo-error.h"
+#include "lumo-paths.h"
+#include "lumo-policy.h"
 #include "lumo-test.h"
 
 static const LumoMigration migrations[] = {
@@ -362,6 +370,129 @@ test_error_codes (void)
   g_assert_cmpint (lumo_db_error_code (SQLITE_CONSTRAINT), ==, LUMO_ERROR_DB);
 }
 
+static guint
+file_mode (const char *path)
+{
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0)
+    g_error ("%s: %s", path, g_strerror (errno));
+  return st.st_mode & 07777;
+}
+
+/* The database and its -wal and -shm files are 0600 from the start, with
+ * the usual umask 022 (SQLite gives the -wal and -shm files the mode of
+ * the database file). */
+static void
+test_files_private (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *wal = g_strconcat (f->path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (f->path, "-shm", NULL);
+  mode_t old_umask = umask (022);
+  sqlite3 *db;
+
+  db = lumo_db_open (f->path, LUMO_DB_FLAGS_NONE, migrations, G_N_ELEMENTS (migrations), &error);
+  g_assert_no_error (error);
+  g_assert_true (lumo_db_exec (db, "INSERT INTO a (v) VALUES ('x')", &error));
+  g_assert_true (g_file_test (wal, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (file_mode (f->path), ==, 0600);
+  g_assert_cmpuint (file_mode (wal), ==, 0600);
+  g_assert_cmpuint (file_mode (shm), ==, 0600);
+  lumo_db_close (db);
+
+  /* A file an older version left 0644 is tightened when opened. */
+  g_assert_cmpint (g_chmod (f->path, 0644), ==, 0);
+  db = lumo_db_open (f->path, LUMO_DB_FLAGS_NONE, migrations, G_N_ELEMENTS (migrations), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (file_mode (f->path), ==, 0600);
+  lumo_db_close (db);
+
+  umask (old_umask);
+}
+
+/* The data directory is 0700, made so if it was not, and the app says why
+ * when it cannot be. */
+static void
+test_private_dir (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *made = g_build_filename (f->dir, "made", NULL);
+  g_autofree char *open_dir = g_build_filename (f->dir, "open", NULL);
+  mode_t old_umask = umask (022);
+
+  g_assert_true (lumo_paths_ensure_private_dir (made, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (file_mode (made), ==, 0700);
+
+  g_assert_cmpint (g_mkdir (open_dir, 0755), ==, 0);
+  g_assert_true (lumo_paths_ensure_private_dir (open_dir, &error));
+  g_assert_cmpuint (file_mode (open_dir), ==, 0700);
+
+  /* A file where the directory should be. */
+  g_assert_true (g_file_set_contents (f->path, "", 0, NULL));
+  g_assert_false (lumo_paths_ensure_private_dir (f->path, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, f->path));
+  g_clear_error (&error);
+
+  /* Not ours: / is root's (unless the test runs as root, where chmod
+   * would succeed, so only the message is checked there). */
+  if (geteuid () != 0)
+    {
+      g_assert_false (lumo_paths_ensure_private_dir ("/", &error));
+      g_assert_error (error, LUMO_ERROR, LUMO_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, "cannot be made private"));
+    }
+
+  umask (old_umask);
+}
+
+/* Everything the backend creates in a fresh data directory. */
+static void
+test_data_dir_private (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *data_dir = g_build_filename (f->dir, "data", NULL);
+  const char *files[] = { "policy.db", "policy.db-wal", "policy.db-shm",
+                          "audit.db", "audit.db-wal", "audit.db-shm", "audit.key", "audit.head" };
+  mode_t old_umask = umask (022);
+  g_autoptr(LumoBackend) backend = NULL;
+  LumoAuditRecord record = {
+    .provider_id = "abcdefghijklmnopabcdefghijklmnop",
+    .caller_id = "ponmlkjihgfedcbaponmlkjihgfedcba",
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .params_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    .decision = LUMO_AUDIT_DECISION_ALLOW,
+  };
+
+  g_assert_cmpint (g_mkdir (data_dir, 0755), ==, 0);
+  backend = lumo_backend_new_for_data_dir (data_dir, &error);
+  g_assert_no_error (error);
+  lumo_policy_add_provider (lumo_backend_get_policy (backend), record.provider_id,
+                            LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (lumo_audit_store_append (lumo_backend_get_audit_store (backend), &record, &error), >, 0);
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (file_mode (data_dir), ==, 0700);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (data_dir, files[i], NULL);
+
+      if (file_mode (path) != 0600)
+        g_error ("%s is %04o, not 0600", files[i], file_mode (path));
+    }
+
+  g_clear_object (&backend);
+  lumo_test_dir_remove (data_dir);
+  umask (old_umask);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -378,6 +509,9 @@ main (int   argc,
   ADD ("/db/damaged-untouched", test_damaged_untouched);
   ADD ("/db/read-only", test_read_only);
   ADD ("/db/transactions", test_transactions);
+  ADD ("/db/files-private", test_files_private);
+  ADD ("/db/private-dir", test_private_dir);
+  ADD ("/db/data-dir-private", test_data_dir_private);
 #undef ADD
   g_test_add_func ("/db/error-codes", test_error_codes);
 

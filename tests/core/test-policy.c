@@ -131,7 +131,7 @@ test_unknown_caller_pending (LumoTestPolicy *f,
   caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_no_error (error);
   g_assert_cmpint (caller->state, ==, LUMO_CALLER_STATE_PENDING);
-  g_assert_cmpstr (caller->display_name, ==, "Lumo  Agent");
+  g_assert_cmpstr (caller->display_name, ==, "Lumo Agent");
   g_assert_cmpuint (caller->probe_count, ==, 1);
 
   /* A second probe counts, but is not a new request. */
@@ -142,7 +142,7 @@ test_unknown_caller_pending (LumoTestPolicy *f,
   g_clear_pointer (&caller, lumo_caller_info_free);
   caller = lumo_policy_get_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, &error);
   g_assert_cmpuint (caller->probe_count, ==, 2);
-  g_assert_cmpstr (caller->display_name, ==, "Lumo  Agent");
+  g_assert_cmpstr (caller->display_name, ==, "Lumo Agent");
 
   pending = lumo_policy_list_callers (f->policy, TEST_PROVIDER_ID, LUMO_CALLER_STATE_PENDING,
                                       &error);
@@ -151,6 +151,70 @@ test_unknown_caller_pending (LumoTestPolicy *f,
 
   /* A pending caller may not call tools. */
   g_assert_cmpint (lumo_test_policy_read (f, TEST_CALLER_ID), ==, LUMO_DENY_REASON_PENDING);
+}
+
+/* An extension ID made of @n: 32 letters a–p. */
+static void
+fill_id (char   id[LUMO_EXTENSION_ID_LEN + 1],
+         guint  n)
+{
+  for (guint i = 0; i < LUMO_EXTENSION_ID_LEN; i++)
+    id[i] = 'a' + ((n >> ((i % 8) * 4)) & 0xf);
+  id[LUMO_EXTENSION_ID_LEN] = '\0';
+}
+
+/* A flood of fresh extension IDs: past the bound a new caller is refused,
+ * and nothing of it is recorded, announced or counted. */
+static void
+test_pending_flood (LumoTestPolicy *f,
+                    gconstpointer   data)
+{
+  g_autoptr(GPtrArray) callers = NULL;
+  g_autoptr(GError) error = NULL;
+  char id[LUMO_EXTENSION_ID_LEN + 1];
+  LumoPolicyStatus status;
+  guint n_pending = 0;
+
+  lumo_test_policy_register (f);
+  g_ptr_array_set_size (f->events, 0);
+
+  for (guint i = 0; i < LUMO_POLICY_MAX_NEW_PENDING; i++)
+    {
+      fill_id (id, i);
+      g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, id, "Agent", &status, &error));
+      g_assert_no_error (error);
+      g_assert_true (status.pending_approval);
+      f->now += G_USEC_PER_SEC;
+    }
+
+  fill_id (id, 1000);
+  g_assert_false (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, id, "One too many", &status, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED);
+  g_assert_false (status.pending_approval);
+  g_clear_error (&error);
+
+  for (guint i = 0; i < f->events->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (f->events, i), "caller-pending:"))
+      n_pending++;
+  g_assert_cmpuint (n_pending, ==, LUMO_POLICY_MAX_NEW_PENDING);
+  callers = lumo_policy_list_callers (f->policy, TEST_PROVIDER_ID, LUMO_CALLER_STATE_ANY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (callers->len, ==, LUMO_POLICY_MAX_NEW_PENDING);
+
+  /* A caller it knows already is still answered. */
+  fill_id (id, 0);
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, id, NULL, &status, &error));
+  g_assert_true (status.pending_approval);
+
+  /* The window slides: a minute after the first, one more may ask. */
+  f->now += LUMO_POLICY_NEW_PENDING_WINDOW_US - LUMO_POLICY_MAX_NEW_PENDING * G_USEC_PER_SEC;
+  fill_id (id, 1000);
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, id, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (status.pending_approval);
+  fill_id (id, 1001);
+  g_assert_false (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, id, NULL, &status, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED);
 }
 
 static void
@@ -863,6 +927,7 @@ main (int   argc,
   lumo_test_policy_add ("/policy/defaults", test_defaults);
   lumo_test_policy_add ("/policy/probe/unknown-caller-pending", test_unknown_caller_pending);
   lumo_test_policy_add ("/policy/probe/unknown-provider", test_probe_unknown_provider);
+  lumo_test_policy_add ("/policy/probe/pending-flood", test_pending_flood);
   lumo_test_policy_add ("/policy/callers/approve-deny-forget", test_approve_deny_forget);
   lumo_test_policy_add ("/policy/decision/order", test_decision_order);
   lumo_test_policy_add ("/policy/decision/rate-limit-clock", test_rate_limit_clock);

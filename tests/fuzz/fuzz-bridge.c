@@ -16,10 +16,14 @@
  *
  * Oracles beyond the sanitizers: everything the app sends must pass
  * lumo_bridge_validate_app_message(), the in-flight count never passes its
- * cap, and every request is answered once the reviews are decided; what a
- * virtual port delivers and what an agent's session tells the agent is a
- * JSON-RPC object, and the agent's initialize gets exactly one answer by
- * the time the provider's session is gone.
+ * cap, and every request is answered once the reviews are decided. Names
+ * are display text wherever they land (a new pending caller, a review
+ * waiting), every preview a reviewer would see formats to display text,
+ * and no input makes more than LUMO_POLICY_MAX_NEW_PENDING new callers
+ * pending within the window. What a virtual port delivers and what an
+ * agent's session tells the agent is a JSON-RPC object, and the agent's
+ * initialize gets exactly one answer by the time the provider's session
+ * is gone.
  */
 #include "config.h"
 
@@ -32,6 +36,7 @@
 #include "lumo-gateway.h"
 #include "lumo-frame.h"
 #include "lumo-policy.h"
+#include "lumo-preview.h"
 #include "lumo-review-queue.h"
 #include "lumo-test.h"
 
@@ -48,6 +53,7 @@ enum {
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 static char *data_dir;
+static guint new_pending;   /* ::caller-pending of this input */
 static LumoBackend *backend;
 static LumoGateway *gateway;
 static char *agent_id;
@@ -64,6 +70,68 @@ remove_data_dir (void)
 {
   if (data_dir != NULL)
     lumo_test_dir_remove (data_dir);
+}
+
+/* Text a row or a notification may show: UTF-8 with no control, line or
+ * paragraph separator or bidi control; @lines allows '\n' between rows. */
+static void
+assert_display_text (const char *what,
+                     const char *text,
+                     gboolean    lines)
+{
+  if (text == NULL)
+    return;
+  if (!g_utf8_validate (text, -1, NULL))
+    g_error ("%s is not UTF-8", what);
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (lines && c == '\n')
+        continue;
+      if (g_unichar_iscntrl (c) || c == 0x061c || c == 0x200e || c == 0x200f ||
+          (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
+        g_error ("%s holds U+%04X: %s", what, c, text);
+    }
+}
+
+static void
+on_caller_pending_cb (LumoPolicy *policy,
+                      const char *provider_id,
+                      const char *caller_id,
+                      gpointer    user_data)
+{
+  g_autoptr(LumoCallerInfo) info = lumo_policy_get_caller (policy, provider_id, caller_id, NULL);
+
+  new_pending++;
+  g_assert_true (lumo_is_extension_id (caller_id));
+  if (info != NULL)
+    assert_display_text ("A pending caller's name", info->display_name, FALSE);
+}
+
+/* What the Requests page and the notification would show of each review. */
+static void
+check_reviews (void)
+{
+  LumoReviewQueue *queue = lumo_backend_get_review_queue (backend);
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (queue)); i++)
+    {
+      g_autoptr(LumoReviewRequest) request = g_list_model_get_item (G_LIST_MODEL (queue), i);
+      g_autoptr(GPtrArray) fields = lumo_preview_format (lumo_review_request_get_preview (request), NULL);
+      g_autofree char *text = lumo_preview_to_text (lumo_review_request_get_preview (request));
+
+      assert_display_text ("A review's caller name", lumo_review_request_get_caller_name (request), FALSE);
+      for (guint j = 0; j < fields->len; j++)
+        {
+          const LumoPreviewField *field = g_ptr_array_index (fields, j);
+
+          assert_display_text ("A preview label", field->label, FALSE);
+          assert_display_text ("A preview value", field->value, FALSE);
+        }
+      assert_display_text ("A preview's text", text, TRUE);
+    }
 }
 
 static void
@@ -87,6 +155,7 @@ setup_once (void)
   lumo_backend_set_clock (backend, fake_clock, NULL);
 
   policy = lumo_backend_get_policy (backend);
+  g_signal_connect (policy, "caller-pending", G_CALLBACK (on_caller_pending_cb), NULL);
   lumo_policy_add_provider (policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
   lumo_policy_allow_caller (policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
@@ -272,6 +341,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   setup_once ();
   scene = data[0];
   set_scene (scene);
+  new_pending = 0;
   session = g_object_ref (_lumo_backend_add_detached_session (backend, TEST_PROVIDER_ID));
 
   while (offset < size && !lumo_bridge_session_is_closed (session))
@@ -308,7 +378,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
       lumo_test_drain ();
       check_outgoing (session);
+      check_reviews ();
     }
+
+  /* The clock has not moved yet: one window's worth at most. */
+  g_assert_cmpuint (new_pending, <=, LUMO_POLICY_MAX_NEW_PENDING);
 
   /* Every request gets its answer once people (or the clock) decide. */
   decide_reviews (scene);

@@ -52,7 +52,7 @@ def write_seed(name, scene, stream):
 def main():
     os.makedirs(CORPUS, exist_ok=True)
     for old in os.listdir(CORPUS):
-        if old.startswith(('scenario-', 'message-', 'frame-', 'agent-')):
+        if old.startswith(('scenario-', 'message-', 'frame-', 'agent-', 'hardening-')):
             os.unlink(os.path.join(CORPUS, old))
 
     for name in sorted(os.listdir(FIXTURES)):
@@ -98,6 +98,45 @@ def main():
                     raw = struct.pack('<I', entry.get('length', len(payload))) + payload
                 write_seed('frame-%d' % i, 0, frame(HELLO) + raw + frame({"type": "probe", "id": 2,
                                                                           "caller": {"id": "ponmlkjihgfedcbaponmlkjihgfedcba"}}))
+
+    hardening_seeds()
+
+
+def fresh_id(n):
+    return ''.join(chr(ord('a') + ((n >> ((i % 8) * 4)) & 0xf)) for i in range(32))
+
+
+def hardening_seeds():
+    """Names, previews, floods and forged IDs (issue 11)."""
+    caller = "ponmlkjihgfedcbaponmlkjihgfedcba"
+    hello = dict(HELLO, service={"namespace": "userscripts", "name": "Lumo\nUserscripts\u202e",
+                                 "version": "1.0.1\u2066"},
+                 tools=[{"name": "list_scripts", "title": "List\u202e\r", "write": False},
+                        {"name": "save_script", "title": "Save", "write": True}])
+    evil = {"id": caller, "name": "Evil\nAgent\u202e\u0007", "version": "1\u200e"}
+    preview = {"action": "update", "name": "Shop\u202e helper", "bytes": 812,
+               "matches": {"old": ["https://shop.test/*"], "new": ["<all_urls>", "x\ny"]},
+               "sitePack": {"old": None, "new": {"domain": "shop.test\u2067", "type": "pageMcpServer",
+                                                "tools": [{"name": "put\u0085", "write": True}, {"name": 7}]}},
+                "extra": {"a": [1, {"b": {"c": [True]}}], "code": "x"}, "source": "alert(1)"}
+    stream = frame(hello) + frame({"type": "probe", "id": 2, "caller": evil})
+    stream += frame({"type": "authorize", "id": 3, "caller": evil, "tool": "save_script", "write": True,
+                     "paramsHash": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                     "preview": preview})
+    write_seed('hardening-names', REVIEW | APPROVE, stream)
+    write_seed('hardening-names', REVIEW | TIME_OUT, stream)
+
+    flood = frame(HELLO) + b''.join(frame({"type": "probe", "id": 10 + i, "caller": {"id": fresh_id(i)}})
+                                    for i in range(14))
+    write_seed('hardening-flood', 0, flood)
+
+    with open(os.path.join(FIXTURES, 'extension-ids.json')) as f:
+        forged = [entry['id'] for entry in json.load(f)['forged']]
+    stream = frame(HELLO)
+    for i, value in enumerate(forged):
+        stream += frame({"type": "probe", "id": 100 + i, "caller": {"id": value}})
+        stream += frame({"type": "port", "id": 200 + i, "caller": {"id": value}, "port": "p", "state": "open"})
+    write_seed('hardening-forged', 0, stream)
 
 
     # Virtual ports (SCENE_AGENT): "a1" is TEST_AGENT_ID's, "a2" the

@@ -15,6 +15,7 @@
 #include "lumo-audit-secret.h"
 #include "lumo-db.h"
 #include "lumo-error.h"
+#include "lumo-text.h"
 #include "lumo-protocol.h"
 
 #define MAX_TOOL_LEN          LUMO_MAX_QUALIFIED_NAME_LEN
@@ -28,25 +29,16 @@ _lumo_audit_truncate_text (const char *text,
 {
   g_autofree char *valid = g_utf8_make_valid (text, -1);
   gsize marker_len = strlen (LUMO_AUDIT_TRUNCATION_MARKER);
-  const char *cut;
+  g_autofree char *cut = NULL;
 
   g_assert (max_bytes > marker_len);
 
   if (strlen (valid) <= max_bytes)
     return g_steal_pointer (&valid);
 
-  /* The largest prefix that ends on a character boundary and leaves room
-   * for the marker. */
-  cut = valid + (max_bytes - marker_len);
-  while (cut > valid && (*cut & 0xc0) == 0x80)
-    cut--;
-
-  {
-    GString *out = g_string_new_len (valid, cut - valid);
-
-    g_string_append (out, LUMO_AUDIT_TRUNCATION_MARKER);
-    return g_string_free (out, FALSE);
-  }
+  /* The largest prefix that leaves room for the marker. */
+  cut = lumo_utf8_cut (valid, max_bytes - marker_len);
+  return g_strconcat (cut, LUMO_AUDIT_TRUNCATION_MARKER, NULL);
 }
 
 static gboolean
@@ -110,9 +102,11 @@ _lumo_audit_validate_record (GBytes                 *secret,
 
   if (record->tool == NULL || !is_tool_name (record->tool))
     {
+      g_autofree char *shown = lumo_utf8_excerpt (record->tool, 64);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                    "The tool name “%s” is not 1–%d characters of A–Z, a–z, 0–9, _, - and .",
-                   record->tool != NULL ? record->tool : "(null)", MAX_TOOL_LEN);
+                   shown, MAX_TOOL_LEN);
       return FALSE;
     }
 
@@ -127,8 +121,10 @@ _lumo_audit_validate_record (GBytes                 *secret,
    * target. */
   if (*target != '\0' && !g_uuid_string_is_valid (target))
     {
+      g_autofree char *shown = lumo_utf8_excerpt (target, 64);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                   "The target “%.64s” is not a UUID (8-4-4-4-12 hex digits)", target);
+                   "The target “%s” is not a UUID (8-4-4-4-12 hex digits)", shown);
       return FALSE;
     }
 
@@ -139,8 +135,10 @@ _lumo_audit_validate_record (GBytes                 *secret,
       if (!lumo_audit_is_sha256_hex (lower) ||
           !lumo_audit_hex_decode (lower, row->params_hmac, LUMO_AUDIT_HASH_SIZE))
         {
+          g_autofree char *shown = lumo_utf8_excerpt (params_hmac_hex, 80);
+
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                       "The keyed params hash “%.80s” is not 64 hex digits", params_hmac_hex);
+                       "The keyed params hash “%s” is not 64 hex digits", shown);
           return FALSE;
         }
     }
@@ -148,9 +146,10 @@ _lumo_audit_validate_record (GBytes                 *secret,
     {
       if (!lumo_audit_is_sha256_hex (record->params_sha256))
         {
+          g_autofree char *shown = lumo_utf8_excerpt (record->params_sha256, 80);
+
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                       "The params hash “%.80s” is not a SHA-256 in 64 lowercase hex digits",
-                       record->params_sha256 != NULL ? record->params_sha256 : "(null)");
+                       "The params hash “%s” is not a SHA-256 in 64 lowercase hex digits", shown);
           return FALSE;
         }
       lumo_secret_hmac (secret, (const guint8 *) record->params_sha256, 64,
@@ -166,9 +165,11 @@ _lumo_audit_validate_record (GBytes                 *secret,
 
   if (!is_reason_code (reason))
     {
+      g_autofree char *shown = lumo_utf8_excerpt (reason, 40);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                   "The reason code “%.40s” is not up to %d characters of a–z, 0–9 and _",
-                   reason, MAX_REASON_LEN);
+                   "The reason code “%s” is not up to %d characters of a–z, 0–9 and _",
+                   shown, MAX_REASON_LEN);
       return FALSE;
     }
 

@@ -119,6 +119,42 @@ lumo_audit_store_get_row (LumoAuditStore  *self,
   return row;
 }
 
+GPtrArray *
+lumo_audit_store_list_allowed_writes (LumoAuditStore  *self,
+                                      gint64           since_us,
+                                      GError         **error)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  gboolean ok = FALSE;
+  sqlite3 *db;
+  int rc;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!(db = acquire (self, NULL, error)))
+    return NULL;
+
+  if ((stmt = lumo_db_prepare (db, "SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit a "
+                                   "WHERE a.time_us >= ? AND a.write = 1 AND a.decision = 'allow' "
+                                   "ORDER BY a.time_us, a.id",
+                               error)))
+    {
+      sqlite3_bind_int64 (stmt, 1, since_us);
+      while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+        g_ptr_array_add (rows, _lumo_audit_row_new_from_stmt (stmt));
+      ok = rc == SQLITE_DONE;
+      if (!ok)
+        lumo_db_set_error (error, db, rc, "Cannot read the recent writes");
+    }
+
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  release (self, db);
+
+  return ok ? g_steal_pointer (&rows) : NULL;
+}
+
 static GPtrArray *
 fetch_page (LumoAuditStore  *self,
             sqlite3         *db,

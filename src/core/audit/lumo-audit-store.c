@@ -16,6 +16,7 @@
 #include "lumo-audit-secret.h"
 #include "lumo-db.h"
 #include "lumo-error.h"
+#include "lumo-text.h"
 #include "lumo-paths.h"
 #include "lumo-protocol.h"
 
@@ -633,9 +634,10 @@ lumo_audit_store_key_params_hash (LumoAuditStore  *self,
 
   if (!lumo_audit_is_sha256_hex (sha256_hex))
     {
+      g_autofree char *shown = lumo_utf8_excerpt (sha256_hex, 80);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                   "The params hash “%.80s” is not a SHA-256 in 64 lowercase hex digits",
-                   sha256_hex != NULL ? sha256_hex : "(null)");
+                   "The params hash “%s” is not a SHA-256 in 64 lowercase hex digits", shown);
       return NULL;
     }
 

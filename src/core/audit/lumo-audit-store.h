@@ -216,6 +216,12 @@ char           *lumo_audit_store_key_params_hash  (LumoAuditStore         *self,
                                                    GError                **error);
 
 /* LUMO_ERROR_NOT_FOUND when there is no such row. */
+/* The allowed writes recorded at or after @since_us (wall clock), oldest
+ * first (LumoAuditRow): what the rate limiter counted before a restart.
+ * Blocking; one indexed range query. */
+GPtrArray      *lumo_audit_store_list_allowed_writes (LumoAuditStore       *self,
+                                                      gint64                since_us,
+                                                      GError              **error);
 LumoAuditRow   *lumo_audit_store_get_row          (LumoAuditStore         *self,
                                                    gint64                  id,
                                                    GError                **error);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lumo-error.h"
+#include "lumo-text.h"
 #include "lumo-json.h"
 
 typedef struct
@@ -291,7 +292,9 @@ parse_number (Parser *p)
   if (!isfinite (d))
     {
       json_node_unref (node);
-      return fail_at (p, start, "the number %.40s is out of the range of a double", text);
+      g_autofree char *shown = lumo_utf8_excerpt (text, 40);
+
+      return fail_at (p, start, "the number %s is out of the range of a double", shown);
     }
 
   return json_node_init_double (node, d);
@@ -376,7 +379,11 @@ parse_object (Parser *p)
         if (!(name = parse_string (p)))
           return NULL;
         if (json_object_has_member (object, name))
-          return fail_at (p, name_at, "the member name “%.64s” appears twice", name);
+          {
+            g_autofree char *shown = lumo_utf8_excerpt (name, 64);
+
+            return fail_at (p, name_at, "the member name “%s” appears twice", shown);
+          }
 
         skip_ws (p);
         if (!peek_is (p, ':'))

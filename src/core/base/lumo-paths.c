@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <sys/stat.h>
 
 #include "lumo-error.h"
 #include "lumo-paths.h"
@@ -48,22 +49,51 @@ lumo_paths_build (const char *file_name)
 }
 
 gboolean
-lumo_paths_ensure_data_dir (GError **error)
+lumo_paths_ensure_private_dir (const char  *dir,
+                               GError     **error)
 {
-  const char *dir = lumo_paths_get_data_dir ();
+  GStatBuf st;
+
+  g_return_val_if_fail (dir != NULL, FALSE);
 
   /* 0700: the directory holds the audit secret and the policy. */
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved_errno = errno;
 
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_IO,
                    "Cannot create the data directory “%s”: %s",
                    dir, g_strerror (saved_errno));
       return FALSE;
     }
 
+  if (g_stat (dir, &st) != 0 || !S_ISDIR (st.st_mode))
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_IO,
+                   "The data directory “%s” is not a directory", dir);
+      return FALSE;
+    }
+
+  /* A directory made by an older version, or by hand, is made private
+   * rather than trusted as it is; one that is not ours cannot be. */
+  if ((st.st_mode & 077) != 0 && g_chmod (dir, 0700) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_IO,
+                   "The data directory “%s” is open to other users (mode %04o) and cannot "
+                   "be made private (0700): %s",
+                   dir, (guint) (st.st_mode & 07777), g_strerror (saved_errno));
+      return FALSE;
+    }
+
   return TRUE;
+}
+
+gboolean
+lumo_paths_ensure_data_dir (GError **error)
+{
+  return lumo_paths_ensure_private_dir (lumo_paths_get_data_dir (), error);
 }
 
 char *

@@ -262,14 +262,8 @@ lumo_backend_new_for_data_dir (const char  *data_dir,
   if (data_dir == NULL)
     data_dir = lumo_paths_get_data_dir ();
 
-  if (g_mkdir_with_parents (data_dir, 0700) != 0)
-    {
-      int saved_errno = errno;
-
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
-                   "Cannot create the data directory %s: %s", data_dir, g_strerror (saved_errno));
-      return NULL;
-    }
+  if (!lumo_paths_ensure_private_dir (data_dir, error))
+    return NULL;
 
   policy_path = g_build_filename (data_dir, "policy.db", NULL);
   audit_path = g_build_filename (data_dir, "audit.db", NULL);
@@ -329,6 +323,42 @@ lumo_backend_set_app_version (LumoBackend *self,
   self->app_version = g_strdup (version);
 }
 
+gboolean
+lumo_backend_restore_rate_windows (LumoBackend  *self,
+                                   GError      **error)
+{
+  LumoRateLimiter *limiter;
+  g_autoptr(GPtrArray) rows = NULL;
+  gint64 real_now;
+  gint64 now;
+
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), FALSE);
+
+  limiter = lumo_policy_get_rate_limiter (self->policy);
+  real_now = g_get_real_time ();
+  if (!(rows = lumo_audit_store_list_allowed_writes (self->audit_store,
+                                                     real_now - lumo_rate_limiter_get_window (limiter),
+                                                     error)))
+    return FALSE;
+
+  /* The rows carry wall-clock times, the limiter counts on its own clock:
+   * each write is placed as long before the limiter's now as it was
+   * before the wall clock's. */
+  now = lumo_rate_limiter_now (limiter);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      LumoAuditRow *row = g_ptr_array_index (rows, i);
+      char key[LUMO_CALLER_KEY_SIZE];
+
+      lumo_caller_key_fill (key, lumo_audit_row_get_provider_id (row), lumo_audit_row_get_caller_id (row));
+      lumo_rate_limiter_seed (limiter, key, now - MAX (real_now - lumo_audit_row_get_time_us (row), 0));
+    }
+
+  if (rows->len > 0)
+    g_debug ("Restored %u writes of the last minute into the rate limiter", rows->len);
+  return TRUE;
+}
+
 void
 lumo_backend_set_clock (LumoBackend   *self,
                         LumoClockFunc  clock,
@@ -336,7 +366,7 @@ lumo_backend_set_clock (LumoBackend   *self,
 {
   g_return_if_fail (LUMO_IS_BACKEND (self));
 
-  lumo_rate_limiter_set_clock (lumo_policy_get_rate_limiter (self->policy), clock, user_data);
+  lumo_policy_set_clock (self->policy, clock, user_data);
   lumo_review_queue_set_clock (self->review_queue, clock, user_data);
 }
 

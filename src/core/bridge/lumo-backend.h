@@ -44,6 +44,11 @@ LumoToolRegistry *lumo_backend_get_tool_registry  (LumoBackend       *self);
 void              lumo_backend_set_app_version    (LumoBackend       *self,
                                                    const char        *version);
 const char       *lumo_backend_get_app_version    (LumoBackend       *self);
+/* Rebuilds each caller's write window from the audit store's allowed
+ * writes of the last LUMO_RATE_LIMIT_WINDOW_US, so a restart gives no
+ * caller fresh slots. Call once at start, after any set_clock(). */
+gboolean          lumo_backend_restore_rate_windows (LumoBackend     *self,
+                                                     GError         **error);
 /* One monotonic clock for the rate limiter and the review queue (tests). */
 void              lumo_backend_set_clock          (LumoBackend       *self,
                                                    LumoClockFunc      clock,

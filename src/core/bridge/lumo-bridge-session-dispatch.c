@@ -236,7 +236,11 @@ handle_probe (LumoBridgeRequest *request)
   if (!lumo_policy_probe (lumo_backend_get_policy (self->backend), self->provider_id,
                           m->caller_id, m->caller_name, &status, &error))
     {
-      request_internal (request, "Cannot answer the probe", error);
+      /* A flood of new callers is refused, not an internal error. */
+      if (g_error_matches (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED))
+        request_fail (request, LUMO_BRIDGE_ERROR_BUSY, "caller.id", error->message);
+      else
+        request_internal (request, "Cannot answer the probe", error);
       return;
     }
 
@@ -591,6 +595,14 @@ _lumo_bridge_session_dispatch (LumoBridgeSession *self,
           _lumo_bridge_session_send_fault (self, g_steal_pointer (&fault));
           return;
         }
+    }
+  else if (!self->hello_done && lumo_bridge_message_peek_push (object))
+    {
+      /* A push has no id: the answer's re is null. */
+      _lumo_bridge_session_send_fault (self,
+                                       lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_HELLO_REQUIRED, NULL, NULL,
+                                                              "A virtual port exists only after hello"));
+      return;
     }
 
   if (!(message = lumo_bridge_message_parse (object, &fault)))

@@ -37,49 +37,14 @@ valid_origin (LumoPolicyOrigin origin)
 }
 
 /* The one call that turns a name a person typed into an agent's name:
- * issue 11's rule for display text (white space runs become one space;
- * control characters, line and paragraph separators and bidi controls
- * go; the ends are trimmed; cut on a character boundary), here until
- * core has it as one function, then this body is that call. */
+ * the policy's cleaning of display text (issue 11's rule), within the
+ * agent's byte bound. */
 static char *
 clean_agent_name (const char *name)
 {
-  g_autofree char *valid = NULL;
-  g_autoptr(GString) out = NULL;
-  gboolean space = FALSE;
+  G_STATIC_ASSERT (LUMO_AGENT_MAX_NAME_LEN == LUMO_POLICY_MAX_DISPLAY_LEN);
 
-  if (name == NULL)
-    return NULL;
-
-  valid = g_utf8_make_valid (name, -1);
-  out = g_string_new (NULL);
-  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-      char buf[6];
-      gint n;
-
-      if (c == '\n' || c == '\r' || c == '\t' || c == 0x2028 || c == 0x2029 || g_unichar_isspace (c))
-        {
-          space = out->len > 0;
-          continue;
-        }
-      if (g_unichar_iscntrl (c) || c == 0x061C || c == 0x200E || c == 0x200F ||
-          (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069))
-        continue;
-
-      n = g_unichar_to_utf8 (c, buf);
-      if (out->len + (space ? 1 : 0) + n > LUMO_AGENT_MAX_NAME_LEN)
-        break;
-      if (space)
-        g_string_append_c (out, ' ');
-      space = FALSE;
-      g_string_append_len (out, buf, n);
-    }
-
-  if (out->len == 0)
-    return NULL;
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return _lumo_policy_store_clean_text (name);
 }
 
 static GBytes *

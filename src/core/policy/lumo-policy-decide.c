@@ -64,6 +64,18 @@ probe_new_caller (LumoPolicy        *self,
     }
   else if (g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
     {
+      gint64 retry_after_us = 0;
+
+      if (!lumo_rate_limiter_try_acquire (self->pending_limiter, provider_id, &retry_after_us))
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
+                       "More than %d new agents asked for access in the last minute; "
+                       "this one is not recorded. Try again in %" G_GINT64_FORMAT " seconds.",
+                       LUMO_POLICY_MAX_NEW_PENDING,
+                       (retry_after_us + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC);
+          goto fail;
+        }
+
       state = LUMO_CALLER_STATE_PENDING;
       if (!_lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) ||
           !_lumo_policy_store_add_history (self->db, LUMO_POLICY_ORIGIN_BRIDGE, provider_id, caller_id,

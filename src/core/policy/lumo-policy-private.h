@@ -34,6 +34,7 @@ struct _LumoPolicy
   char             *path;
   sqlite3          *db;
   LumoRateLimiter  *limiter;
+  LumoRateLimiter  *pending_limiter;  /* new pending callers, by provider */
   GFileMonitor     *wal_monitor;
   GFileMonitor     *db_monitor;
 
@@ -108,6 +109,7 @@ extern const guint lumo_policy_n_migrations;
 
 /* Bounds on what a provider or caller may tell us about itself: the names
  * are shown in the UI and never trusted. */
+/* Bytes, as on the wire (LUMO_BRIDGE_MAX_DISPLAY_LEN). */
 #define LUMO_POLICY_MAX_DISPLAY_LEN 128
 
 char             *_lumo_policy_store_clean_text      (const char        *text);

@@ -111,36 +111,10 @@ const guint lumo_policy_n_migrations = G_N_ELEMENTS (lumo_policy_migrations);
 char *
 _lumo_policy_store_clean_text (const char *text)
 {
-  g_autofree char *valid = NULL;
-  GString *out;
-  guint n = 0;
-
-  if (text == NULL)
-    return NULL;
-
-  /* Names come from other extensions: keep them printable and short so a
-   * crafted name cannot break a table or hide another line in the UI. */
-  valid = g_utf8_make_valid (text, -1);
-  out = g_string_new (NULL);
-  for (const char *p = valid; *p != '\0' && n < LUMO_POLICY_MAX_DISPLAY_LEN;
-       p = g_utf8_next_char (p), n++)
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (g_unichar_iscntrl (c) || c == 0x2028 || c == 0x2029)
-        c = ' ';
-      g_string_append_unichar (out, c);
-    }
-
-  g_strstrip (out->str);
-  out->len = strlen (out->str);
-  if (out->len == 0)
-    {
-      g_string_free (out, TRUE);
-      return NULL;
-    }
-
-  return g_string_free (out, FALSE);
+  /* Names come from other extensions (the CLI and tests pass them too):
+   * the one rule for display text, so a crafted name cannot break a table
+   * or hide another line in the UI. */
+  return lumo_clean_display_name (text, LUMO_POLICY_MAX_DISPLAY_LEN);
 }
 
 static char *

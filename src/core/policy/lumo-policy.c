@@ -479,6 +479,7 @@ lumo_policy_dispose (GObject *object)
   stop_monitor (self, &self->wal_monitor);
   stop_monitor (self, &self->db_monitor);
   g_clear_object (&self->limiter);
+  g_clear_object (&self->pending_limiter);
 
   G_OBJECT_CLASS (lumo_policy_parent_class)->dispose (object);
 }
@@ -583,6 +584,8 @@ static void
 lumo_policy_init (LumoPolicy *self)
 {
   self->limiter = lumo_rate_limiter_new (LUMO_RATE_LIMIT_WRITES, LUMO_RATE_LIMIT_WINDOW_US);
+  self->pending_limiter = lumo_rate_limiter_new (LUMO_POLICY_MAX_NEW_PENDING,
+                                                 LUMO_POLICY_NEW_PENDING_WINDOW_US);
   self->providers = g_hash_table_new (g_str_hash, g_str_equal);
   self->callers = g_hash_table_new (g_str_hash, g_str_equal);
   self->agents = g_hash_table_new (g_str_hash, g_str_equal);
@@ -612,4 +615,15 @@ lumo_policy_get_rate_limiter (LumoPolicy *self)
   g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
 
   return self->limiter;
+}
+
+void
+lumo_policy_set_clock (LumoPolicy    *self,
+                       LumoClockFunc  clock,
+                       gpointer       user_data)
+{
+  g_return_if_fail (LUMO_IS_POLICY (self));
+
+  lumo_rate_limiter_set_clock (self->limiter, clock, user_data);
+  lumo_rate_limiter_set_clock (self->pending_limiter, clock, user_data);
 }

@@ -246,13 +246,26 @@ const char        *lumo_policy_get_path          (LumoPolicy        *self);
 /* The limiter behind RATE_LIMITED (owned by the policy): for the live
  * meters, and for tests to inject a clock. */
 LumoRateLimiter   *lumo_policy_get_rate_limiter  (LumoPolicy        *self);
+/* The monotonic clock of the write limiter and of the bound on new
+ * pending callers (tests). */
+void               lumo_policy_set_clock         (LumoPolicy        *self,
+                                                  LumoClockFunc      clock,
+                                                  gpointer           user_data);
 
 /* ---- decisions ---------------------------------------------------------- */
+
+/* At most this many callers a provider has never seen become pending per
+ * window (sliding), so a flood of fresh extension IDs cannot flood the
+ * Requests page, the notifications or policy.db. */
+#define LUMO_POLICY_MAX_NEW_PENDING        10
+#define LUMO_POLICY_NEW_PENDING_WINDOW_US  (60 * G_USEC_PER_SEC)
 
 /* The L0 status for @caller_id. An unknown (valid) caller of a known
  * provider becomes `pending` (::caller-pending); every probe counts and
  * refreshes the display name. An unknown provider answers all-FALSE and
- * records nothing. */
+ * records nothing. Past LUMO_POLICY_MAX_NEW_PENDING new callers of one
+ * provider in the window, a new caller is refused with
+ * LUMO_ERROR_LIMIT_EXCEEDED and nothing is recorded. */
 gboolean  lumo_policy_probe      (LumoPolicy          *self,
                                   const char          *provider_id,
                                   const char          *caller_id,

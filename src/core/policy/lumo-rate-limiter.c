@@ -278,6 +278,40 @@ lumo_rate_limiter_try_acquire (LumoRateLimiter *self,
 }
 
 void
+lumo_rate_limiter_seed (LumoRateLimiter *self,
+                        const char      *key,
+                        gint64           at_us)
+{
+  KeyLog *log;
+  gint64 now;
+  guint i;
+
+  g_return_if_fail (LUMO_IS_RATE_LIMITER (self));
+  g_return_if_fail (key != NULL);
+
+  now = lumo_rate_limiter_now (self);
+  at_us = MIN (at_us, now);
+  if (now - at_us >= self->window_us)
+    return;
+
+  if (!(log = lookup_log (self, key, now)))
+    {
+      log = g_new0 (KeyLog, 1);
+      log->times = g_array_sized_new (FALSE, FALSE, sizeof (gint64), self->limit);
+      g_hash_table_insert (self->logs, g_strdup (key), log);
+    }
+
+  /* Kept in time order: the oldest entry is the next to expire. */
+  for (i = log->times->len; i > 0 && g_array_index (log->times, gint64, i - 1) > at_us; i--)
+    ;
+  g_array_insert_val (log->times, i, at_us);
+  if (log->times->len > self->limit)
+    g_array_remove_range (log->times, 0, log->times->len - self->limit);
+
+  g_signal_emit (self, signals[CHANGED], 0, key);
+}
+
+void
 lumo_rate_limiter_usage (LumoRateLimiter *self,
                          const char      *key,
                          guint           *used,

@@ -36,6 +36,13 @@ gint64           lumo_rate_limiter_now          (LumoRateLimiter  *self);
 gboolean         lumo_rate_limiter_try_acquire  (LumoRateLimiter  *self,
                                                  const char       *key,
                                                  gint64           *retry_after_us);
+/* Counts an admission for @key that happened at @at_us (this limiter's
+ * clock, at most now): how the window is rebuilt after a restart. One
+ * already expired is ignored; past the limit only the newest are kept.
+ * Emits ::changed. */
+void             lumo_rate_limiter_seed         (LumoRateLimiter  *self,
+                                                 const char       *key,
+                                                 gint64            at_us);
 /* For the live meters: entries in the window now, the limit, and the time
  * until the oldest entry expires (0 when empty). */
 void             lumo_rate_limiter_usage        (LumoRateLimiter  *self,

@@ -15,6 +15,7 @@
 
 #include "lumo-bridge-message.h"
 #include "lumo-error.h"
+#include "lumo-text.h"
 
 static const char * const deny_reasons[] = {
   "disabled", "not_authorized", "pending", "writes_off", "rate_limited",
@@ -72,22 +73,6 @@ lumo_bridge_build_unavailable (const char *message)
 #define MAX_REFUSED_NAME_LEN     128
 #define MAX_REFUSED_MESSAGE_LEN  512
 
-static char *
-utf8_prefix (const char *text,
-             gsize       max)
-{
-  const char *end;
-
-  if (strlen (text) <= max)
-    return g_strdup (text);
-
-  /* Cut at a character boundary: back off continuation bytes. */
-  end = text + max;
-  while (end > text && ((guchar) *end & 0xC0) == 0x80)
-    end--;
-  return g_strndup (text, end - text);
-}
-
 static gint
 compare_refusals (gconstpointer a,
                   gconstpointer b)
@@ -128,7 +113,7 @@ build_tools (const char * const *accepted,
           /* A name that is not UTF-8 cannot go into JSON; say there was none. */
           if (refusal->name != NULL && g_utf8_validate (refusal->name, -1, NULL))
             {
-              name = utf8_prefix (refusal->name, MAX_REFUSED_NAME_LEN);
+              name = lumo_utf8_cut (refusal->name, MAX_REFUSED_NAME_LEN);
               json_object_set_string_member (entry, "name", name);
             }
           else
@@ -136,7 +121,7 @@ build_tools (const char * const *accepted,
           json_object_set_string_member (entry, "reason", lumo_bridge_refusal_reason (refusal->code));
           if (refusal->reason != NULL && g_utf8_validate (refusal->reason, -1, NULL))
             {
-              message = utf8_prefix (refusal->reason, MAX_REFUSED_MESSAGE_LEN);
+              message = lumo_utf8_cut (refusal->reason, MAX_REFUSED_MESSAGE_LEN);
               json_object_set_string_member (entry, "message", message);
             }
           else
@@ -332,7 +317,7 @@ lumo_bridge_build_agent_close (const char *port,
   object = json_object_new ();
   json_object_set_string_member (object, "type", "agentClose");
   json_object_set_string_member (object, "port", port);
-  cut = utf8_prefix (reason, LUMO_BRIDGE_MAX_REASON_LEN);
+  cut = lumo_utf8_cut (reason, LUMO_BRIDGE_MAX_REASON_LEN);
   json_object_set_string_member (object, "reason", cut);
   return object;
 }
@@ -502,26 +487,17 @@ check_tools (Check      *check,
   return TRUE;
 }
 
-/* A display name as the provider takes it: within its bound and with
- * something visible once control, bidi and white-space characters are
- * left out (the cleaning rule of names, docs/bridge-protocol.md). */
+/* A display name as the provider takes it: within its bound, and with
+ * something left once it is cleaned as display text. */
 static gboolean
 is_display_name (const char *name)
 {
-  if (name == NULL || strlen (name) > LUMO_BRIDGE_MAX_DISPLAY_LEN || !g_utf8_validate (name, -1, NULL))
+  g_autofree char *clean = NULL;
+
+  if (name == NULL || strlen (name) > LUMO_BRIDGE_MAX_DISPLAY_LEN)
     return FALSE;
 
-  for (const char *p = name; *p != '\0'; p = g_utf8_next_char (p))
-    {
-      gunichar c = g_utf8_get_char (p);
-
-      if (!g_unichar_iscntrl (c) && !g_unichar_isspace (c) && c != 0x2028 && c != 0x2029 &&
-          c != 0x061C && c != 0x200E && c != 0x200F && !(c >= 0x202A && c <= 0x202E) &&
-          !(c >= 0x2066 && c <= 0x2069))
-        return TRUE;
-    }
-
-  return FALSE;
+  return (clean = lumo_clean_display_name (name, LUMO_BRIDGE_MAX_DISPLAY_LEN)) != NULL;
 }
 
 static gboolean

@@ -14,6 +14,7 @@
 
 #include "lumo-bridge-message.h"
 #include "lumo-error.h"
+#include "lumo-text.h"
 
 /* ---- field readers -------------------------------------------------------
  *
@@ -117,6 +118,34 @@ read_string (Ctx         *ctx,
   return TRUE;
 }
 
+/* A name from outside: a string within its byte bound (the wire's rule),
+ * kept as display text (lumo_clean_display_name()). Nothing visible left
+ * is absent, or a fault when the name is required. */
+static gboolean
+read_name (Ctx         *ctx,
+           JsonObject  *object,
+           const char  *name,
+           const char  *field,
+           gsize        max,
+           gboolean     required,
+           char       **out)
+{
+  g_autofree char *raw = NULL;
+
+  if (!read_string (ctx, object, name, field, required ? 1 : 0, max, required, &raw))
+    return FALSE;
+
+  *out = lumo_clean_display_name (raw, max);
+  if (*out == NULL && required)
+    {
+      *ctx->fault = lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_BAD_FIELD, ctx->re, field,
+                                           "The field “%s” has no visible text", field);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static gboolean
 read_bool (Ctx        *ctx,
            JsonObject *object,
@@ -175,10 +204,10 @@ read_caller (Ctx               *ctx,
 
   message->caller_id = g_strdup (json_node_get_string (id));
 
-  return read_string (ctx, caller, "name", "caller.name", 0, LUMO_BRIDGE_MAX_DISPLAY_LEN,
-                      FALSE, &message->caller_name) &&
-         read_string (ctx, caller, "version", "caller.version", 0, LUMO_BRIDGE_MAX_VERSION_LEN,
-                      FALSE, &message->caller_version);
+  return read_name (ctx, caller, "name", "caller.name", LUMO_BRIDGE_MAX_DISPLAY_LEN,
+                    FALSE, &message->caller_name) &&
+         read_name (ctx, caller, "version", "caller.version", LUMO_BRIDGE_MAX_VERSION_LEN,
+                    FALSE, &message->caller_version);
 }
 
 /* A request id or an answer's `re`: a string of 1–64 bytes without control
@@ -334,10 +363,10 @@ parse_hello (Ctx               *ctx,
       return FALSE;
     }
 
-  if (!read_string (ctx, service, "name", "service.name", 1, LUMO_BRIDGE_MAX_DISPLAY_LEN,
-                    TRUE, &message->service_name) ||
-      !read_string (ctx, service, "version", "service.version", 1, LUMO_BRIDGE_MAX_VERSION_LEN,
-                    TRUE, &message->service_version))
+  if (!read_name (ctx, service, "name", "service.name", LUMO_BRIDGE_MAX_DISPLAY_LEN,
+                  TRUE, &message->service_name) ||
+      !read_name (ctx, service, "version", "service.version", LUMO_BRIDGE_MAX_VERSION_LEN,
+                  TRUE, &message->service_version))
     return FALSE;
 
   return read_tools (ctx, object, message);
@@ -593,9 +622,11 @@ lumo_bridge_message_parse (JsonObject       *object,
 
   if (!type_from_string (json_node_get_string (type_node), &type))
     {
+      g_autofree char *shown = lumo_utf8_excerpt (json_node_get_string (type_node), 64);
+
       *fault = lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_UNKNOWN_TYPE, ctx.re, NULL,
-                                      "“%.64s” is not a message type of bridge protocol %d",
-                                      json_node_get_string (type_node), LUMO_BRIDGE_VERSION);
+                                      "“%s” is not a message type of bridge protocol %d",
+                                      shown, LUMO_BRIDGE_VERSION);
       return NULL;
     }
 
@@ -723,4 +754,17 @@ lumo_bridge_message_peek_request (JsonObject            *object,
   if (id_key_out != NULL)
     *id_key_out = id_key (id);
   return TRUE;
+}
+
+gboolean
+lumo_bridge_message_peek_push (JsonObject *object)
+{
+  JsonNode *type_node;
+  LumoBridgeMessageType t;
+
+  g_return_val_if_fail (object != NULL, FALSE);
+
+  type_node = json_object_get_member (object, "type");
+  return node_is_string (type_node) && type_from_string (json_node_get_string (type_node), &t) &&
+         (t == LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE || t == LUMO_BRIDGE_MESSAGE_AGENT_CLOSE);
 }

@@ -13,6 +13,7 @@
 
 #include "lumo-bridge-message.h"
 #include "lumo-error.h"
+#include "lumo-text.h"
 
 static const char * const error_codes[] = {
   [LUMO_BRIDGE_ERROR_TOO_LARGE] = "too_large",
@@ -390,9 +391,21 @@ lumo_bridge_validate_catalogue (const char  *ns,
       refusal->name = g_strdup (g_hash_table_lookup (names, GUINT_TO_POINTER (refusal->index)));
       refusal->code = LUMO_ERROR_INVALID_ARGUMENT;
       g_free (refusal->reason);
-      refusal->reason = g_strdup_printf ("Tool %u (“%.64s”): %s", refusal->index + 1,
-                                         g_utf8_validate (refusal->name, -1, NULL) ? refusal->name : "?",
-                                         problem);
+      {
+        g_autofree char *shown = lumo_utf8_excerpt (refusal->name != NULL ? refusal->name : "?", 64);
+
+        refusal->reason = g_strdup_printf ("Tool %u (“%s”): %s", refusal->index + 1, shown, problem);
+      }
+    }
+
+  /* Titles are display text (lumo_clean_display_name()). */
+  for (guint i = 0; i < catalogue->tools->len; i++)
+    {
+      LumoToolInfo *info = g_ptr_array_index (catalogue->tools, i);
+      char *clean = lumo_clean_display_name (info->title, LUMO_BRIDGE_MAX_DISPLAY_LEN);
+
+      g_free (info->title);
+      info->title = clean;
     }
 
   return catalogue;

@@ -182,6 +182,9 @@ gboolean           lumo_bridge_message_is_push (const LumoBridgeMessage *message
 gboolean           lumo_bridge_message_peek_request (JsonObject            *object,
                                                      LumoBridgeMessageType *type,
                                                      char                 **id_key);
+/* TRUE if @object's type is a push (agentMessage, agentClose): for the
+ * session's hello_required, which comes before the fields of a push too. */
+gboolean           lumo_bridge_message_peek_push    (JsonObject            *object);
 
 /* The catalogue of a hello or tools message: lumo_catalogue_validate() plus
  * the bridge's stricter entry rules (`write` must be a boolean; title and

@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-error.h"
+#include "lumo-text.h"
 #include "lumo-probe-status.h"
 
 /* Texts that come from another extension are shown in a label: keep them
@@ -118,9 +119,13 @@ lumo_probe_outcome_from_json (JsonNode  *node,
         }
     }
 
-  g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-               "The probe outcome kind “%.40s” is not one of “rejected”, “timeout”, “answer”",
-               kind_name);
+  {
+    g_autofree char *shown = lumo_utf8_excerpt (kind_name, 40);
+
+    g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                 "The probe outcome kind “%s” is not one of “rejected”, “timeout”, “answer”",
+                 shown);
+  }
   return NULL;
 }
 

@@ -10,6 +10,7 @@
 
 #include "lumo-error.h"
 #include "lumo-protocol.h"
+#include "lumo-text.h"
 
 static const char * const reserved_namespaces[] = {
   "browser", "page", "file", "network", "devtools", "webmcp", "ext", NULL
@@ -116,6 +117,7 @@ lumo_validate_extension_id (const char  *s,
                             const char  *what,
                             GError     **error)
 {
+  g_autofree char *shown = NULL;
   gsize len;
   glong n_chars;
 
@@ -134,6 +136,7 @@ lumo_validate_extension_id (const char  *s,
 
   len = strlen (s);
   n_chars = g_utf8_validate (s, len, NULL) ? g_utf8_strlen (s, len) : (glong) len;
+  shown = lumo_utf8_excerpt (s, 64);
 
   for (gsize i = 0; i < len && i < LUMO_EXTENSION_ID_LEN; i++)
     {
@@ -142,16 +145,16 @@ lumo_validate_extension_id (const char  *s,
           g_autofree char *desc = describe_char (s + i);
 
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ID,
-                       "The %s “%.64s” is not an extension ID: %s at position %" G_GSIZE_FORMAT
+                       "The %s “%s” is not an extension ID: %s at position %" G_GSIZE_FORMAT
                        " is not one of a–p",
-                       what, g_utf8_validate (s, -1, NULL) ? s : "(not UTF-8)", desc, i + 1);
+                       what, shown, desc, i + 1);
           return FALSE;
         }
     }
 
   g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ID,
-               "The %s “%.64s” is not an extension ID: it has %ld characters instead of 32",
-               what, g_utf8_validate (s, -1, NULL) ? s : "(not UTF-8)", n_chars);
+               "The %s “%s” is not an extension ID: it has %ld characters instead of 32",
+               what, shown, n_chars);
   return FALSE;
 }
 
@@ -162,6 +165,7 @@ lumo_extension_id_from_origin (const char  *origin,
   static const gsize prefix_len = sizeof LUMO_EXTENSION_ORIGIN_PREFIX - 1;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *id = NULL;
+  g_autofree char *shown = NULL;
   gsize len;
 
   if (origin == NULL)
@@ -171,20 +175,21 @@ lumo_extension_id_from_origin (const char  *origin,
     }
 
   len = strlen (origin);
+  shown = lumo_utf8_excerpt (origin, 80);
   if (len < prefix_len || strncmp (origin, LUMO_EXTENSION_ORIGIN_PREFIX, prefix_len) != 0)
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ID,
-                   "The origin “%.80s” does not start with “" LUMO_EXTENSION_ORIGIN_PREFIX "”",
-                   g_utf8_validate (origin, -1, NULL) ? origin : "(not UTF-8)");
+                   "The origin “%s” does not start with “" LUMO_EXTENSION_ORIGIN_PREFIX "”",
+                   shown);
       return NULL;
     }
 
   if (len != prefix_len + LUMO_EXTENSION_ID_LEN + 1 || origin[len - 1] != '/')
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ID,
-                   "The origin “%.80s” is not of the form "
+                   "The origin “%s” is not of the form "
                    "“chrome-extension://<32 letters a–p>/”",
-                   g_utf8_validate (origin, -1, NULL) ? origin : "(not UTF-8)");
+                   shown);
       return NULL;
     }
 
@@ -208,6 +213,69 @@ lumo_extension_origin_from_id (const char *id)
 }
 
 /* ---- names -------------------------------------------------------------- */
+
+static gboolean
+is_line_break (gunichar c)
+{
+  return c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' ||
+         c == 0x85 || c == 0x2028 || c == 0x2029;
+}
+
+/* Controls, the separators and the bidi controls: never display text. */
+static gboolean
+is_unsafe (gunichar c)
+{
+  return c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c == 0x061c || c == 0x200e || c == 0x200f ||
+         (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/* What JavaScript's \s matches, so both ends collapse the same runs. */
+static gboolean
+is_space (gunichar c)
+{
+  return g_unichar_isspace (c) || c == 0xfeff;
+}
+
+char *
+lumo_clean_display_name (const char *name,
+                         gsize       max_bytes)
+{
+  g_autofree char *valid = NULL;
+  g_autofree char *cut = NULL;
+  GString *out;
+  gboolean pending_space = FALSE;
+
+  if (name == NULL)
+    return NULL;
+
+  valid = g_utf8_make_valid (name, -1);
+  out = g_string_sized_new (strlen (valid));
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (is_line_break (c) || is_space (c))
+        {
+          /* Collapsed, and never at the start. */
+          pending_space = out->len > 0;
+          continue;
+        }
+      if (is_unsafe (c))
+        continue;
+
+      if (pending_space)
+        g_string_append_c (out, ' ');
+      pending_space = FALSE;
+      g_string_append_unichar (out, c);
+    }
+
+  cut = lumo_utf8_cut (out->str, max_bytes);
+  g_string_free (out, TRUE);
+  g_strchomp (cut);
+
+  return *cut != '\0' ? g_steal_pointer (&cut) : NULL;
+}
 
 const char * const *
 lumo_reserved_namespaces (void)
@@ -244,16 +312,17 @@ check_charset (const char  *s,
       if (!ok)
         {
           g_autofree char *desc = describe_char (s + i);
+          g_autofree char *shown = lumo_utf8_excerpt (s, 64);
 
           if (is_namespace && i == 0)
             g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_NAME,
-                         "The %s “%.64s” must start with a lower-case letter a–z, not %s",
-                         what, g_utf8_validate (s, -1, NULL) ? s : "(not UTF-8)", desc);
+                         "The %s “%s” must start with a lower-case letter a–z, not %s",
+                         what, shown, desc);
           else
             g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_NAME,
-                         "The %s “%.64s” has %s at position %" G_GSIZE_FORMAT
+                         "The %s “%s” has %s at position %" G_GSIZE_FORMAT
                          "; only %s are allowed",
-                         what, g_utf8_validate (s, -1, NULL) ? s : "(not UTF-8)", desc, i + 1,
+                         what, shown, desc, i + 1,
                          is_namespace ? "a–z, 0–9, “_” and “-”"
                                       : "A–Z, a–z, 0–9, “_” and “-”");
           return FALSE;
@@ -282,9 +351,11 @@ lumo_validate_namespace (const char  *ns,
   len = strlen (ns);
   if (len > LUMO_MAX_NAMESPACE_LEN)
     {
+      g_autofree char *shown = lumo_utf8_excerpt (ns, 64);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
-                   "The namespace “%.64s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
-                   ns, len, LUMO_MAX_NAMESPACE_LEN);
+                   "The namespace “%s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
+                   shown, len, LUMO_MAX_NAMESPACE_LEN);
       return FALSE;
     }
 
@@ -316,9 +387,11 @@ lumo_validate_tool_name (const char  *name,
   len = strlen (name);
   if (len > LUMO_MAX_TOOL_NAME_LEN)
     {
+      g_autofree char *shown = lumo_utf8_excerpt (name, 64);
+
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
-                   "The tool name “%.64s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
-                   name, len, LUMO_MAX_TOOL_NAME_LEN);
+                   "The tool name “%s” has %" G_GSIZE_FORMAT " characters; at most %d are allowed",
+                   shown, len, LUMO_MAX_TOOL_NAME_LEN);
       return FALSE;
     }
 
@@ -596,7 +669,11 @@ lumo_catalogue_validate (const char  *ns,
       if (info == NULL)
         {
           if (name != NULL && g_utf8_validate (name, -1, NULL))
-            reason = g_strdup_printf ("Tool %u (“%.64s”): %s", i + 1, name, local_error->message);
+            {
+              g_autofree char *shown = lumo_utf8_excerpt (name, 64);
+
+              reason = g_strdup_printf ("Tool %u (“%s”): %s", i + 1, shown, local_error->message);
+            }
           else
             reason = g_strdup_printf ("Tool %u: %s", i + 1, local_error->message);
           add_refusal (catalogue->refusals, i, name, local_error->code, reason);

@@ -76,6 +76,19 @@ gboolean  lumo_caller_key_split          (const char  *key,
 
 /* ---- names -------------------------------------------------------------- */
 
+/* A name from outside (a caller's name and version, a service name, a tool
+ * title, a recommended server's name) as display text, the same rule as
+ * the provider's cleanName(): line breaks and other white space become one
+ * space, control characters (C0, C1, DEL), the line and paragraph
+ * separators and the bidi controls (U+061C, U+200E/F, U+202A–E, U+2066–9)
+ * are removed, the ends trimmed, and the rest cut to @max_bytes on a
+ * character boundary. Invalid UTF-8 is repaired first. NULL when @name is
+ * NULL or nothing visible is left. The bridge applies it once, where a
+ * message is parsed, so no name with a newline or a bidi override reaches
+ * the policy, the audit log, a review row or a notification. */
+char     *lumo_clean_display_name        (const char  *name,
+                                          gsize        max_bytes);
+
 /* NULL-terminated: browser, page, file, network, devtools, webmcp, ext. */
 const char * const *lumo_reserved_namespaces (void);
 gboolean  lumo_is_reserved_namespace     (const char  *ns);

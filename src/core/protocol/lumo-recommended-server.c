@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lumo-client-setup.h"
+#include "lumo-protocol.h"
 #include "lumo-recommended-server.h"
 
 G_DEFINE_BOXED_TYPE (LumoRecommendedServer, lumo_recommended_server,
@@ -119,8 +120,11 @@ server_from_json (JsonNode *node)
 
   server = g_new0 (LumoRecommendedServer, 1);
   server->id = g_strdup (id);
-  server->name = g_strdup (name);
-  server->description = description != NULL && *description != '\0' ? g_strdup (description) : NULL;
+  /* Display text, like every name from outside; a name of nothing but
+   * controls is no name. */
+  if (!(server->name = lumo_clean_display_name (name, LUMO_RECOMMENDED_MAX_NAME_LEN)))
+    return NULL;
+  server->description = lumo_clean_display_name (description, LUMO_RECOMMENDED_MAX_DESCRIPTION_LEN);
   server->url = g_strdup (url);
   server->transport = g_strdup (transport);
   return g_steal_pointer (&server);

@@ -6,6 +6,11 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "lumo-db.h"
 #include "lumo-error.h"
 
@@ -317,6 +322,75 @@ migrate (sqlite3              *db,
   return TRUE;
 }
 
+/* Makes @path 0600 if it is open to others, creating it (empty, 0600)
+ * when @create and it does not exist. Never opens an existing file: closing
+ * any descriptor of a database drops every POSIX lock this process holds
+ * on it, which other connections of this process rely on. */
+static gboolean
+make_private (const char  *path,
+              gboolean     create,
+              GError     **error)
+{
+  struct stat st;
+
+  if (stat (path, &st) != 0)
+    {
+      int saved_errno = errno;
+      int fd;
+
+      if (saved_errno != ENOENT)
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                       "Cannot open the database “%s”: %s", path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (!create)
+        return TRUE;
+
+      /* Another process may create it at the same moment: either way it
+       * was created 0600. */
+      fd = open (path, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      if (fd < 0 && errno != EEXIST)
+        {
+          saved_errno = errno;
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                       "Cannot create the database “%s”: %s", path, g_strerror (saved_errno));
+          return FALSE;
+        }
+      if (fd >= 0)
+        close (fd);
+      return TRUE;
+    }
+
+  if (S_ISREG (st.st_mode) && (st.st_mode & 077) != 0 && chmod (path, st.st_mode & 0600) != 0)
+    {
+      int saved_errno = errno;
+
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                   "The database “%s” is readable by others (mode %04o) and cannot be made "
+                   "private (0600): %s", path, (guint) (st.st_mode & 07777), g_strerror (saved_errno));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* SQLite creates the -wal and -shm files with the database's own mode, so
+ * the database is created 0600 before SQLite sees it: no file of it is
+ * ever readable by others, not even for a moment. Files left by an older
+ * version are tightened the same way. */
+static gboolean
+prepare_files (const char  *path,
+               GError     **error)
+{
+  g_autofree char *wal = g_strconcat (path, "-wal", NULL);
+  g_autofree char *shm = g_strconcat (path, "-shm", NULL);
+
+  return make_private (path, TRUE, error) &&
+         make_private (wal, FALSE, error) &&
+         make_private (shm, FALSE, error);
+}
+
 sqlite3 *
 lumo_db_open (const char           *path,
               LumoDbFlags           flags,
@@ -346,6 +420,9 @@ lumo_db_open_with_vfs (const char           *path,
   open_flags = read_only ? SQLITE_OPEN_READONLY
                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   open_flags |= SQLITE_OPEN_FULLMUTEX;
+
+  if (!read_only && !prepare_files (path, error))
+    return NULL;
 
   rc = sqlite3_open_v2 (path, &db, open_flags, vfs);
   if (rc != SQLITE_OK)
