@@ -215,7 +215,8 @@ on_session_message_cb (LumoAgentSession *session,
 }
 
 static void
-open_agents (Agents *agents)
+open_agents (Agents *agents,
+             guint8  scene)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
@@ -225,7 +226,15 @@ open_agents (Agents *agents)
   g_assert_no_error (error);
   g_signal_connect (agents->port, "message", G_CALLBACK (on_port_message_cb), NULL);
 
+  /* The policy's word, as for any caller: no session on a provider that
+   * is turned off. */
   agents->session = lumo_gateway_open_session (gateway, agent_id, TEST_PROVIDER_ID, "stdio", &verdict);
+  if (scene & SCENE_DISABLED)
+    {
+      g_assert_null (agents->session);
+      g_assert_cmpint (verdict, ==, LUMO_GATEWAY_DISABLED);
+      return;
+    }
   g_assert_cmpint (verdict, ==, LUMO_GATEWAY_OK);
   g_signal_connect (agents->session, "message", G_CALLBACK (on_session_message_cb), agents);
   g_assert_true (json_parser_load_from_data (parser,
@@ -367,7 +376,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
       if ((scene & SCENE_AGENT) && agents.port == NULL && lumo_bridge_session_get_hello_done (session) &&
           !lumo_bridge_session_is_closed (session))
-        open_agents (&agents);
+        open_agents (&agents, scene);
 
       if ((scene & SCENE_PROBE_TARGET) && !probe_target_sent && lumo_bridge_session_get_hello_done (session))
         {
