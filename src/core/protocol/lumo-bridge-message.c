@@ -238,36 +238,60 @@ is_jsonrpc_id (JsonNode *node)
           json_node_get_value_type (node) == G_TYPE_INT64);
 }
 
+static gboolean
+jsonrpc_refuse (GError     **error,
+                const char  *message)
+{
+  g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT, message);
+  return FALSE;
+}
+
 gboolean
-lumo_bridge_is_jsonrpc_message (JsonObject *object)
+lumo_bridge_check_jsonrpc_message (JsonObject  *object,
+                                   GError     **error)
 {
   JsonNode *version;
   JsonNode *method;
   JsonNode *id;
   gboolean result;
-  gboolean error;
+  gboolean has_error;
 
   if (object == NULL)
-    return FALSE;
+    return jsonrpc_refuse (error, "A JSON-RPC message is an object");
 
   version = json_object_get_member (object, "jsonrpc");
   if (version == NULL || !JSON_NODE_HOLDS_VALUE (version) ||
       json_node_get_value_type (version) != G_TYPE_STRING ||
       !g_str_equal (json_node_get_string (version), "2.0"))
-    return FALSE;
+    return jsonrpc_refuse (error, "jsonrpc: a JSON-RPC message says \"jsonrpc\": \"2.0\"");
 
   method = json_object_get_member (object, "method");
   id = json_object_get_member (object, "id");
   if (method != NULL)
-    return JSON_NODE_HOLDS_VALUE (method) && json_node_get_value_type (method) == G_TYPE_STRING &&
-           (id == NULL || is_jsonrpc_id (id));
+    {
+      if (!JSON_NODE_HOLDS_VALUE (method) || json_node_get_value_type (method) != G_TYPE_STRING)
+        return jsonrpc_refuse (error, "method: must be a string");
+      if (id != NULL && !is_jsonrpc_id (id))
+        return jsonrpc_refuse (error, "id: a request id is a string or an integer");
+      return TRUE;
+    }
 
   result = json_object_has_member (object, "result");
-  error = json_object_has_member (object, "error");
-  if (result == error)
-    return FALSE;
+  has_error = json_object_has_member (object, "error");
+  if (result == has_error)
+    return jsonrpc_refuse (error, result ? "result: a response has a result or an error, not both"
+                                         : "method: neither a request, a notification nor a response");
 
-  return is_jsonrpc_id (id) || (error && id != NULL && JSON_NODE_HOLDS_NULL (id));
+  if (!is_jsonrpc_id (id) && !(has_error && id != NULL && JSON_NODE_HOLDS_NULL (id)))
+    return jsonrpc_refuse (error, "id: a response id is a string or an integer");
+
+  return TRUE;
+}
+
+gboolean
+lumo_bridge_is_jsonrpc_message (JsonObject *object)
+{
+  return lumo_bridge_check_jsonrpc_message (object, NULL);
 }
 
 /* ---- catalogues ----------------------------------------------------------- */

@@ -205,6 +205,10 @@ gboolean           lumo_bridge_is_agent_port_id (const char          *port);
  * error) with exactly one of `result` and `error`. What agentMessage
  * carries both ways, and what a desktop agent's session takes. */
 gboolean           lumo_bridge_is_jsonrpc_message (JsonObject        *object);
+/* The same, saying why not (LUMO_ERROR_INVALID_ARGUMENT, naming the
+ * member): what a desktop agent's transport answers a bad message with. */
+gboolean           lumo_bridge_check_jsonrpc_message (JsonObject     *object,
+                                                      GError        **error);
 
 /* ---- app → provider ------------------------------------------------------ */
 
