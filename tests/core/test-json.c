@@ -139,6 +139,66 @@ test_error_offsets (void)
   g_assert_nonnull (strstr (error->message, "found “x”"));
 }
 
+/* A file a person edits says where: each node's offset (a member at its
+ * name), the failure's offset, and lines and columns in characters. */
+static void
+test_located (void)
+{
+  const char *text = "{\n  \"a\": 1,\n  \"bé\": [true,\n    \"x\"]\n}\n";
+  g_autoptr(GHashTable) offsets = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+  JsonArray *array;
+  gsize error_offset = 99;
+  guint line = 0, column = 0;
+
+  root = lumo_json_parse_located (text, strlen (text), 8, &offsets, &error_offset, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (error_offset, ==, 0);
+  object = json_node_get_object (root);
+  array = json_node_get_array (json_object_get_member (object, "bé"));
+
+  g_assert_cmpuint (lumo_json_node_offset (offsets, root), ==, 0);
+  lumo_json_line_column (text, strlen (text), lumo_json_node_offset (offsets, json_object_get_member (object, "a")),
+                         &line, &column);
+  g_assert_cmpuint (line, ==, 2);
+  g_assert_cmpuint (column, ==, 3);
+  lumo_json_line_column (text, strlen (text), lumo_json_node_offset (offsets, json_object_get_member (object, "bé")),
+                         &line, &column);
+  g_assert_cmpuint (line, ==, 3);
+  g_assert_cmpuint (column, ==, 3);
+  lumo_json_line_column (text, strlen (text), lumo_json_node_offset (offsets, json_array_get_element (array, 1)),
+                         &line, &column);
+  g_assert_cmpuint (line, ==, 4);
+  g_assert_cmpuint (column, ==, 5);
+  /* "é" is one column, though two bytes. */
+  lumo_json_line_column (text, strlen (text), lumo_json_node_offset (offsets, json_array_get_element (array, 0)),
+                         &line, &column);
+  g_assert_cmpuint (line, ==, 3);
+  g_assert_cmpuint (column, ==, 10);
+
+  /* A failure: where, as the error says it (and no table). */
+  g_clear_pointer (&offsets, g_hash_table_unref);
+  text = "{\n  \"a\": tru\n}";
+  g_assert_null (lumo_json_parse_located (text, strlen (text), 8, &offsets, &error_offset, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT);
+  g_assert_null (offsets);
+  g_assert_cmpuint (error_offset, ==, 9);
+  lumo_json_line_column (text, strlen (text), error_offset, &line, &column);
+  g_assert_cmpuint (line, ==, 2);
+  g_assert_cmpuint (column, ==, 8);
+  g_clear_error (&error);
+
+  /* The strict rules are the same: a duplicate name, a bad byte. */
+  text = "{\"a\":1,\n\"a\":2}";
+  g_assert_null (lumo_json_parse_located (text, strlen (text), 8, NULL, &error_offset, &error));
+  g_assert_cmpuint (error_offset, ==, 8);
+  g_clear_error (&error);
+  g_assert_null (lumo_json_parse_located ("[1,\n\xff]", 6, 8, NULL, &error_offset, &error));
+  g_assert_cmpuint (error_offset, ==, 4);
+}
+
 static void
 test_length_delimited (void)
 {
@@ -192,6 +252,7 @@ main (int   argc,
   g_test_add_func ("/json/scalars-at-top", test_scalars_at_top);
   g_test_add_func ("/json/refused", test_refused);
   g_test_add_func ("/json/error-offsets", test_error_offsets);
+  g_test_add_func ("/json/located", test_located);
   g_test_add_func ("/json/length-delimited", test_length_delimited);
   g_test_add_func ("/json/depth", test_depth);
 

@@ -22,9 +22,20 @@ typedef struct
   guint       depth;
   guint       max_depth;
   GError    **error;
+  gsize       error_pos;    /* where the first failure was */
+  GHashTable *offsets;      /* JsonNode * → its offset + 1, or NULL */
 } Parser;
 
 static JsonNode *parse_value (Parser *p);
+
+static void
+note_offset (Parser   *p,
+             JsonNode *node,
+             gsize     offset)
+{
+  if (p->offsets != NULL)
+    g_hash_table_insert (p->offsets, node, GSIZE_TO_POINTER (offset + 1));
+}
 
 G_GNUC_PRINTF (3, 4)
 static gpointer
@@ -40,6 +51,7 @@ fail_at (Parser     *p,
   what = g_strdup_vprintf (format, args);
   va_end (args);
 
+  p->error_pos = pos;
   g_set_error (p->error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                "Invalid JSON at byte %" G_GSIZE_FORMAT ": %s", pos, what);
   return NULL;
@@ -330,10 +342,13 @@ parse_array (Parser *p)
     for (;;)
       {
         JsonNode *element;
+        gsize element_at;
 
         skip_ws (p);
+        element_at = p->pos;
         if (!(element = parse_value (p)))
           return NULL;
+        note_offset (p, element, element_at);
         json_array_add_element (array, element);
 
         skip_ws (p);
@@ -393,6 +408,8 @@ parse_object (Parser *p)
 
         if (!(value = parse_value (p)))
           return NULL;
+        /* A member is where its name is: that is the line a person reads. */
+        note_offset (p, value, name_at);
         json_object_set_member (object, name, value);
 
         skip_ws (p);
@@ -464,24 +481,26 @@ parse_value (Parser *p)
     }
 }
 
-JsonNode *
-lumo_json_parse (const char  *data,
-                 gsize        len,
-                 guint        max_depth,
-                 GError     **error)
+static JsonNode *
+parse_document (const char  *data,
+                gsize        len,
+                guint        max_depth,
+                GHashTable  *offsets,
+                gsize       *error_offset,
+                GError     **error)
 {
   g_autoptr(JsonNode) node = NULL;
   const char *end = NULL;
-  Parser p = { data, len, 0, 0, max_depth, error };
-
-  g_return_val_if_fail (data != NULL || len == 0, NULL);
-  g_return_val_if_fail (max_depth > 0, NULL);
+  Parser p = { data, len, 0, 0, max_depth, error, 0, offsets };
+  gsize root_at;
 
   if (data == NULL)
     data = p.data = "";
 
   if (!g_utf8_validate_len (data, len, &end))
     {
+      if (error_offset != NULL)
+        *error_offset = (gsize) (end - data);
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                    "Invalid JSON at byte %" G_GSIZE_FORMAT ": %s",
                    (gsize) (end - data),
@@ -492,18 +511,116 @@ lumo_json_parse (const char  *data,
   skip_ws (&p);
   if (p.pos >= p.len)
     {
+      if (error_offset != NULL)
+        *error_offset = p.pos;
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                    "Invalid JSON: there is no value, only %s",
                    len == 0 ? "nothing" : "white space");
       return NULL;
     }
 
+  root_at = p.pos;
   if (!(node = parse_value (&p)))
-    return NULL;
+    goto fail;
+  note_offset (&p, node, root_at);
 
   skip_ws (&p);
   if (p.pos < p.len)
-    return fail_at (&p, p.pos, "trailing characters after the JSON value");
+    {
+      fail_at (&p, p.pos, "trailing characters after the JSON value");
+      goto fail;
+    }
 
   return g_steal_pointer (&node);
+
+fail:
+  if (error_offset != NULL)
+    *error_offset = p.error_pos;
+  return NULL;
+}
+
+JsonNode *
+lumo_json_parse (const char  *data,
+                 gsize        len,
+                 guint        max_depth,
+                 GError     **error)
+{
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  g_return_val_if_fail (max_depth > 0, NULL);
+
+  return parse_document (data, len, max_depth, NULL, NULL, error);
+}
+
+JsonNode *
+lumo_json_parse_located (const char   *data,
+                         gsize         len,
+                         guint         max_depth,
+                         GHashTable  **offsets,
+                         gsize        *error_offset,
+                         GError      **error)
+{
+  g_autoptr(GHashTable) table = NULL;
+  JsonNode *node;
+
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+  g_return_val_if_fail (max_depth > 0, NULL);
+  g_return_val_if_fail (offsets == NULL || *offsets == NULL, NULL);
+
+  if (error_offset != NULL)
+    *error_offset = 0;
+  if (offsets != NULL)
+    table = g_hash_table_new (NULL, NULL);
+
+  /* Keys are the nodes of the tree returned, so they stay valid as long
+   * as it does; a failed parse frees them, and the table with them. */
+  if (!(node = parse_document (data, len, max_depth, table, error_offset, error)))
+    return NULL;
+
+  if (offsets != NULL)
+    *offsets = g_steal_pointer (&table);
+  return node;
+}
+
+gsize
+lumo_json_node_offset (GHashTable *offsets,
+                       JsonNode   *node)
+{
+  gpointer value;
+
+  g_return_val_if_fail (offsets != NULL, 0);
+
+  value = g_hash_table_lookup (offsets, node);
+  return value != NULL ? GPOINTER_TO_SIZE (value) - 1 : 0;
+}
+
+void
+lumo_json_line_column (const char *data,
+                       gsize       len,
+                       gsize       offset,
+                       guint      *line,
+                       guint      *column)
+{
+  guint l = 1;
+  guint c = 1;
+
+  g_return_if_fail (data != NULL || len == 0);
+
+  offset = MIN (offset, len);
+  for (gsize i = 0; i < offset; i++)
+    {
+      guchar b = (guchar) data[i];
+
+      if (b == '\n')
+        {
+          l++;
+          c = 1;
+        }
+      else if ((b & 0xc0) != 0x80)   /* characters, not UTF-8 continuation bytes */
+        c++;
+    }
+
+  if (line != NULL)
+    *line = l;
+  if (column != NULL)
+    *column = c;
 }

@@ -32,4 +32,29 @@ JsonNode *lumo_json_parse (const char  *data,
                            guint        max_depth,
                            GError     **error);
 
+/* lumo_json_parse() for a file a person edits, which must be able to say
+ * where a value is (a managed policy file: "line 4, field writes").
+ * @offsets (optional) receives a table of every node of the tree returned
+ * → its byte offset in @data (read it with lumo_json_node_offset()): a
+ * member's offset is that of its name, an array element's that of its
+ * value. On failure *@error_offset (optional) is the byte at which the
+ * input went wrong; the error is that of lumo_json_parse(). */
+JsonNode *lumo_json_parse_located (const char   *data,
+                                   gsize         len,
+                                   guint         max_depth,
+                                   GHashTable  **offsets,
+                                   gsize        *error_offset,
+                                   GError      **error);
+/* The offset of @node in the table of lumo_json_parse_located() (0 for a
+ * node it does not hold). */
+gsize     lumo_json_node_offset   (GHashTable   *offsets,
+                                   JsonNode     *node);
+/* The 1-based line and column (in characters) of byte @offset of @data;
+ * an offset past the end is the end. */
+void      lumo_json_line_column   (const char   *data,
+                                   gsize         len,
+                                   gsize         offset,
+                                   guint        *line,
+                                   guint        *column);
+
 G_END_DECLS
