@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <glib/gstdio.h>
+
 #include "lumo-paths.h"
 #include "lumo-rate-limiter.h"
 #include "lumo-test-policy.h"
@@ -60,6 +62,13 @@ on_agent_changed_cb (LumoPolicy     *policy,
   g_ptr_array_add (f->events, g_strdup_printf ("agent-changed:%s", agent_id));
 }
 
+static void
+on_managed_changed_cb (LumoPolicy     *policy,
+                       LumoTestPolicy *f)
+{
+  g_ptr_array_add (f->events, g_strdup ("managed-changed"));
+}
+
 static gint64
 test_clock (gpointer user_data)
 {
@@ -74,9 +83,10 @@ lumo_test_policy_set_up (LumoTestPolicy *f,
 
   f->dir = lumo_test_dir_new ("policy");
   f->path = g_build_filename (f->dir, "policy.db", NULL);
+  f->managed_dir = g_build_filename (f->dir, "policy.d", NULL);
   lumo_paths_set_data_dir (f->dir);
 
-  f->policy = lumo_policy_new (f->path, &error);
+  f->policy = lumo_policy_new_full (f->path, f->managed_dir, &error);
   g_assert_no_error (error);
   g_assert_nonnull (f->policy);
 
@@ -87,6 +97,7 @@ lumo_test_policy_set_up (LumoTestPolicy *f,
   g_signal_connect (f->policy, "revoked", G_CALLBACK (on_revoked_cb), f);
   g_signal_connect (f->policy, "history-changed", G_CALLBACK (on_history_changed_cb), f);
   g_signal_connect (f->policy, "agent-changed", G_CALLBACK (on_agent_changed_cb), f);
+  g_signal_connect (f->policy, "managed-changed", G_CALLBACK (on_managed_changed_cb), f);
 
   f->now = 1000 * G_USEC_PER_SEC;
   lumo_policy_set_clock (f->policy, test_clock, f);
@@ -100,6 +111,7 @@ lumo_test_policy_tear_down (LumoTestPolicy *f,
   g_clear_pointer (&f->events, g_ptr_array_unref);
   lumo_test_dir_remove (f->dir);
   g_clear_pointer (&f->path, g_free);
+  g_clear_pointer (&f->managed_dir, g_free);
   g_clear_pointer (&f->dir, g_free);
 }
 
@@ -114,7 +126,7 @@ static char *
 event_name (const char *signal_name,
             const char *caller)
 {
-  if (g_str_equal (signal_name, "history-changed"))
+  if (g_str_equal (signal_name, "history-changed") || g_str_equal (signal_name, "managed-changed"))
     {
       g_assert_null (caller);
       return g_strdup (signal_name);
@@ -246,4 +258,29 @@ lumo_test_policy_write (LumoTestPolicy *f,
                         gint64         *retry_after)
 {
   return lumo_test_policy_authorize (f, TEST_PROVIDER_ID, caller, TRUE, retry_after);
+}
+
+void
+lumo_test_policy_write_managed (LumoTestPolicy *f,
+                                const char     *name,
+                                const char     *contents)
+{
+  g_autofree char *path = g_build_filename (f->managed_dir, name, NULL);
+
+  if (contents == NULL)
+    {
+      g_assert_no_errno (g_remove (path));
+      return;
+    }
+
+  lumo_test_write_in (f->managed_dir, name, contents);
+}
+
+void
+lumo_test_policy_apply_managed (LumoTestPolicy *f,
+                                const char     *name,
+                                const char     *contents)
+{
+  lumo_test_policy_write_managed (f, name, contents);
+  lumo_policy_reload_managed (f->policy);
 }

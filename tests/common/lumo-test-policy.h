@@ -21,6 +21,8 @@ typedef struct
 {
   char       *dir;
   char       *path;     /* dir/policy.db */
+  char       *managed_dir;  /* dir/policy.d: the policy's managed policy
+                             * directory, absent until a test writes to it */
   LumoPolicy *policy;
   /* Every signal of @policy in order, as "provider-changed:PROVIDER",
    * "caller-changed:PROVIDER/CALLER" (and caller-pending, revoked),
@@ -52,6 +54,18 @@ guint           lumo_test_policy_count_events    (LumoTestPolicy   *f,
 void            lumo_test_policy_wait_for_event  (LumoTestPolicy   *f,
                                                   const char       *signal_name,
                                                   const char       *caller);
+
+/* Writes @contents to f->managed_dir/@name (NULL: removes it), as an
+ * admin would; the policy's file monitor notices by itself
+ * ("managed-changed"). */
+void            lumo_test_policy_write_managed   (LumoTestPolicy   *f,
+                                                  const char       *name,
+                                                  const char       *contents);
+/* The same, then reads the directory now (lumo_policy_reload_managed()),
+ * so the change is in force when it returns. */
+void            lumo_test_policy_apply_managed   (LumoTestPolicy   *f,
+                                                  const char       *name,
+                                                  const char       *contents);
 
 /* TEST_PROVIDER_ID says hello: namespace "userscripts", "Lumo
  * Userscripts", version 1.0.1. */

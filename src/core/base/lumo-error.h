@@ -41,6 +41,7 @@ typedef enum
   LUMO_ERROR_IO,                   /* a file outside the databases cannot be read or written */
   LUMO_ERROR_PERMISSION_DENIED,    /* the peer may not do this (a sandboxed app, not the helper) */
   LUMO_ERROR_NOT_AUTHORIZED,       /* a desktop agent's token refused, or the agent not allowed */
+  LUMO_ERROR_MANAGED,              /* set by the organization's managed policy; the message names the file */
 } LumoError;
 
 GQuark lumo_error_quark (void);

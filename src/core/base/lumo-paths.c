@@ -31,6 +31,15 @@ lumo_paths_get_data_dir (void)
   return data_dir;
 }
 
+const char *
+lumo_paths_get_managed_policy_dir (void)
+{
+  const char *env = g_getenv ("LUMO_ACCESS_POLICY_DIR");
+
+  /* Read each time: it is asked once per policy, and tests set it. */
+  return env != NULL && *env != '\0' ? env : LUMO_PATHS_MANAGED_POLICY_DIR;
+}
+
 void
 lumo_paths_set_data_dir (const char *dir)
 {

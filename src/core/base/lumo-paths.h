@@ -15,6 +15,9 @@
  * (the databases' -wal and -shm files take the database's mode).
  *
  * LUMO_ACCESS_DATA_DIR overrides the directory (the CLI's --data-dir sets it).
+ *
+ * The organization's managed policy is read from LUMO_PATHS_MANAGED_POLICY_DIR
+ * (docs/admin.md); LUMO_ACCESS_POLICY_DIR overrides it (tests).
  */
 #pragma once
 
@@ -22,7 +25,11 @@
 
 G_BEGIN_DECLS
 
+#define LUMO_PATHS_MANAGED_POLICY_DIR "/etc/lumo-access/policy.d"
+
 const char *lumo_paths_get_data_dir    (void);
+/* LUMO_ACCESS_POLICY_DIR, or LUMO_PATHS_MANAGED_POLICY_DIR. */
+const char *lumo_paths_get_managed_policy_dir (void);
 void        lumo_paths_set_data_dir    (const char *dir);
 char       *lumo_paths_build           (const char *file_name);
 /* Creates @dir (and its parents) with mode 0700, or makes an existing one

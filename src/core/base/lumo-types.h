@@ -9,6 +9,7 @@
 G_BEGIN_DECLS
 
 typedef struct _LumoPolicy        LumoPolicy;
+typedef struct _LumoManagedPolicy LumoManagedPolicy;
 typedef struct _LumoRateLimiter   LumoRateLimiter;
 typedef struct _LumoReviewQueue   LumoReviewQueue;
 typedef struct _LumoReviewRequest LumoReviewRequest;

@@ -284,7 +284,8 @@ lumo_policy_add_agent (LumoPolicy          *self,
     if (!lumo_validate_extension_id (provider_ids[i], "provider ID", error))
       return FALSE;
 
-  if (!(key = agent_key (self, error)))
+  if (!_lumo_policy_managed_check_new_agent (self, error) ||
+      !(key = agent_key (self, error)))
     return FALSE;
 
   if (!_lumo_policy_begin (self, error))
@@ -305,6 +306,7 @@ lumo_policy_add_agent (LumoPolicy          *self,
 
       /* The agent row exists already, so the caller row's kind is agent. */
       ok = (provider = _lumo_policy_store_get_provider (self->db, provider_ids[i], error)) != NULL &&
+           _lumo_policy_managed_check_caller (self, provider_ids[i], id, LUMO_CALLER_KIND_AGENT, error) &&
            _lumo_policy_store_put_caller (self->db, provider_ids[i], id, LUMO_CALLER_STATE_ALLOWED,
                                           clean, error);
     }

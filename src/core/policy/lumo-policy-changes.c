@@ -204,9 +204,11 @@ lumo_policy_set_switch (LumoPolicy        *self,
   if (!_lumo_policy_begin (self, error))
     return FALSE;
 
-  if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)))
+  if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)) ||
+      !_lumo_policy_managed_check_switch (self, provider_id, sw, error))
     return finish (self, FALSE, error);
 
+  /* The person's own value: what is in force may be stricter. */
   current = sw == LUMO_POLICY_SWITCH_ENABLED ? provider->enabled
           : sw == LUMO_POLICY_SWITCH_WRITES ? provider->writes
           : provider->review;
@@ -229,19 +231,31 @@ lumo_policy_get_provider (LumoPolicy  *self,
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
 
+  LumoProviderInfo *info;
+
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return NULL;
 
-  return _lumo_policy_store_get_provider (self->db, provider_id, error);
+  if ((info = _lumo_policy_store_get_provider (self->db, provider_id, error)))
+    _lumo_policy_managed_overlay_provider (self, info);
+
+  return info;
 }
 
 GPtrArray *
 lumo_policy_list_providers (LumoPolicy  *self,
                             GError     **error)
 {
+  GPtrArray *providers;
+
   g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
 
-  return _lumo_policy_store_list_providers (self->db, error);
+  if (!(providers = _lumo_policy_store_list_providers (self->db, error)))
+    return NULL;
+  for (guint i = 0; i < providers->len; i++)
+    _lumo_policy_managed_overlay_provider (self, g_ptr_array_index (providers, i));
+
+  return providers;
 }
 
 gboolean
@@ -291,6 +305,11 @@ change_caller (LumoPolicy        *self,
       g_propagate_error (error, g_steal_pointer (&local_error));
       return finish (self, FALSE, error);
     }
+
+  if (!_lumo_policy_managed_check_caller (self, provider_id, caller_id,
+                                          caller != NULL ? caller->kind : _lumo_policy_kind_of (self, caller_id),
+                                          error))
+    return finish (self, FALSE, error);
 
   if (caller != NULL && caller->state == state)
     {
@@ -384,7 +403,9 @@ lumo_policy_forget_caller (LumoPolicy        *self,
   if (!_lumo_policy_begin (self, error))
     return FALSE;
 
+  /* A row the organization denies stays, so it keeps showing why. */
   if (!(caller = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)) ||
+      !_lumo_policy_managed_check_caller (self, provider_id, caller_id, caller->kind, error) ||
       !(snapshot = _lumo_policy_store_remove_caller (self->db, provider_id, caller_id, error)))
     return finish (self, FALSE, error);
 
@@ -412,6 +433,7 @@ lumo_policy_get_caller (LumoPolicy  *self,
   if (!(info = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)))
     return NULL;
   _lumo_policy_bookkeeping_overlay (self, info);
+  _lumo_policy_managed_overlay_caller (self, info);
 
   return info;
 }
@@ -430,10 +452,20 @@ lumo_policy_list_callers (LumoPolicy       *self,
   if (provider_id != NULL && !lumo_validate_extension_id (provider_id, "provider ID", error))
     return NULL;
 
-  if (!(callers = _lumo_policy_store_list_callers (self->db, provider_id, state, error)))
+  /* The state asked for is the one in force, so the filter comes after
+   * the managed policy (the lists are small). */
+  if (!(callers = _lumo_policy_store_list_callers (self->db, provider_id, LUMO_CALLER_STATE_ANY, error)))
     return NULL;
-  for (guint i = 0; i < callers->len; i++)
-    _lumo_policy_bookkeeping_overlay (self, g_ptr_array_index (callers, i));
+  for (guint i = callers->len; i > 0; i--)
+    {
+      LumoCallerInfo *info = g_ptr_array_index (callers, i - 1);
+
+      _lumo_policy_managed_overlay_caller (self, info);
+      if (state != LUMO_CALLER_STATE_ANY && info->state != state)
+        g_ptr_array_remove_index (callers, i - 1);
+      else
+        _lumo_policy_bookkeeping_overlay (self, info);
+    }
 
   return callers;
 }

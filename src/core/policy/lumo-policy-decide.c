@@ -9,12 +9,19 @@
  * counts at the very next call. What they count is left in memory
  * (lumo-policy-bookkeeping.c). Only a caller's first probe writes at once: a
  * new pending caller is a request to a person, with its history row.
+ *
+ * The snapshot holds the values in force after the managed policy. A
+ * caller it does not know yet is judged by the managed policy first: one
+ * a file denies (or leaves out under onlyListedCallers) is refused without
+ * asking anyone and nothing is recorded; one a file allows is recorded as
+ * it asked (pending) and is allowed at once.
  */
 #define G_LOG_DOMAIN "lumo-policy"
 
 #include "config.h"
 
 #include "lumo-error.h"
+#include "lumo-managed-policy.h"
 #include "lumo-policy-private.h"
 #include "lumo-protocol.h"
 
@@ -36,6 +43,7 @@ probe_new_caller (LumoPolicy        *self,
                   const char        *provider_id,
                   const char        *caller_id,
                   const char        *name,
+                  gboolean           managed_allowed,
                   LumoPolicyStatus  *status,
                   GError           **error)
 {
@@ -66,7 +74,9 @@ probe_new_caller (LumoPolicy        *self,
     {
       gint64 retry_after_us = 0;
 
-      if (!lumo_rate_limiter_try_acquire (self->pending_limiter, provider_id, &retry_after_us))
+      /* The files' own list bounds those: only strangers are limited. */
+      if (!managed_allowed &&
+          !lumo_rate_limiter_try_acquire (self->pending_limiter, provider_id, &retry_after_us))
         {
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
                        "More than %d new agents asked for access in the last minute; "
@@ -108,6 +118,13 @@ probe_new_caller (LumoPolicy        *self,
   if (!_lumo_policy_commit (self, error))
     return FALSE;
 
+  /* The answer is of what is in force, as every probe's. */
+  provider->user_enabled = provider->enabled;
+  provider->user_writes = provider->writes;
+  provider->user_review = provider->review;
+  _lumo_policy_managed_overlay_provider (self, provider);
+  state = lumo_managed_policy_apply_caller (self->managed, provider_id, caller_id,
+                                            _lumo_policy_kind_of (self, caller_id), state, NULL);
   set_status (status, provider->enabled, state);
 
   _lumo_policy_announce (self);
@@ -151,9 +168,21 @@ lumo_policy_probe (LumoPolicy        *self,
   lumo_caller_key_fill (key, provider_id, caller_id);
   if (!(caller = g_hash_table_lookup (self->callers, key)))
     {
-      g_autofree char *name = _lumo_policy_store_clean_text (display_name);
+      g_autofree char *name = NULL;
+      LumoManagedCaller managed = lumo_managed_policy_get_caller (self->managed, provider_id, caller_id,
+                                                                  _lumo_policy_kind_of (self, caller_id),
+                                                                  NULL);
 
-      return probe_new_caller (self, provider_id, caller_id, name, status, error);
+      /* Denied without asking: no request, no row. */
+      if (managed == LUMO_MANAGED_CALLER_DENIED)
+        {
+          set_status (status, provider->enabled, LUMO_CALLER_STATE_DENIED);
+          return TRUE;
+        }
+
+      name = _lumo_policy_store_clean_text (display_name);
+      return probe_new_caller (self, provider_id, caller_id, name,
+                               managed == LUMO_MANAGED_CALLER_ALLOWED, status, error);
     }
 
   set_status (status, provider->enabled, caller->state);
@@ -215,7 +244,10 @@ lumo_policy_authorize (LumoPolicy          *self,
 
   lumo_caller_key_fill (key, provider_id, caller_id);
   caller = g_hash_table_lookup (self->callers, key);
-  state = caller != NULL ? caller->state : LUMO_CALLER_STATE_ANY;
+  state = caller != NULL ? caller->state
+        : lumo_managed_policy_apply_caller (self->managed, provider_id, caller_id,
+                                            _lumo_policy_kind_of (self, caller_id),
+                                            LUMO_CALLER_STATE_ANY, NULL);
 
   if (state == LUMO_CALLER_STATE_PENDING)
     decide (decision, LUMO_DENY_REASON_PENDING, 0);

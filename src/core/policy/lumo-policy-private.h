@@ -57,6 +57,17 @@ struct _LumoPolicy
 
   /* agents.key beside the database, loaded when an agent first needs it. */
   GBytes           *agent_key;
+
+  /* The organization's policy (lumo-policy-managed.c): what the snapshot
+   * above is read under, and the monitor that follows its directory
+   * (@managed_watched: that directory, or its nearest existing parent). */
+  char              *managed_dir;
+  LumoManagedPolicy *managed;
+  GFileMonitor      *managed_monitor;
+  char              *managed_watched;
+  gboolean           managed_loading;   /* a read runs in a thread */
+  gboolean           managed_again;     /* the directory changed during it */
+  gboolean           managed_closed;    /* disposed: a late read is dropped */
 };
 
 /* After our own commit: emits the signals for what changed. The change is
@@ -67,6 +78,41 @@ void _lumo_policy_announce (LumoPolicy *self);
  * connection committed since it was read. */
 gboolean _lumo_policy_ensure_current (LumoPolicy  *self,
                                       GError     **error);
+
+/* Re-reads policy.db into the snapshot under the managed policy in force
+ * and emits what changed (the managed policy changed). */
+gboolean _lumo_policy_resync (LumoPolicy  *self,
+                              GError     **error);
+void     _lumo_policy_emit_managed_changed (LumoPolicy *self);
+
+/* ---- lumo-policy-managed.c ---- */
+
+void     _lumo_policy_managed_init     (LumoPolicy *self);
+void     _lumo_policy_managed_dispose  (LumoPolicy *self);
+void     _lumo_policy_managed_finalize (LumoPolicy *self);
+/* Sets the values in force (enabled, writes, review; state) from the
+ * person's (user_*) and the managed policy. */
+void     _lumo_policy_managed_overlay_provider (LumoPolicy       *self,
+                                                LumoProviderInfo *info);
+void     _lumo_policy_managed_overlay_caller   (LumoPolicy       *self,
+                                                LumoCallerInfo   *info);
+/* The kind of a caller by its ID: an agent if the snapshot knows it as one. */
+LumoCallerKind _lumo_policy_kind_of            (LumoPolicy       *self,
+                                                const char       *caller_id);
+/* LUMO_ERROR_MANAGED, naming the file, when a person may not change this:
+ * a switch a file binds; a caller a file denies; any agent where files
+ * forbid desktop agents. */
+gboolean _lumo_policy_managed_check_switch     (LumoPolicy       *self,
+                                                const char       *provider_id,
+                                                LumoPolicySwitch  sw,
+                                                GError          **error);
+gboolean _lumo_policy_managed_check_caller     (LumoPolicy       *self,
+                                                const char       *provider_id,
+                                                const char       *caller_id,
+                                                LumoCallerKind    kind,
+                                                GError          **error);
+gboolean _lumo_policy_managed_check_new_agent  (LumoPolicy       *self,
+                                                GError          **error);
 
 /* A change's transaction: BEGIN IMMEDIATE, then the waiting bookkeeping,
  * so that what the change snapshots (a removal's undo data) is complete

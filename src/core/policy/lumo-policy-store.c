@@ -157,6 +157,11 @@ provider_from_row (sqlite3_stmt *stmt)
   info->created = sqlite3_column_int64 (stmt, 8);
   info->first_seen = sqlite3_column_int64 (stmt, 9);
   info->last_seen = sqlite3_column_int64 (stmt, 10);
+  /* What the file holds is the person's; the policy lays the managed
+   * policy over it (lumo-policy-managed.c). */
+  info->user_enabled = info->enabled;
+  info->user_writes = info->writes;
+  info->user_review = info->review;
 
   return info;
 }
@@ -177,6 +182,7 @@ caller_from_row (sqlite3_stmt *stmt)
   info->write_count = sqlite3_column_int64 (stmt, 7);
   info->kind = g_strcmp0 ((const char *) sqlite3_column_text (stmt, 8), "agent") == 0
                ? LUMO_CALLER_KIND_AGENT : LUMO_CALLER_KIND_EXTENSION;
+  info->user_state = info->state;
 
   return info;
 }

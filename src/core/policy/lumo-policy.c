@@ -31,6 +31,7 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (LumoPolicy, lumo_policy, G_TYPE_OBJECT,
 enum {
   PROP_0,
   PROP_PATH,
+  PROP_MANAGED_DIR,
   PROP_RATE_LIMITER,
   N_PROPS
 };
@@ -42,6 +43,7 @@ enum {
   REVOKED,
   HISTORY_CHANGED,
   AGENT_CHANGED,
+  MANAGED_CHANGED,
   N_SIGNALS
 };
 
@@ -85,6 +87,8 @@ provider_equal (const LumoProviderInfo *a,
          g_strcmp0 (a->display_name, b->display_name) == 0 &&
          g_strcmp0 (a->version, b->version) == 0 &&
          a->enabled == b->enabled && a->writes == b->writes && a->review == b->review &&
+         a->user_enabled == b->user_enabled && a->user_writes == b->user_writes &&
+         a->user_review == b->user_review &&
          a->watched == b->watched && a->created == b->created &&
          a->first_seen == b->first_seen && a->last_seen == b->last_seen;
 }
@@ -94,7 +98,7 @@ caller_equal (const LumoCallerInfo *a,
               const LumoCallerInfo *b)
 {
   return g_strcmp0 (a->display_name, b->display_name) == 0 &&
-         a->state == b->state &&
+         a->state == b->state && a->user_state == b->user_state &&
          a->first_seen == b->first_seen && a->last_seen == b->last_seen &&
          a->probe_count == b->probe_count && a->write_count == b->write_count &&
          a->kind == b->kind;
@@ -256,12 +260,14 @@ load_state (LumoPolicy  *self,
       return FALSE;
     }
 
+  /* The snapshot is of the values in force. */
   providers = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                      (GDestroyNotify) lumo_provider_info_free);
   for (guint i = 0; i < provider_list->len; i++)
     {
       LumoProviderInfo *info = g_ptr_array_index (provider_list, i);
 
+      _lumo_policy_managed_overlay_provider (self, info);
       g_hash_table_insert (providers, info->id, info);
     }
   g_ptr_array_set_free_func (provider_list, NULL);
@@ -272,6 +278,7 @@ load_state (LumoPolicy  *self,
     {
       LumoCallerInfo *info = g_ptr_array_index (caller_list, i);
 
+      _lumo_policy_managed_overlay_caller (self, info);
       g_hash_table_insert (callers, lumo_caller_key_new (info->provider_id, info->id), info);
     }
   g_ptr_array_set_free_func (caller_list, NULL);
@@ -350,6 +357,19 @@ _lumo_policy_announce (LumoPolicy *self)
 
   if (!sync_state (self, &error))
     g_warning ("Cannot reload the policy after a change: %s", error->message);
+}
+
+gboolean
+_lumo_policy_resync (LumoPolicy  *self,
+                     GError     **error)
+{
+  return sync_state (self, error);
+}
+
+void
+_lumo_policy_emit_managed_changed (LumoPolicy *self)
+{
+  g_signal_emit (self, signals[MANAGED_CHANGED], 0);
 }
 
 gboolean
@@ -442,6 +462,8 @@ lumo_policy_initable_init (GInitable     *initable,
   if (!(self->data_version_stmt = lumo_db_prepare (self->db, "PRAGMA data_version", error)))
     return FALSE;
 
+  _lumo_policy_managed_init (self);
+
   if (!sync_state (self, error))
     return FALSE;
 
@@ -476,6 +498,7 @@ lumo_policy_dispose (GObject *object)
   LumoPolicy *self = LUMO_POLICY (object);
 
   _lumo_policy_bookkeeping_dispose (self);
+  _lumo_policy_managed_dispose (self);
   stop_monitor (self, &self->wal_monitor);
   stop_monitor (self, &self->db_monitor);
   g_clear_object (&self->limiter);
@@ -498,6 +521,7 @@ lumo_policy_finalize (GObject *object)
   g_clear_pointer (&self->bookkeeping, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->path, g_free);
+  _lumo_policy_managed_finalize (self);
 
   G_OBJECT_CLASS (lumo_policy_parent_class)->finalize (object);
 }
@@ -514,6 +538,9 @@ lumo_policy_get_property (GObject    *object,
     {
     case PROP_PATH:
       g_value_set_string (value, self->path);
+      break;
+    case PROP_MANAGED_DIR:
+      g_value_set_string (value, self->managed_dir);
       break;
     case PROP_RATE_LIMITER:
       g_value_set_object (value, self->limiter);
@@ -537,6 +564,10 @@ lumo_policy_set_property (GObject      *object,
       g_assert (self->path == NULL);
       self->path = g_value_dup_string (value);
       break;
+    case PROP_MANAGED_DIR:
+      g_assert (self->managed_dir == NULL);
+      self->managed_dir = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -554,6 +585,9 @@ lumo_policy_class_init (LumoPolicyClass *klass)
 
   properties[PROP_PATH] =
     g_param_spec_string ("path", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MANAGED_DIR] =
+    g_param_spec_string ("managed-dir", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
   properties[PROP_RATE_LIMITER] =
     g_param_spec_object ("rate-limiter", NULL, NULL, LUMO_TYPE_RATE_LIMITER,
@@ -578,6 +612,9 @@ lumo_policy_class_init (LumoPolicyClass *klass)
   signals[AGENT_CHANGED] =
     g_signal_new ("agent-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[MANAGED_CHANGED] =
+    g_signal_new ("managed-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
@@ -598,7 +635,15 @@ LumoPolicy *
 lumo_policy_new (const char  *path,
                  GError     **error)
 {
-  return g_initable_new (LUMO_TYPE_POLICY, NULL, error, "path", path, NULL);
+  return lumo_policy_new_full (path, NULL, error);
+}
+
+LumoPolicy *
+lumo_policy_new_full (const char  *path,
+                      const char  *managed_dir,
+                      GError     **error)
+{
+  return g_initable_new (LUMO_TYPE_POLICY, NULL, error, "path", path, "managed-dir", managed_dir, NULL);
 }
 
 const char *

@@ -60,6 +60,16 @@
  *                      agent removed. Close its ports (and agent sessions).
  *   ::agent-changed    (agent_id)               a desktop agent added or removed
  *   ::history-changed  ()                       new history rows
+ *   ::managed-changed  ()                       the managed policy in force changed
+ *                      (after the signals of the values it changed)
+ *
+ * Managed policy (docs/admin.md): the files of lumo_policy_get_managed_dir()
+ * can make any value stricter than the person set it, never looser. Every
+ * read here (get/list providers and callers), every decision and every
+ * signal is of the values in force; LumoProviderInfo.user_* and
+ * LumoCallerInfo.user_state keep what the person chose. A change a file
+ * binds is refused with LUMO_ERROR_MANAGED naming the file. The directory
+ * is followed by a file monitor; a change counts without a restart.
  *
  * Not thread-safe: use one LumoPolicy from one thread.
  */
@@ -153,13 +163,16 @@ typedef struct
   char     *namespace_;      /* from hello; NULL until the provider said hello */
   char     *display_name;    /* from hello; display only */
   char     *version;
-  gboolean  enabled;
-  gboolean  writes;
+  gboolean  enabled;         /* in force: the person's switch, or stricter if */
+  gboolean  writes;          /* the managed policy binds it (docs/admin.md)   */
   gboolean  review;
   gboolean  watched;         /* added by hand (UI/CLI), not by a hello */
   gint64    created;
   gint64    first_seen;      /* first hello, 0 if none yet */
   gint64    last_seen;       /* latest hello */
+  gboolean  user_enabled;    /* the switches as the person set them */
+  gboolean  user_writes;
+  gboolean  user_review;
 } LumoProviderInfo;
 
 typedef struct
@@ -167,12 +180,13 @@ typedef struct
   char            *provider_id;
   char            *id;
   char            *display_name;  /* the client name it gave; display only */
-  LumoCallerState  state;
+  LumoCallerState  state;         /* in force (after the managed policy) */
   gint64           first_seen;
   gint64           last_seen;     /* latest probe or admitted write */
   guint64          probe_count;
   guint64          write_count;   /* writes that passed the policy (allowed or sent to review) */
   LumoCallerKind   kind;
+  LumoCallerState  user_state;    /* as the person (or the first probe) left it */
 } LumoCallerInfo;
 
 /* One history row. @field is "provider" (values "watched"/"registered"),
@@ -241,6 +255,10 @@ G_DECLARE_FINAL_TYPE (LumoPolicy, lumo_policy, LUMO, POLICY, GObject)
 /* @path NULL: lumo_paths_build("policy.db"), creating the data directory.
  * LUMO_ERROR_DB_TOO_NEW / _DB_CORRUPT leave the file untouched. */
 LumoPolicy        *lumo_policy_new               (const char        *path,
+                                                  GError           **error);
+/* @managed_dir NULL: lumo_paths_get_managed_policy_dir(). */
+LumoPolicy        *lumo_policy_new_full          (const char        *path,
+                                                  const char        *managed_dir,
                                                   GError           **error);
 const char        *lumo_policy_get_path          (LumoPolicy        *self);
 /* The limiter behind RATE_LIMITED (owned by the policy): for the live
@@ -444,6 +462,24 @@ gboolean        lumo_policy_is_agent           (LumoPolicy          *self,
 char           *lumo_policy_authenticate_agent (LumoPolicy          *self,
                                                 const char          *token,
                                                 GError             **error);
+
+/* ---- the managed policy ------------------------------------------------- */
+
+/* What the files say now (borrowed; replaced whole when they change). */
+LumoManagedPolicy *lumo_policy_get_managed       (LumoPolicy        *self);
+const char        *lumo_policy_get_managed_dir   (LumoPolicy        *self);
+/* Reads the directory now (the monitor does so by itself, in a thread)
+ * and applies it: TRUE if what is in force changed (::managed-changed). */
+gboolean           lumo_policy_reload_managed    (LumoPolicy        *self);
+/* TRUE if a file binds @sw of @provider_id (the person cannot change it). */
+gboolean           lumo_policy_is_switch_managed (LumoPolicy        *self,
+                                                  const char        *provider_id,
+                                                  LumoPolicySwitch   sw);
+/* TRUE if what is in force for the caller is the organization's decision
+ * (a file denies it, or allows it and the person did not deny it). */
+gboolean           lumo_policy_is_caller_managed (LumoPolicy        *self,
+                                                  const char        *provider_id,
+                                                  const char        *caller_id);
 
 /* ---- other processes ---------------------------------------------------- */
 

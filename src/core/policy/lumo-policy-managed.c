@@ -1,0 +1,430 @@
+/* lumo-policy-managed.c — the organization's policy inside LumoPolicy:
+ * reading policy.d, following its changes, and what is in force
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The policy's snapshot (what decisions answer from and the signals are
+ * diffed against) holds the values in force: each provider's switches and
+ * each caller's state after the managed policy (lumo-managed-policy.h),
+ * with what the person chose kept beside them (user_*). So a change of a
+ * policy.d file ends in the very signals a person's change would — a
+ * provider turned off is ::provider-changed and ::revoked for its callers,
+ * which close their ports and agent sessions — and the next decision
+ * counts it.
+ *
+ * The directory is read once, synchronously, when the policy opens (so the
+ * first decision already counts it), then again in a thread after every
+ * change a GFileMonitor reports. A directory that does not exist is
+ * watched through its nearest existing parent rather than by GLib's
+ * polling of missing paths, so an idle app has no timer.
+ */
+#define G_LOG_DOMAIN "lumo-policy"
+
+#include "config.h"
+
+#include <string.h>
+
+#include "lumo-error.h"
+#include "lumo-managed-policy.h"
+#include "lumo-paths.h"
+#include "lumo-policy-private.h"
+#include "lumo-protocol.h"
+
+static void watch_managed_dir (LumoPolicy *self);
+
+/* ---- what is in force ---------------------------------------------------- */
+
+void
+_lumo_policy_managed_overlay_provider (LumoPolicy       *self,
+                                       LumoProviderInfo *info)
+{
+  info->enabled = lumo_managed_policy_apply_switch (self->managed, info->id, LUMO_POLICY_SWITCH_ENABLED,
+                                                    info->user_enabled, NULL);
+  info->writes = lumo_managed_policy_apply_switch (self->managed, info->id, LUMO_POLICY_SWITCH_WRITES,
+                                                   info->user_writes, NULL);
+  info->review = lumo_managed_policy_apply_switch (self->managed, info->id, LUMO_POLICY_SWITCH_REVIEW,
+                                                   info->user_review, NULL);
+}
+
+void
+_lumo_policy_managed_overlay_caller (LumoPolicy     *self,
+                                     LumoCallerInfo *info)
+{
+  info->state = lumo_managed_policy_apply_caller (self->managed, info->provider_id, info->id, info->kind,
+                                                  info->user_state, NULL);
+}
+
+LumoCallerKind
+_lumo_policy_kind_of (LumoPolicy *self,
+                      const char *caller_id)
+{
+  return g_hash_table_contains (self->agents, caller_id) ? LUMO_CALLER_KIND_AGENT
+                                                         : LUMO_CALLER_KIND_EXTENSION;
+}
+
+static void
+set_managed_error (GError                  **error,
+                   const LumoManagedSource  *source,
+                   const char               *what)
+{
+  if (source->line > 0)
+    g_set_error (error, LUMO_ERROR, LUMO_ERROR_MANAGED,
+                 "%s is set by your organization in %s (line %u)", what, source->file, source->line);
+  else
+    g_set_error (error, LUMO_ERROR, LUMO_ERROR_MANAGED,
+                 "%s is set by your organization in %s", what, source->file);
+}
+
+gboolean
+_lumo_policy_managed_check_switch (LumoPolicy        *self,
+                                   const char        *provider_id,
+                                   LumoPolicySwitch   sw,
+                                   GError           **error)
+{
+  LumoManagedSource source;
+  g_autofree char *what = NULL;
+
+  lumo_managed_policy_apply_switch (self->managed, provider_id, sw, FALSE, &source);
+  if (source.file == NULL)
+    return TRUE;
+
+  what = g_strdup_printf ("“%s” of the provider “%s”", lumo_policy_switch_to_string (sw), provider_id);
+  set_managed_error (error, &source, what);
+  return FALSE;
+}
+
+gboolean
+_lumo_policy_managed_check_caller (LumoPolicy      *self,
+                                   const char      *provider_id,
+                                   const char      *caller_id,
+                                   LumoCallerKind   kind,
+                                   GError         **error)
+{
+  LumoManagedSource source;
+  g_autofree char *what = NULL;
+
+  /* Only a denial binds a person: an allowance leaves them free to deny. */
+  if (lumo_managed_policy_get_caller (self->managed, provider_id, caller_id, kind, &source) !=
+      LUMO_MANAGED_CALLER_DENIED)
+    return TRUE;
+
+  what = g_strdup_printf ("Whether “%s” may use the provider “%s”", caller_id, provider_id);
+  set_managed_error (error, &source, what);
+  return FALSE;
+}
+
+gboolean
+_lumo_policy_managed_check_new_agent (LumoPolicy  *self,
+                                      GError     **error)
+{
+  LumoManagedSource source;
+
+  if (!lumo_managed_policy_get_agents_forbidden (self->managed, NULL, &source))
+    return TRUE;
+
+  set_managed_error (error, &source, "Whether desktop agents may be added");
+  return FALSE;
+}
+
+/* ---- applying a new reading ---------------------------------------------- */
+
+/* TRUE if @managed differs from what was in force: then the snapshot is
+ * re-read under it (the signals of what changed) and ::managed-changed
+ * follows. */
+static gboolean
+apply_managed (LumoPolicy        *self,
+               LumoManagedPolicy *managed)
+{
+  GPtrArray *problems = lumo_managed_policy_get_problems (managed);
+  g_autoptr(GError) error = NULL;
+
+  if (lumo_managed_policy_equal (self->managed, managed))
+    return FALSE;
+
+  for (guint i = 0; i < problems->len; i++)
+    {
+      g_autofree char *text = lumo_managed_problem_to_string (g_ptr_array_index (problems, i));
+
+      /* Not a warning: a person's file, shown in the window and the CLI. */
+      g_message ("Managed policy: %s", text);
+    }
+
+  g_clear_pointer (&self->managed, lumo_managed_policy_unref);
+  self->managed = lumo_managed_policy_ref (managed);
+
+  /* The same diff as a change in policy.db: a value now stricter is
+   * ::provider-changed, ::caller-changed and ::revoked. If policy.db cannot
+   * be read, the snapshot is marked stale and the next decision reloads
+   * it (under the new reading) or fails: never the old values. */
+  if (!_lumo_policy_resync (self, &error))
+    g_warning ("Cannot re-read the policy under the new managed policy: %s", error->message);
+
+  _lumo_policy_emit_managed_changed (self);
+  return TRUE;
+}
+
+static void
+load_in_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  g_task_return_pointer (task, lumo_managed_policy_load (task_data),
+                         (GDestroyNotify) lumo_managed_policy_unref);
+}
+
+static void start_reload (LumoPolicy *self);
+
+/* The thread reads files only; the policy is told through a weak
+ * reference, so a reload in flight never keeps a closed policy alive. */
+static void
+on_managed_loaded_cb (GObject      *source_object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  GWeakRef *weak = user_data;
+  g_autoptr(LumoPolicy) self = g_weak_ref_get (weak);
+  g_autoptr(LumoManagedPolicy) managed = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  g_weak_ref_clear (weak);
+  g_free (weak);
+
+  if (self == NULL || self->managed_closed)
+    return;
+
+  self->managed_loading = FALSE;
+  if (managed != NULL)
+    apply_managed (self, managed);
+
+  /* Changes during the read: read again, so the last one is never lost. */
+  if (self->managed_again)
+    start_reload (self);
+}
+
+static void
+start_reload (LumoPolicy *self)
+{
+  g_autoptr(GTask) task = NULL;
+  GWeakRef *weak;
+
+  if (self->managed_loading)
+    {
+      self->managed_again = TRUE;
+      return;
+    }
+
+  self->managed_loading = TRUE;
+  self->managed_again = FALSE;
+  weak = g_new0 (GWeakRef, 1);
+  g_weak_ref_init (weak, self);
+  task = g_task_new (NULL, NULL, on_managed_loaded_cb, weak);
+  g_task_set_source_tag (task, start_reload);
+  g_task_set_task_data (task, g_strdup (self->managed_dir), g_free);
+  g_task_run_in_thread (task, load_in_thread);
+}
+
+gboolean
+lumo_policy_reload_managed (LumoPolicy *self)
+{
+  g_autoptr(LumoManagedPolicy) managed = NULL;
+
+  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
+
+  managed = lumo_managed_policy_load (self->managed_dir);
+  return apply_managed (self, managed);
+}
+
+/* ---- following the directory -------------------------------------------- */
+
+/* The path component below @parent on the way to @dir ("/etc" and
+ * "/etc/lumo-access/policy.d" → "/etc/lumo-access"). */
+static char *
+next_on_the_way (const char *parent,
+                 const char *dir)
+{
+  gsize n = strlen (parent);
+  const char *rest;
+  const char *slash;
+
+  if (strncmp (dir, parent, n) != 0)
+    return NULL;
+  rest = dir + n;
+  while (*rest == '/')
+    rest++;
+  if (*rest == '\0')
+    return NULL;
+  slash = strchr (rest, '/');
+
+  return g_strndup (dir, slash != NULL ? (gsize) (slash - dir) : strlen (dir));
+}
+
+static gboolean
+matters (LumoPolicy *self,
+         GFile      *file)
+{
+  g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *next = NULL;
+
+  if (path == NULL)
+    return FALSE;
+
+  /* Watching a parent: only the way down to the directory matters. */
+  if (g_strcmp0 (self->managed_watched, self->managed_dir) != 0)
+    {
+      next = next_on_the_way (self->managed_watched, self->managed_dir);
+      return g_strcmp0 (path, next) == 0;
+    }
+
+  if (g_str_equal (path, self->managed_dir))
+    return TRUE;
+  base = g_path_get_basename (path);
+  return base[0] != '.' && g_str_has_suffix (base, ".json");
+}
+
+static void
+on_managed_dir_changed_cb (GFileMonitor      *monitor,
+                           GFile             *file,
+                           GFile             *other_file,
+                           GFileMonitorEvent  event,
+                           gpointer           user_data)
+{
+  LumoPolicy *self = user_data;
+  g_autofree char *path = g_file_get_path (file);
+
+  if (!matters (self, file) && !matters (self, other_file))
+    return;
+
+  /* The directory came, went, or was replaced: watch what is there now. */
+  if (g_strcmp0 (self->managed_watched, self->managed_dir) != 0 ||
+      g_strcmp0 (path, self->managed_dir) == 0)
+    watch_managed_dir (self);
+
+  start_reload (self);
+}
+
+static void
+stop_watching (LumoPolicy *self)
+{
+  if (self->managed_monitor == NULL)
+    return;
+
+  g_signal_handlers_disconnect_by_func (self->managed_monitor, on_managed_dir_changed_cb, self);
+  g_file_monitor_cancel (self->managed_monitor);
+  g_clear_object (&self->managed_monitor);
+  g_clear_pointer (&self->managed_watched, g_free);
+}
+
+static void
+watch_managed_dir (LumoPolicy *self)
+{
+  g_autofree char *watched = g_strdup (self->managed_dir);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) error = NULL;
+
+  stop_watching (self);
+
+  /* The nearest directory that exists: the managed one, or the parent it
+   * will be made in. */
+  while (!g_file_test (watched, G_FILE_TEST_IS_DIR))
+    {
+      g_autofree char *parent = g_path_get_dirname (watched);
+
+      if (g_str_equal (parent, watched))
+        break;
+      g_free (watched);
+      watched = g_steal_pointer (&parent);
+    }
+
+  file = g_file_new_for_path (watched);
+  if (!(self->managed_monitor = g_file_monitor_directory (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error)))
+    {
+      /* Decisions still count what was read; only a later change waits
+       * for the next start. */
+      g_warning ("Cannot watch “%s” for changes of the managed policy: %s", watched, error->message);
+      return;
+    }
+
+  self->managed_watched = g_steal_pointer (&watched);
+  g_signal_connect (self->managed_monitor, "changed", G_CALLBACK (on_managed_dir_changed_cb), self);
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+void
+_lumo_policy_managed_init (LumoPolicy *self)
+{
+  if (self->managed_dir == NULL)
+    self->managed_dir = g_strdup (lumo_paths_get_managed_policy_dir ());
+
+  /* Before the first snapshot, so the first decision already counts it. */
+  self->managed = lumo_managed_policy_load (self->managed_dir);
+  watch_managed_dir (self);
+}
+
+void
+_lumo_policy_managed_dispose (LumoPolicy *self)
+{
+  /* A read in flight finds no policy to tell. */
+  self->managed_closed = TRUE;
+  stop_watching (self);
+}
+
+void
+_lumo_policy_managed_finalize (LumoPolicy *self)
+{
+  g_clear_pointer (&self->managed, lumo_managed_policy_unref);
+  g_clear_pointer (&self->managed_dir, g_free);
+}
+
+/* ---- API ------------------------------------------------------------------ */
+
+LumoManagedPolicy *
+lumo_policy_get_managed (LumoPolicy *self)
+{
+  g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
+
+  return self->managed;
+}
+
+const char *
+lumo_policy_get_managed_dir (LumoPolicy *self)
+{
+  g_return_val_if_fail (LUMO_IS_POLICY (self), NULL);
+
+  return self->managed_dir;
+}
+
+gboolean
+lumo_policy_is_switch_managed (LumoPolicy       *self,
+                               const char       *provider_id,
+                               LumoPolicySwitch  sw)
+{
+  LumoManagedSource source;
+
+  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
+  g_return_val_if_fail (provider_id != NULL, FALSE);
+
+  lumo_managed_policy_apply_switch (self->managed, provider_id, sw, FALSE, &source);
+  return source.file != NULL;
+}
+
+gboolean
+lumo_policy_is_caller_managed (LumoPolicy *self,
+                               const char *provider_id,
+                               const char *caller_id)
+{
+  g_autoptr(LumoCallerInfo) info = NULL;
+  LumoManagedSource source;
+
+  g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
+
+  if (!lumo_is_extension_id (provider_id) || !lumo_is_extension_id (caller_id))
+    return FALSE;
+
+  info = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, NULL);
+  lumo_managed_policy_apply_caller (self->managed, provider_id, caller_id,
+                                    info != NULL ? info->kind : _lumo_policy_kind_of (self, caller_id),
+                                    info != NULL ? info->user_state : LUMO_CALLER_STATE_ANY, &source);
+  return source.file != NULL;
+}
