@@ -107,24 +107,60 @@ lumo_application_activate (GApplication *app)
 
 /* LUMO_ACCESS_REVIEW_TIMEOUT_S overrides how long a write waits for a
  * reviewer (1 … LUMO_REVIEW_MAX_TIMEOUT_S seconds), so that tests need not
- * wait a minute for a timeout. */
-static void
-apply_review_timeout_override (LumoBackend *backend)
+ * wait a minute for a timeout; else the review-timeout-seconds setting.
+ * Either is the person's value: the managed policy bounds it. */
+static guint
+review_timeout_setting (LumoApplication *self)
 {
   const char *env = g_getenv ("LUMO_ACCESS_REVIEW_TIMEOUT_S");
   guint64 seconds;
 
-  if (env == NULL || *env == '\0')
-    return;
-
-  if (!g_ascii_string_to_unsigned (env, 10, 1, LUMO_REVIEW_MAX_TIMEOUT_S, &seconds, NULL))
+  if (env != NULL && *env != '\0')
     {
+      if (g_ascii_string_to_unsigned (env, 10, 1, LUMO_REVIEW_MAX_TIMEOUT_S, &seconds, NULL))
+        return (guint) seconds;
       g_warning ("Ignoring LUMO_ACCESS_REVIEW_TIMEOUT_S=%s: not a number of seconds "
                  "from 1 to %d", env, LUMO_REVIEW_MAX_TIMEOUT_S);
-      return;
     }
 
-  lumo_review_queue_set_timeout (lumo_backend_get_review_queue (backend), (guint) seconds);
+  return self->settings != NULL ? g_settings_get_uint (self->settings, "review-timeout-seconds")
+                                : LUMO_REVIEW_DEFAULT_TIMEOUT_S;
+}
+
+static void
+on_retention_applied_cb (GObject      *source_object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  gint64 n = lumo_managed_settings_apply_retention_finish (LUMO_MANAGED_SETTINGS (source_object), result, &error);
+
+  if (n < 0)
+    g_message ("Cannot remove old audit rows: %s", error->message);
+  else if (n > 0)
+    g_message ("Removed %" G_GINT64_FORMAT " audit row(s) older than the retention", n);
+}
+
+/* The review timeout and the audit retention, under the managed policy;
+ * retention runs (off the main thread) at start and after every change of
+ * either, never on a timer. */
+static void
+apply_review_and_retention (LumoApplication *self)
+{
+  LumoManagedSettings *managed = lumo_backend_get_managed_settings (self->backend);
+
+  lumo_managed_settings_set_review_timeout (managed, review_timeout_setting (self));
+  lumo_managed_settings_set_audit_retention (managed, self->settings != NULL
+                                                      ? g_settings_get_uint (self->settings, "audit-retention-days")
+                                                      : 0);
+  lumo_managed_settings_apply_retention_async (managed, NULL, on_retention_applied_cb, NULL);
+}
+
+static void
+on_policy_managed_changed_cb (LumoPolicy      *policy,
+                              LumoApplication *self)
+{
+  apply_review_and_retention (self);
 }
 
 static void
@@ -210,6 +246,8 @@ on_settings_changed_cb (GSettings       *settings,
 {
   if (g_strcmp0 (key, "desktop-agents") == 0 || g_strcmp0 (key, "desktop-agents-port") == 0)
     apply_desktop_agents (self);
+  else if (g_strcmp0 (key, "review-timeout-seconds") == 0 || g_strcmp0 (key, "audit-retention-days") == 0)
+    apply_review_and_retention (self);
 }
 
 static void
@@ -229,7 +267,8 @@ start_desktop_agents (LumoApplication *self)
   g_signal_connect_object (self->http, "notify::state",
                            G_CALLBACK (on_http_state_notify_cb), self, 0);
 
-  self->settings = lumo_ui_lookup_settings ("desktop-agents", "desktop-agents-port", NULL);
+  self->settings = lumo_ui_lookup_settings ("desktop-agents", "desktop-agents-port",
+                                            "review-timeout-seconds", "audit-retention-days", NULL);
   if (self->settings != NULL)
     g_signal_connect_object (self->settings, "changed",
                              G_CALLBACK (on_settings_changed_cb), self, 0);
@@ -262,8 +301,10 @@ lumo_application_startup (GApplication *app)
     g_warning ("Cannot rebuild the rate limits from the audit log: %s", error->message);
   g_clear_error (&error);
 
-  apply_review_timeout_override (self->backend);
   start_desktop_agents (self);
+  apply_review_and_retention (self);
+  g_signal_connect_object (lumo_backend_get_policy (self->backend), "managed-changed",
+                           G_CALLBACK (on_policy_managed_changed_cb), self, 0);
   /* Here, not with the window: a service-mode app has none. */
   lumo_notifier_install (GTK_APPLICATION (self), self->backend);
   refresh_browser_manifests (self);

@@ -202,8 +202,17 @@ bridge_test_env_new (void)
   BridgeTestEnv *env = g_new0 (BridgeTestEnv, 1);
   g_autoptr(GError) error = NULL;
 
+  g_autofree char *saved = g_strdup (g_getenv ("LUMO_ACCESS_POLICY_DIR"));
+
   env->dir = lumo_test_dir_new ("bridge");
+  env->managed_dir = g_build_filename (env->dir, "policy.d", NULL);
+  /* The policy takes its managed policy directory when it opens. */
+  g_setenv ("LUMO_ACCESS_POLICY_DIR", env->managed_dir, TRUE);
   env->backend = lumo_backend_new_for_data_dir (env->dir, &error);
+  if (saved != NULL)
+    g_setenv ("LUMO_ACCESS_POLICY_DIR", saved, TRUE);
+  else
+    g_unsetenv ("LUMO_ACCESS_POLICY_DIR");
   g_assert_no_error (error);
   env->policy = lumo_backend_get_policy (env->backend);
   env->now = 1000 * G_USEC_PER_SEC;
@@ -250,6 +259,7 @@ bridge_test_env_free (BridgeTestEnv *env)
   g_object_unref (store);
   lumo_test_dir_remove (env->dir);
   g_free (env->dir);
+  g_free (env->managed_dir);
   g_free (env);
 }
 

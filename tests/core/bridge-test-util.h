@@ -40,6 +40,7 @@ G_END_DECLS
 typedef struct
 {
   char        *dir;
+  char        *managed_dir;  /* dir/policy.d: the policy's managed policy directory */
   LumoBackend *backend;
   LumoPolicy  *policy;
   gint64       now;        /* the fake monotonic clock, µs */

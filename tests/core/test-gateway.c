@@ -675,6 +675,45 @@ test_revoke (Fixture       *f,
   agent_free (agent_c);
 }
 
+/* The organization forbids desktop agents: every session ends at once,
+ * with the file named, and none opens until the file goes. */
+static void
+test_managed_forbids_agents (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(LumoAgentSession) a = NULL;
+  g_autoptr(LumoAgentSession) b = NULL;
+  g_autofree char *file = g_build_filename (f->env->managed_dir, "50-no-agents.json", NULL);
+  g_autofree char *message = NULL;
+  LumoGatewayVerdict verdict = LUMO_GATEWAY_OK;
+  Agent *agent_a;
+
+  provider_hello (f);
+  a = open_session (f);
+  agent_a = agent_new (a);
+
+  lumo_test_write_in (f->env->managed_dir, "50-no-agents.json", "{\"desktopAgents\": false}");
+  lumo_policy_reload_managed (f->env->policy);
+  g_assert_nonnull (agent_a->closed);
+  g_assert_nonnull (strstr (agent_a->closed, "organization"));
+  g_assert_nonnull (strstr (agent_a->closed, file));
+  g_assert_cmpuint (g_list_model_get_n_items (lumo_gateway_get_sessions (f->gateway)), ==, 0);
+
+  g_assert_cmpint (lumo_gateway_authenticate (f->gateway, f->token, "userscripts", NULL, NULL, &message),
+                   ==, LUMO_GATEWAY_DISABLED);
+  g_assert_nonnull (strstr (message, file));
+  g_assert_null (lumo_gateway_open_session (f->gateway, f->agent_id, TEST_PROVIDER_ID, "http", &verdict));
+  g_assert_cmpint (verdict, ==, LUMO_GATEWAY_DISABLED);
+
+  /* Gone: the person's allowance counts again. */
+  lumo_test_write_in (f->env->managed_dir, "50-no-agents.json", "{}");
+  lumo_policy_reload_managed (f->env->policy);
+  expect_verdict (f, f->token, "userscripts", LUMO_GATEWAY_OK);
+  b = open_session (f);
+
+  agent_free (agent_a);
+}
+
 static void
 test_provider_disabled (Fixture       *f,
                         gconstpointer  data)
@@ -867,6 +906,7 @@ main (int   argc,
   fixture_add ("/gateway/provider-gone-mid-call", test_provider_gone_mid_call);
   fixture_add ("/gateway/revoke", test_revoke);
   fixture_add ("/gateway/provider-disabled", test_provider_disabled);
+  fixture_add ("/gateway/managed-forbids-agents", test_managed_forbids_agents);
   fixture_add ("/gateway/session-limit", test_session_limit);
   fixture_add ("/gateway/in-flight-limit", test_in_flight_limit);
   fixture_add ("/gateway/too-large", test_too_large);

@@ -15,6 +15,7 @@
 #include "lumo-backend.h"
 #include "lumo-bridge-session-private.h"
 #include "lumo-error.h"
+#include "lumo-managed-settings.h"
 #include "lumo-paths.h"
 #include "lumo-policy.h"
 #include "lumo-protocol.h"
@@ -28,6 +29,7 @@ struct _LumoBackend
   LumoPolicy       *policy;
   LumoAuditStore   *audit_store;
   LumoReviewQueue  *review_queue;
+  LumoManagedSettings *managed_settings;
   LumoToolRegistry *registry;
   char             *app_version;
   GListStore       *sessions;      /* LumoBridgeSession */
@@ -143,6 +145,7 @@ lumo_backend_dispose (GObject *object)
     g_signal_handlers_disconnect_by_data (self->policy, self);
   g_clear_object (&self->sessions);
   g_clear_object (&self->registry);
+  g_clear_object (&self->managed_settings);
   g_clear_object (&self->review_queue);
   g_clear_object (&self->audit_store);
   g_clear_object (&self->policy);
@@ -241,6 +244,7 @@ lumo_backend_new (LumoPolicy      *policy,
   self->policy = g_object_ref (policy);
   self->audit_store = g_object_ref (audit_store);
   self->review_queue = g_object_ref (review_queue);
+  self->managed_settings = lumo_managed_settings_new (policy, review_queue, audit_store);
 
   g_signal_connect (policy, "provider-changed", G_CALLBACK (on_policy_provider_changed_cb), self);
   g_signal_connect (policy, "caller-changed", G_CALLBACK (on_policy_caller_changed_cb), self);
@@ -296,6 +300,13 @@ lumo_backend_get_review_queue (LumoBackend *self)
 {
   g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
   return self->review_queue;
+}
+
+LumoManagedSettings *
+lumo_backend_get_managed_settings (LumoBackend *self)
+{
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  return self->managed_settings;
 }
 
 LumoToolRegistry *

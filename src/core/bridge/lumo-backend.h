@@ -17,6 +17,7 @@
 
 #include "lumo-agent-port.h"
 #include "lumo-bridge-session.h"
+#include "lumo-managed-settings.h"
 #include "lumo-probe-status.h"
 #include "lumo-recommended-server.h"
 #include "lumo-types.h"
@@ -40,6 +41,8 @@ LumoPolicy       *lumo_backend_get_policy         (LumoBackend       *self);
 LumoAuditStore   *lumo_backend_get_audit_store    (LumoBackend       *self);
 LumoReviewQueue  *lumo_backend_get_review_queue   (LumoBackend       *self);
 LumoToolRegistry *lumo_backend_get_tool_registry  (LumoBackend       *self);
+/* The review timeout and audit retention under the managed policy. */
+LumoManagedSettings *lumo_backend_get_managed_settings (LumoBackend    *self);
 /* The version sent in hello.result (default PACKAGE_VERSION). */
 void              lumo_backend_set_app_version    (LumoBackend       *self,
                                                    const char        *version);

@@ -6,7 +6,8 @@
  * decides from the policy whether the agent may open a session there, and
  * ends its sessions the moment the policy says it may no longer call: the
  * policy's ::revoked (denied, removed, provider disabled or removed) and
- * ::agent-changed (the agent removed), and desktop agents turned off.
+ * ::agent-changed (the agent removed), desktop agents turned off, and the
+ * managed policy forbidding desktop agents (::managed-changed).
  */
 #define G_LOG_DOMAIN "lumo-gateway"
 
@@ -15,6 +16,7 @@
 #include "lumo-agent-session-private.h"
 #include "lumo-error.h"
 #include "lumo-gateway.h"
+#include "lumo-managed-policy.h"
 #include "lumo-policy.h"
 #include "lumo-protocol.h"
 
@@ -116,16 +118,6 @@ match_provider (LumoAgentSession *session,
 
 /* ---- policy and backend signals ------------------------------------------- */
 
-static void
-on_policy_revoked_cb (LumoPolicy  *policy,
-                      const char  *provider_id,
-                      const char  *caller_id,
-                      LumoGateway *self)
-{
-  close_matching (self, match_agent_and_provider, caller_id, provider_id,
-                  "Lumo Access no longer lets this agent use the provider: it was denied or removed, "
-                  "or the provider was turned off.");
-}
 
 static void
 on_policy_agent_changed_cb (LumoPolicy  *policy,
@@ -134,6 +126,45 @@ on_policy_agent_changed_cb (LumoPolicy  *policy,
 {
   if (!lumo_policy_is_agent (policy, agent_id))
     close_matching (self, match_agent, agent_id, NULL, "The agent was removed from Lumo Access.");
+}
+
+/* The organization's word, with the file that says it, or NULL. */
+static char *
+agents_forbidden_message (LumoGateway *self)
+{
+  LumoManagedSource source;
+
+  if (!lumo_managed_policy_get_agents_forbidden (lumo_policy_get_managed (policy (self)), NULL, &source))
+    return NULL;
+
+  return g_strdup_printf ("Your organization does not allow desktop agents on this computer (%s).",
+                          source.file);
+}
+
+static void
+on_policy_revoked_cb (LumoPolicy  *policy,
+                      const char  *provider_id,
+                      const char  *caller_id,
+                      LumoGateway *self)
+{
+  g_autofree char *forbidden = agents_forbidden_message (self);
+
+  close_matching (self, match_agent_and_provider, caller_id, provider_id,
+                  forbidden != NULL ? forbidden
+                  : "Lumo Access no longer lets this agent use the provider: it was denied or removed, "
+                    "or the provider was turned off.");
+}
+
+static void
+on_policy_managed_changed_cb (LumoPolicy  *policy,
+                              LumoGateway *self)
+{
+  g_autofree char *forbidden = agents_forbidden_message (self);
+
+  /* ::revoked has ended the allowed ones already; this ends every one,
+   * pending ones' too, and says why. */
+  if (forbidden != NULL)
+    close_matching (self, match_all, NULL, NULL, forbidden);
 }
 
 static void
@@ -284,6 +315,8 @@ lumo_gateway_new (LumoBackend *backend)
                     G_CALLBACK (on_policy_revoked_cb), self);
   g_signal_connect (lumo_backend_get_policy (backend), "agent-changed",
                     G_CALLBACK (on_policy_agent_changed_cb), self);
+  g_signal_connect (lumo_backend_get_policy (backend), "managed-changed",
+                    G_CALLBACK (on_policy_managed_changed_cb), self);
   g_signal_connect (backend, "provider-connected",
                     G_CALLBACK (on_backend_provider_connected_cb), self);
 
@@ -402,6 +435,7 @@ lumo_gateway_authenticate (LumoGateway  *self,
   g_autoptr(LumoAgentInfo) agent = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
+  g_autofree char *forbidden = NULL;
   LumoPolicyStatus status;
   LumoGatewayVerdict result;
 
@@ -409,6 +443,8 @@ lumo_gateway_authenticate (LumoGateway  *self,
 
   if (!self->enabled)
     return verdict (message, LUMO_GATEWAY_DISABLED, "Desktop agents are turned off in Lumo Access.");
+  if ((forbidden = agents_forbidden_message (self)) != NULL)
+    return verdict (message, LUMO_GATEWAY_DISABLED, forbidden);
 
   if (!(id = lumo_policy_authenticate_agent (policy (self), token, &error)))
     {
@@ -483,7 +519,8 @@ lumo_gateway_open_session (LumoGateway        *self,
     result = &local_result;
 
   /* Checked again: the policy may have changed since authenticate. */
-  if (!self->enabled)
+  if (!self->enabled || lumo_managed_policy_get_agents_forbidden (lumo_policy_get_managed (policy (self)),
+                                                                  NULL, NULL))
     {
       *result = LUMO_GATEWAY_DISABLED;
       return NULL;
