@@ -124,7 +124,7 @@ gboolean        lumo_ctl_audit_check_file_options (const LumoCtlCommand *command
   { "key", 0, 0, G_OPTION_ARG_FILENAME, &key, \
     N_("With --file: that log’s key file (audit.key), to check its keyed MACs too"), N_("KEYFILE") }
 
-/* Subcommands (lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c,
+/* Subcommands (lumo-ctl-policy.c, lumo-ctl-managed.c, lumo-ctl-agents.c, lumo-ctl-audit.c,
  * lumo-ctl-probe.c, lumo-ctl-review.c, lumo-ctl-recommended.c,
  * lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
@@ -138,6 +138,7 @@ LUMO_CTL_DECLARE (lumo_ctl_forget);
 LUMO_CTL_DECLARE (lumo_ctl_set);
 LUMO_CTL_DECLARE (lumo_ctl_history);
 LUMO_CTL_DECLARE (lumo_ctl_undo);
+LUMO_CTL_DECLARE (lumo_ctl_policy);
 LUMO_CTL_DECLARE (lumo_ctl_audit_search);
 LUMO_CTL_DECLARE (lumo_ctl_audit_export);
 LUMO_CTL_DECLARE (lumo_ctl_audit_verify);

@@ -19,6 +19,7 @@ fixture_set_up (Fixture       *f,
   f->data_dir = g_build_filename (f->dir, "data", NULL);
   g_assert_cmpint (g_mkdir (f->data_dir, 0700), ==, 0);
   f->policy_path = g_build_filename (f->data_dir, "policy.db", NULL);
+  f->managed_dir = g_build_filename (f->dir, "policy.d", NULL);
 }
 
 void
@@ -30,6 +31,7 @@ fixture_tear_down (Fixture       *f,
   g_free (f->out);
   g_free (f->err);
   g_free (f->policy_path);
+  g_free (f->managed_dir);
   g_free (f->data_dir);
   g_free (f->dir);
 }
@@ -41,7 +43,7 @@ policy (Fixture *f)
 
   if (f->policy == NULL)
     {
-      f->policy = lumo_policy_new (f->policy_path, &error);
+      f->policy = lumo_policy_new_full (f->policy_path, f->managed_dir, &error);
       g_assert_no_error (error);
     }
 
@@ -72,6 +74,8 @@ run_ctl_input (Fixture            *f,
   /* Hermetic: no command may reach a real session bus or app. "review"
    * then sees no bus at all (tests/cli/test-cli-review.c gives it one). */
   g_subprocess_launcher_setenv (launcher, "DBUS_SESSION_BUS_ADDRESS", bus_address, TRUE);
+  /* The fixture's own managed policy directory, never the machine's. */
+  g_subprocess_launcher_setenv (launcher, "LUMO_ACCESS_POLICY_DIR", f->managed_dir, TRUE);
 
   return lumo_test_run (launcher, (const char * const *) args->pdata, input, &f->out, &f->err);
 }

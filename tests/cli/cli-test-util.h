@@ -4,7 +4,8 @@
  *
  * A temporary --data-dir, the policy.db in it opened the way the running
  * app would see it (to set the scene and check what the CLI did), and
- * run_ctl(): the built binary ($LUMO_ACCESS_CTL) run there, with no bus.
+ * run_ctl(): the built binary ($LUMO_ACCESS_CTL) run there, with no bus
+ * and the fixture's own managed policy directory (dir/policy.d).
  */
 #pragma once
 
@@ -18,6 +19,7 @@ typedef struct
   char       *dir;
   char       *data_dir;
   char       *policy_path;
+  char       *managed_dir;  /* dir/policy.d: the managed policy the CLI reads */
   LumoPolicy *policy;
   char       *out;
   char       *err;
