@@ -35,6 +35,7 @@ struct _LumoAccessPage
   LumoCallerModel   *allowed;
   LumoCallerModel   *denied;
   char              *provider_id;
+  char              *switch_subtitles[3];  /* enabled, writes, review, from the template */
   gboolean           syncing;     /* switches are being set from the policy */
 };
 

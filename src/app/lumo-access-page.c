@@ -25,6 +25,21 @@ get_policy (LumoAccessPage *self)
 
 /* ---- switches ----------------------------------------------------------- */
 
+/* A switch a managed file binds shows what is in force, cannot be
+ * changed, and says why instead of what it does. */
+static void
+sync_row (AdwActionRow     *row,
+          const char       *subtitle,
+          LumoProviderInfo *info,
+          LumoPolicySwitch  sw,
+          gboolean          sensitive)
+{
+  gboolean managed = info != NULL && (info->managed & (1u << sw)) != 0;
+
+  adw_action_row_set_subtitle (row, managed ? _("Set by your organization") : subtitle);
+  gtk_widget_set_sensitive (GTK_WIDGET (row), sensitive && !managed);
+}
+
 static void
 sync_switches (LumoAccessPage *self)
 {
@@ -41,9 +56,11 @@ sync_switches (LumoAccessPage *self)
 
   /* The policy keeps each switch as it is; the rows only show which
    * ones matter while the one above is off. */
-  gtk_widget_set_sensitive (GTK_WIDGET (self->enabled_row), info != NULL);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->writes_row), info != NULL && info->enabled);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->review_row), info != NULL && info->enabled && info->writes);
+  sync_row (self->enabled_row, self->switch_subtitles[0], info, LUMO_POLICY_SWITCH_ENABLED, info != NULL);
+  sync_row (self->writes_row, self->switch_subtitles[1], info, LUMO_POLICY_SWITCH_WRITES,
+            info != NULL && info->enabled);
+  sync_row (self->review_row, self->switch_subtitles[2], info, LUMO_POLICY_SWITCH_REVIEW,
+            info != NULL && info->enabled && info->writes);
 }
 
 static void
@@ -89,9 +106,12 @@ caller_subtitle_markup (LumoCallerItem *item)
                                           "first seen %s · last seen %s · %u writes",
                                           n_writes),
                              first, last, n_writes);
+  if (info->managed)
+    return g_markup_printf_escaped ("<tt>%s</tt>\n%s\n%s", info->id, _("Set by your organization"), details);
   return g_markup_printf_escaped ("<tt>%s</tt>\n%s", info->id, details);
 }
 
+/* A caller whose state a managed file decides cannot be changed here. */
 static void
 update_caller_row (AdwActionRow   *row,
                    LumoCallerItem *item)
@@ -101,6 +121,7 @@ update_caller_row (AdwActionRow   *row,
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   adw_action_row_set_subtitle (row, subtitle);
+  gtk_widget_set_sensitive (GTK_WIDGET (row), !lumo_caller_item_get_info (item)->managed);
 }
 
 static void
@@ -353,6 +374,8 @@ lumo_access_page_finalize (GObject *object)
   LumoAccessPage *self = (LumoAccessPage *)object;
 
   g_clear_pointer (&self->provider_id, g_free);
+  for (guint i = 0; i < G_N_ELEMENTS (self->switch_subtitles); i++)
+    g_clear_pointer (&self->switch_subtitles[i], g_free);
 
   G_OBJECT_CLASS (lumo_access_page_parent_class)->finalize (object);
 }
@@ -392,6 +415,11 @@ static void
 lumo_access_page_init (LumoAccessPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* What each switch does, shown again when no managed file binds it. */
+  self->switch_subtitles[0] = g_strdup (adw_action_row_get_subtitle (self->enabled_row));
+  self->switch_subtitles[1] = g_strdup (adw_action_row_get_subtitle (self->writes_row));
+  self->switch_subtitles[2] = g_strdup (adw_action_row_get_subtitle (self->review_row));
 
   gtk_list_box_set_placeholder (self->allowed_list, lumo_ui_placeholder_new (_("No agent is allowed yet")));
   gtk_list_box_set_placeholder (self->denied_list, lumo_ui_placeholder_new (_("No agent is denied")));

@@ -7,6 +7,7 @@
 #include "lumo-access-page.h"
 #include "lumo-activity-page.h"
 #include "lumo-audit-page.h"
+#include "lumo-managed-banner.h"
 #include "lumo-providers-page.h"
 #include "lumo-requests-page.h"
 #include "lumo-window.h"
@@ -18,6 +19,7 @@ LumoAccessPage    *_lumo_window_get_access_page    (LumoWindow *self);
 LumoActivityPage  *_lumo_window_get_activity_page  (LumoWindow *self);
 LumoProvidersPage *_lumo_window_get_providers_page (LumoWindow *self);
 LumoAuditPage     *_lumo_window_get_audit_page     (LumoWindow *self);
+LumoManagedBanner *_lumo_window_get_managed_banner (LumoWindow *self);
 /* Points both browser lists (the first-run set-up's and the Providers
  * page's) at another home, system root and search path; see
  * lumo_browsers_group_set_locations(). For tests and screenshots. */

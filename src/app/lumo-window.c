@@ -35,6 +35,7 @@ struct _LumoWindow
   LumoActivityPage     *activity_page;
   LumoProvidersPage    *providers_page;
   LumoAuditPage        *audit_page;
+  LumoManagedBanner    *managed_banner;
 
   /* Owned */
   LumoBackend          *backend;
@@ -237,6 +238,7 @@ lumo_window_class_init (LumoWindowClass *klass)
   g_type_ensure (LUMO_TYPE_ACTIVITY_PAGE);
   g_type_ensure (LUMO_TYPE_PROVIDERS_PAGE);
   g_type_ensure (LUMO_TYPE_AUDIT_PAGE);
+  g_type_ensure (LUMO_TYPE_MANAGED_BANNER);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-window.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, main_stack);
@@ -249,6 +251,7 @@ lumo_window_class_init (LumoWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, activity_page);
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, providers_page);
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, audit_page);
+  gtk_widget_class_bind_template_child (widget_class, LumoWindow, managed_banner);
 
   gtk_widget_class_install_action (widget_class, "win.page", "s", page_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
@@ -316,6 +319,7 @@ lumo_window_new (GtkApplication *application,
   lumo_activity_page_set_backend (self->activity_page, backend);
   lumo_providers_page_set_backend (self->providers_page, backend);
   lumo_audit_page_set_backend (self->audit_page, backend);
+  lumo_managed_banner_set_policy (self->managed_banner, lumo_backend_get_policy (backend));
 
   /* LUMO_ACCESS_PAGE opens another page first (screenshots, the tour in
    * the README). */
@@ -382,6 +386,13 @@ _lumo_window_get_providers_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
   return self->providers_page;
+}
+
+LumoManagedBanner *
+_lumo_window_get_managed_banner (LumoWindow *self)
+{
+  g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
+  return self->managed_banner;
 }
 
 LumoAuditPage *

@@ -47,7 +47,8 @@ app_fixture_setup_stores (AppFixture *f)
   policy_path = g_build_filename (f->dir, "policy.db", NULL);
   audit_path = g_build_filename (f->dir, "audit.db", NULL);
 
-  f->policy = lumo_policy_new (policy_path, &error);
+  f->managed_dir = g_build_filename (f->dir, "policy.d", NULL);
+  f->policy = lumo_policy_new_full (policy_path, f->managed_dir, &error);
   g_assert_no_error (error);
   f->audit = lumo_audit_store_new (audit_path, &error);
   g_assert_no_error (error);
@@ -90,6 +91,7 @@ app_fixture_teardown (AppFixture    *f,
 
   lumo_test_dir_remove (f->dir);
   g_clear_pointer (&f->dir, g_free);
+  g_clear_pointer (&f->managed_dir, g_free);
 }
 
 void

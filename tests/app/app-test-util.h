@@ -25,6 +25,7 @@ G_BEGIN_DECLS
 typedef struct
 {
   char            *dir;
+  char            *managed_dir;  /* dir/policy.d: the policy's managed policy directory */
   LumoPolicy      *policy;
   LumoAuditStore  *audit;
   LumoReviewQueue *queue;

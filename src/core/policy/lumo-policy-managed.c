@@ -34,24 +34,39 @@ static void watch_managed_dir (LumoPolicy *self);
 
 /* ---- what is in force ---------------------------------------------------- */
 
+static gboolean
+overlay_switch (LumoPolicy       *self,
+                LumoProviderInfo *info,
+                LumoPolicySwitch  sw,
+                gboolean          user)
+{
+  LumoManagedSource source;
+  gboolean in_force = lumo_managed_policy_apply_switch (self->managed, info->id, sw, user, &source);
+
+  if (source.file != NULL)
+    info->managed |= 1u << sw;
+  return in_force;
+}
+
 void
 _lumo_policy_managed_overlay_provider (LumoPolicy       *self,
                                        LumoProviderInfo *info)
 {
-  info->enabled = lumo_managed_policy_apply_switch (self->managed, info->id, LUMO_POLICY_SWITCH_ENABLED,
-                                                    info->user_enabled, NULL);
-  info->writes = lumo_managed_policy_apply_switch (self->managed, info->id, LUMO_POLICY_SWITCH_WRITES,
-                                                   info->user_writes, NULL);
-  info->review = lumo_managed_policy_apply_switch (self->managed, info->id, LUMO_POLICY_SWITCH_REVIEW,
-                                                   info->user_review, NULL);
+  info->managed = 0;
+  info->enabled = overlay_switch (self, info, LUMO_POLICY_SWITCH_ENABLED, info->user_enabled);
+  info->writes = overlay_switch (self, info, LUMO_POLICY_SWITCH_WRITES, info->user_writes);
+  info->review = overlay_switch (self, info, LUMO_POLICY_SWITCH_REVIEW, info->user_review);
 }
 
 void
 _lumo_policy_managed_overlay_caller (LumoPolicy     *self,
                                      LumoCallerInfo *info)
 {
+  LumoManagedSource source;
+
   info->state = lumo_managed_policy_apply_caller (self->managed, info->provider_id, info->id, info->kind,
-                                                  info->user_state, NULL);
+                                                  info->user_state, &source);
+  info->managed = source.file != NULL;
 }
 
 LumoCallerKind
@@ -415,16 +430,16 @@ lumo_policy_is_caller_managed (LumoPolicy *self,
                                const char *caller_id)
 {
   g_autoptr(LumoCallerInfo) info = NULL;
-  LumoManagedSource source;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
 
   if (!lumo_is_extension_id (provider_id) || !lumo_is_extension_id (caller_id))
     return FALSE;
 
-  info = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, NULL);
-  lumo_managed_policy_apply_caller (self->managed, provider_id, caller_id,
-                                    info != NULL ? info->kind : _lumo_policy_kind_of (self, caller_id),
-                                    info != NULL ? info->user_state : LUMO_CALLER_STATE_ANY, &source);
-  return source.file != NULL;
+  /* A caller without a row: what its first probe would meet. */
+  if (!(info = lumo_policy_get_caller (self, provider_id, caller_id, NULL)))
+    return lumo_managed_policy_get_caller (self->managed, provider_id, caller_id,
+                                           _lumo_policy_kind_of (self, caller_id), NULL) != LUMO_MANAGED_CALLER_NONE;
+
+  return info->managed;
 }

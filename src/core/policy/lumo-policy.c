@@ -88,7 +88,7 @@ provider_equal (const LumoProviderInfo *a,
          g_strcmp0 (a->version, b->version) == 0 &&
          a->enabled == b->enabled && a->writes == b->writes && a->review == b->review &&
          a->user_enabled == b->user_enabled && a->user_writes == b->user_writes &&
-         a->user_review == b->user_review &&
+         a->user_review == b->user_review && a->managed == b->managed &&
          a->watched == b->watched && a->created == b->created &&
          a->first_seen == b->first_seen && a->last_seen == b->last_seen;
 }
@@ -98,7 +98,7 @@ caller_equal (const LumoCallerInfo *a,
               const LumoCallerInfo *b)
 {
   return g_strcmp0 (a->display_name, b->display_name) == 0 &&
-         a->state == b->state && a->user_state == b->user_state &&
+         a->state == b->state && a->user_state == b->user_state && a->managed == b->managed &&
          a->first_seen == b->first_seen && a->last_seen == b->last_seen &&
          a->probe_count == b->probe_count && a->write_count == b->write_count &&
          a->kind == b->kind;

@@ -173,6 +173,7 @@ typedef struct
   gboolean  user_enabled;    /* the switches as the person set them */
   gboolean  user_writes;
   gboolean  user_review;
+  guint     managed;         /* bit 1 << LumoPolicySwitch: a managed file binds it */
 } LumoProviderInfo;
 
 typedef struct
@@ -187,6 +188,7 @@ typedef struct
   guint64          write_count;   /* writes that passed the policy (allowed or sent to review) */
   LumoCallerKind   kind;
   LumoCallerState  user_state;    /* as the person (or the first probe) left it */
+  gboolean         managed;       /* the state in force is the organization's decision */
 } LumoCallerInfo;
 
 /* One history row. @field is "provider" (values "watched"/"registered"),

@@ -1,0 +1,229 @@
+/* test-managed.c — the window under the organization's managed policy: the
+ * rows a file sets are insensitive and say so, and a wrong file is a banner
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The fixture's policy reads its own policy.d (f->managed_dir). Most tests
+ * read it at once (lumo_policy_reload_managed()); the live one waits for
+ * the policy's file monitor, as the running app does.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "app-test-util.h"
+#include "lumo-error.h"
+
+#define ORGANIZATION "Set by your organization"
+
+static void
+apply_managed (AppFixture *f,
+               const char *contents)
+{
+  lumo_test_write_in (f->managed_dir, "50-org.json", contents);
+  lumo_policy_reload_managed (f->policy);
+  app_test_iterate ();
+}
+
+static GtkWidget *
+switch_row (LumoAccessPage   *page,
+            LumoPolicySwitch  sw)
+{
+  return gtk_widget_get_ancestor (GTK_WIDGET (lumo_access_page_get_switch (page, sw)), ADW_TYPE_ACTION_ROW);
+}
+
+/* The row of @caller in the Access page's lists (by its button). */
+static GtkWidget *
+caller_row (LumoAccessPage *page,
+            const char     *action,
+            const char     *caller)
+{
+  GtkWidget *button = app_test_find_action_button (GTK_WIDGET (page), action,
+                                                   g_variant_new ("(ss)", TEST_PROVIDER_ID, caller));
+
+  g_assert_nonnull (button);
+  return gtk_widget_get_ancestor (button, ADW_TYPE_ACTION_ROW);
+}
+
+static void
+test_switches (AppFixture    *f,
+               gconstpointer  data)
+{
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
+  GtkWidget *enabled_row = switch_row (page, LUMO_POLICY_SWITCH_ENABLED);
+  GtkWidget *writes_row = switch_row (page, LUMO_POLICY_SWITCH_WRITES);
+  GtkWidget *review_row = switch_row (page, LUMO_POLICY_SWITCH_REVIEW);
+  g_autofree char *writes_subtitle = NULL;
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  app_test_iterate ();
+  writes_subtitle = g_strdup (app_test_row_subtitle (writes_row));
+  g_assert_true (gtk_widget_get_sensitive (writes_row));
+  g_assert_true (gtk_switch_get_active (lumo_access_page_get_switch (page, LUMO_POLICY_SWITCH_WRITES)));
+
+  apply_managed (f, "{\"writes\": false, \"review\": true}");
+
+  /* The value in force, insensitive, and why. */
+  g_assert_false (gtk_switch_get_active (lumo_access_page_get_switch (page, LUMO_POLICY_SWITCH_WRITES)));
+  g_assert_false (gtk_widget_get_sensitive (writes_row));
+  g_assert_cmpstr (app_test_row_subtitle (writes_row), ==, ORGANIZATION);
+  g_assert_false (gtk_widget_get_sensitive (review_row));
+  g_assert_cmpstr (app_test_row_subtitle (review_row), ==, ORGANIZATION);
+  /* What no file sets stays the person's. */
+  g_assert_true (gtk_widget_get_sensitive (enabled_row));
+  g_assert_cmpstr (app_test_row_subtitle (enabled_row), !=, ORGANIZATION);
+
+  /* The file goes: the person's switch and its explanation are back. */
+  apply_managed (f, "{}");
+  g_assert_true (gtk_switch_get_active (lumo_access_page_get_switch (page, LUMO_POLICY_SWITCH_WRITES)));
+  g_assert_true (gtk_widget_get_sensitive (writes_row));
+  g_assert_cmpstr (app_test_row_subtitle (writes_row), ==, writes_subtitle);
+}
+
+static void
+test_callers (AppFixture    *f,
+              gconstpointer  data)
+{
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
+  g_autoptr(GError) error = NULL;
+  LumoPolicyStatus status;
+  GtkWidget *row;
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_CLI, &error);
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_CLI, &error);
+  g_assert_no_error (error);
+  app_test_iterate ();
+
+  apply_managed (f, "{\"callers\": {\"deny\": [\"" TEST_CALLER_ID "\"], \"allow\": [\"" TEST_CALLER3_ID "\"]}}");
+  /* The organization's new caller asks once, and is let in. */
+  g_assert_true (lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER3_ID, "Fleet agent", &status, &error));
+  g_assert_true (status.authorized);
+  app_test_iterate ();
+
+  /* Denied by the file: on the deny-list, insensitive, and says why. */
+  g_assert_nonnull (lumo_caller_model_find (lumo_access_page_get_denied (page), TEST_PROVIDER_ID, TEST_CALLER_ID));
+  row = caller_row (page, "access.allow-caller", TEST_CALLER_ID);
+  g_assert_false (gtk_widget_get_sensitive (row));
+  g_assert_nonnull (strstr (app_test_row_subtitle (row), ORGANIZATION));
+
+  /* Allowed by the file: insensitive too. */
+  row = caller_row (page, "access.forget-caller", TEST_CALLER3_ID);
+  g_assert_false (gtk_widget_get_sensitive (row));
+  g_assert_nonnull (strstr (app_test_row_subtitle (row), ORGANIZATION));
+
+  /* The person's own allowance: as before. */
+  row = caller_row (page, "access.forget-caller", TEST_CALLER2_ID);
+  g_assert_true (gtk_widget_get_sensitive (row));
+  g_assert_null (strstr (app_test_row_subtitle (row), ORGANIZATION));
+
+  /* The file goes: back on the allow-list, and the person's to change. */
+  apply_managed (f, "{}");
+  g_assert_nonnull (lumo_caller_model_find (lumo_access_page_get_allowed (page), TEST_PROVIDER_ID, TEST_CALLER_ID));
+  row = caller_row (page, "access.forget-caller", TEST_CALLER_ID);
+  g_assert_true (gtk_widget_get_sensitive (row));
+  g_assert_null (strstr (app_test_row_subtitle (row), ORGANIZATION));
+}
+
+/* Adding by ID a caller the organization denies: the page says why. */
+static void
+test_add_refused (AppFixture    *f,
+                  gconstpointer  data)
+{
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
+  AdwEntryRow *entry = lumo_access_page_get_add_entry (page);
+  GtkLabel *error_label = lumo_access_page_get_add_error (page);
+  g_autofree char *file = g_build_filename (f->managed_dir, "50-org.json", NULL);
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  apply_managed (f, "{\"onlyListedCallers\": true}");
+
+  gtk_editable_set_text (GTK_EDITABLE (entry), TEST_CALLER_ID);
+  app_test_click (lumo_access_page_get_add_button (page));
+  app_test_iterate ();
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (error_label)));
+  g_assert_nonnull (strstr (gtk_label_get_text (error_label), file));
+  g_assert_null (lumo_caller_model_find (lumo_access_page_get_allowed (page), TEST_PROVIDER_ID, TEST_CALLER_ID));
+}
+
+/* ---- the banner ---------------------------------------------------------- */
+
+static void
+test_banner (AppFixture    *f,
+             gconstpointer  data)
+{
+  LumoManagedBanner *banner = _lumo_window_get_managed_banner (f->window);
+  g_autofree char *file = g_build_filename (f->managed_dir, "50-org.json", NULL);
+  g_autofree char *where = NULL;
+
+  g_assert_false (lumo_managed_banner_is_revealed (banner));
+  apply_managed (f, "{\"writes\": false}");
+  g_assert_false (lumo_managed_banner_is_revealed (banner));
+
+  /* A file that does not parse: where it went wrong. */
+  apply_managed (f, "{\n  \"writes\": true,\n  \"review\": tru\n}\n");
+  g_assert_true (lumo_managed_banner_is_revealed (banner));
+  where = g_strdup_printf ("%s, line 3:", file);
+  g_assert_nonnull (strstr (lumo_managed_banner_get_details (banner), where));
+  g_assert_true (app_test_any_text_contains (GTK_WIDGET (f->window), "Your organization’s policy has a problem"));
+
+  /* A value of the wrong type: its line and its field. */
+  g_clear_pointer (&where, g_free);
+  apply_managed (f, "{\n  \"review\": false,\n  \"writes\": \"off\"\n}\n");
+  where = g_strdup_printf ("%s, line 3: writes:", file);
+  g_assert_nonnull (strstr (lumo_managed_banner_get_details (banner), where));
+
+  /* Fixed: gone. */
+  apply_managed (f, "{\"writes\": false}");
+  g_assert_false (lumo_managed_banner_is_revealed (banner));
+}
+
+static gboolean
+banner_revealed (gpointer data)
+{
+  return lumo_managed_banner_is_revealed (data);
+}
+
+static gboolean
+writes_row_insensitive (gpointer data)
+{
+  LumoAccessPage *page = data;
+
+  return !gtk_widget_get_sensitive (switch_row (page, LUMO_POLICY_SWITCH_WRITES));
+}
+
+/* The running app follows policy.d without a restart. */
+static void
+test_live (AppFixture    *f,
+           gconstpointer  data)
+{
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  app_test_iterate ();
+
+  lumo_test_write_in (f->managed_dir, "50-org.json", "{\"writes\": false}");
+  lumo_test_wait_until (writes_row_insensitive, page, "the writes switch set by a new file");
+  lumo_test_write_in (f->managed_dir, "60-typo.json", "{\"writes\": ");
+  lumo_test_wait_until (banner_revealed, _lumo_window_get_managed_banner (f->window),
+                        "the banner for a broken file");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  gtk_test_init (&argc, &argv, NULL);
+  app_test_init_application ();
+
+#define ADD(path, func) \
+  g_test_add ("/managed/" path, AppFixture, GINT_TO_POINTER (TRUE), app_fixture_setup, func, app_fixture_teardown)
+  ADD ("switches", test_switches);
+  ADD ("callers", test_callers);
+  ADD ("add-refused", test_add_refused);
+  ADD ("banner", test_banner);
+  ADD ("live", test_live);
+#undef ADD
+
+  return g_test_run ();
+}
