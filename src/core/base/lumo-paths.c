@@ -37,7 +37,15 @@ lumo_paths_get_managed_policy_dir (void)
   const char *env = g_getenv ("LUMO_ACCESS_POLICY_DIR");
 
   /* Read each time: it is asked once per policy, and tests set it. */
-  return env != NULL && *env != '\0' ? env : LUMO_PATHS_MANAGED_POLICY_DIR;
+  if (env != NULL && *env != '\0')
+    return env;
+
+  /* A Flatpak's /etc is its runtime's; the host's is at /run/host/etc
+   * once the admin grants host-etc (docs/admin.md). */
+  if (g_file_test ("/.flatpak-info", G_FILE_TEST_EXISTS))
+    return "/run/host" LUMO_PATHS_MANAGED_POLICY_DIR;
+
+  return LUMO_PATHS_MANAGED_POLICY_DIR;
 }
 
 void

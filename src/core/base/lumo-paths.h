@@ -28,7 +28,8 @@ G_BEGIN_DECLS
 #define LUMO_PATHS_MANAGED_POLICY_DIR "/etc/lumo-access/policy.d"
 
 const char *lumo_paths_get_data_dir    (void);
-/* LUMO_ACCESS_POLICY_DIR, or LUMO_PATHS_MANAGED_POLICY_DIR. */
+/* LUMO_ACCESS_POLICY_DIR, or LUMO_PATHS_MANAGED_POLICY_DIR (in a Flatpak,
+ * the host's: /run/host + it). */
 const char *lumo_paths_get_managed_policy_dir (void);
 void        lumo_paths_set_data_dir    (const char *dir);
 char       *lumo_paths_build           (const char *file_name);
