@@ -154,6 +154,11 @@ print_problems (LumoManagedPolicy *managed)
 
 /* ---- per provider ---------------------------------------------------------------- */
 
+/* In the order of LumoProviderInfo's user_enabled, user_writes, user_review. */
+static const LumoPolicySwitch switches[] = {
+  LUMO_POLICY_SWITCH_ENABLED, LUMO_POLICY_SWITCH_WRITES, LUMO_POLICY_SWITCH_REVIEW,
+};
+
 static void
 provider_to_json (JsonBuilder            *b,
                   LumoPolicy             *policy,
@@ -161,8 +166,6 @@ provider_to_json (JsonBuilder            *b,
                   GPtrArray              *callers)
 {
   LumoManagedPolicy *managed = lumo_policy_get_managed (policy);
-  const LumoPolicySwitch switches[] = { LUMO_POLICY_SWITCH_ENABLED, LUMO_POLICY_SWITCH_WRITES,
-                                        LUMO_POLICY_SWITCH_REVIEW };
   const gboolean user[] = { p->user_enabled, p->user_writes, p->user_review };
   LumoManagedSource source;
   gboolean value;
@@ -209,8 +212,6 @@ print_provider (LumoPolicy             *policy,
                 GPtrArray              *callers)
 {
   LumoManagedPolicy *managed = lumo_policy_get_managed (policy);
-  const LumoPolicySwitch switches[] = { LUMO_POLICY_SWITCH_ENABLED, LUMO_POLICY_SWITCH_WRITES,
-                                        LUMO_POLICY_SWITCH_REVIEW };
   const gboolean user[] = { p->user_enabled, p->user_writes, p->user_review };
   g_autoptr(LumoCtlTable) settings = NULL;
   g_autoptr(LumoCtlTable) rows = NULL;

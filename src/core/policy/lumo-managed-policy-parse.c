@@ -231,6 +231,14 @@ read_callers (Reader           *r,
     }
 }
 
+/* The keys of the whole app, not of a provider. */
+static gboolean
+is_global_key (const char *name)
+{
+  return g_str_equal (name, "minAuditRetentionDays") || g_str_equal (name, "reviewTimeoutSeconds") ||
+         g_str_equal (name, "auditJournal");
+}
+
 static void read_global_key (Reader     *r,
                              const char *name,
                              JsonNode   *value,
@@ -280,8 +288,7 @@ read_scope_object (Reader           *r,
       if (read_scope_key (r, scope, name, value, field) || g_str_equal (name, "comment"))
         continue;
 
-      if (g_str_equal (name, "minAuditRetentionDays") || g_str_equal (name, "reviewTimeoutSeconds") ||
-          g_str_equal (name, "auditJournal"))
+      if (is_global_key (name))
         {
           /* Not per provider; still as strict as it asked, for all. */
           problem (r, value, field, "applies to every provider; put it at the top level of the file");
@@ -438,8 +445,7 @@ read_root (Reader     *r,
 
       if (g_str_equal (name, "providers"))
         read_providers (r, value);
-      else if (g_str_equal (name, "minAuditRetentionDays") || g_str_equal (name, "reviewTimeoutSeconds") ||
-               g_str_equal (name, "auditJournal"))
+      else if (is_global_key (name))
         read_global_key (r, name, value, name);
       else
         problem (r, value, name, "is not a key of the managed policy; ignored");
