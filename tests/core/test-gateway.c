@@ -16,6 +16,7 @@
 #include "lumo-error.h"
 #include "lumo-gateway.h"
 #include "lumo-gateway-snippets.h"
+#include "lumo-managed-policy.h"
 #include "lumo-mcp.h"
 
 #include "bridge-test-util.h"
@@ -675,6 +676,14 @@ test_revoke (Fixture       *f,
   agent_free (agent_c);
 }
 
+static gboolean
+agents_allowed (gpointer data)
+{
+  Fixture *f = data;
+
+  return !lumo_managed_policy_get_agents_forbidden (lumo_policy_get_managed (f->env->policy), NULL, NULL);
+}
+
 /* The organization forbids desktop agents: every session ends at once,
  * with the file named, and none opens until the file goes. */
 static void
@@ -692,9 +701,9 @@ test_managed_forbids_agents (Fixture       *f,
   a = open_session (f);
   agent_a = agent_new (a);
 
+  /* Through the policy's file monitor, as in the running app. */
   lumo_test_write_in (f->env->managed_dir, "50-no-agents.json", "{\"desktopAgents\": false}");
-  lumo_policy_reload_managed (f->env->policy);
-  g_assert_nonnull (agent_a->closed);
+  lumo_test_wait_until (lumo_test_is_set, &agent_a->closed, "the open session ended by policy.d");
   g_assert_nonnull (strstr (agent_a->closed, "organization"));
   g_assert_nonnull (strstr (agent_a->closed, file));
   g_assert_cmpuint (g_list_model_get_n_items (lumo_gateway_get_sessions (f->gateway)), ==, 0);
@@ -707,7 +716,7 @@ test_managed_forbids_agents (Fixture       *f,
 
   /* Gone: the person's allowance counts again. */
   lumo_test_write_in (f->env->managed_dir, "50-no-agents.json", "{}");
-  lumo_policy_reload_managed (f->env->policy);
+  lumo_test_wait_until (agents_allowed, f, "desktop agents allowed again");
   expect_verdict (f, f->token, "userscripts", LUMO_GATEWAY_OK);
   b = open_session (f);
 
