@@ -267,6 +267,56 @@ test_effective (Fixture       *f,
   }
 }
 
+/* The keys test_effective leaves to the person there: a provider turned
+ * off, desktop agents forbidden for the whole app, a review timeout raised
+ * to its minimum. */
+static void
+test_off_and_agents (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *file = managed_file (f, "50-org.json");
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *p;
+  JsonObject *object;
+  guint history;
+
+  register_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  write_managed (f, "50-org.json",
+                 "{\n"
+                 "  \"enabled\": false,\n"
+                 "  \"desktopAgents\": false,\n"
+                 "  \"reviewTimeoutSeconds\": {\"min\": 120}\n"
+                 "}\n");
+  history = history_count (f);
+
+  assert_refused (f, run_ctl (f, "set", "enabled", "on"), "50-org.json", history);
+  g_assert_nonnull (strstr (f->err, "line 2"));
+  assert_refused (f, run_ctl (f, "agents", "add", "Claude Code"), "50-org.json", history);
+  g_assert_nonnull (strstr (f->err, "line 3"));
+
+  g_assert_cmpint (run_ctl (f, "policy", "--effective", "--json"), ==, 0);
+  root = lumo_test_parse_json (f->out);
+  p = the_provider (root);
+  g_assert_false (json_object_get_boolean_member (value_of (p, "enabled"), "value"));
+  g_assert_true (json_object_get_boolean_member (value_of (p, "enabled"), "user"));
+  assert_value (value_of (p, "enabled"), "managed", file, 2);
+  g_assert_false (json_object_get_boolean_member (value_of (p, "desktopAgents"), "value"));
+  assert_value (value_of (p, "desktopAgents"), "managed", file, 3);
+
+  object = value_of (json_node_get_object (root), "desktopAgents");
+  g_assert_false (json_object_get_boolean_member (object, "value"));
+  assert_value (object, "managed", file, 3);
+  object = value_of (json_node_get_object (root), "reviewTimeoutSeconds");
+  g_assert_cmpint (json_object_get_int_member (object, "value"), ==, 120);
+  g_assert_cmpint (json_object_get_int_member (object, "user"), ==, 60);
+  assert_value (object, "managed", file, 4);
+
+  /* The file goes: the person's values, and theirs to change. */
+  write_managed (f, "50-org.json", "{}");
+  g_assert_cmpint (run_ctl (f, "set", "enabled", "off"), ==, 0);
+  g_assert_cmpint (run_ctl (f, "agents", "add", "Claude Code"), ==, 0);
+}
+
 static void
 test_bad_file (Fixture       *f,
                gconstpointer  data)
@@ -317,6 +367,7 @@ main (int   argc,
 
   g_test_add ("/cli-managed/refusals", Fixture, NULL, fixture_set_up, test_refusals, fixture_tear_down);
   g_test_add ("/cli-managed/effective", Fixture, NULL, fixture_set_up, test_effective, fixture_tear_down);
+  g_test_add ("/cli-managed/off-and-agents", Fixture, NULL, fixture_set_up, test_off_and_agents, fixture_tear_down);
   g_test_add ("/cli-managed/bad-file", Fixture, NULL, fixture_set_up, test_bad_file, fixture_tear_down);
 
   return g_test_run ();
