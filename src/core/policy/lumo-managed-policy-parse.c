@@ -235,8 +235,7 @@ read_callers (Reader           *r,
 static gboolean
 is_global_key (const char *name)
 {
-  return g_str_equal (name, "minAuditRetentionDays") || g_str_equal (name, "reviewTimeoutSeconds") ||
-         g_str_equal (name, "auditJournal");
+  return g_str_equal (name, "minAuditRetentionDays") || g_str_equal (name, "reviewTimeoutSeconds");
 }
 
 static void read_global_key (Reader     *r,
@@ -423,8 +422,6 @@ read_global_key (Reader     *r,
     }
   else if (g_str_equal (name, "reviewTimeoutSeconds"))
     read_timeout (r, value, field);
-  else if (g_str_equal (name, "auditJournal"))
-    read_flag (r, value, field, TRUE, &r->policy->journal_on, "true (audit rows go to the journal)");
   else
     g_assert_not_reached ();
 }
