@@ -4,7 +4,8 @@
  *
  * lumo-managed-policy-parse.c reads the files into a LumoManagedPolicy
  * under construction; lumo-managed-policy.c owns the type, the merge
- * rules it binds through, and the questions asked of the result.
+ * rules it binds through, and the questions asked of the result;
+ * lumo-managed-policy-json.c writes it out as JSON.
  */
 #pragma once
 
