@@ -57,6 +57,12 @@ write_managed (BridgeTestEnv *env,
   lumo_test_write_in (env->managed_dir, "50-org.json", contents);
 }
 
+static gboolean
+queue_not_empty (gpointer data)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (data)) > 0;
+}
+
 /* An admin rewrites policy.d while the provider's session is open: the
  * session is told at once — the caller's ports are to be closed, the
  * switches are pushed — and the next call is decided under it. */
@@ -103,6 +109,52 @@ test_live_change (void)
     g_assert_true (json_object_get_boolean_member (push, "review"));
     g_assert_cmpuint (json_array_get_length (revoked), ==, 2);
   }
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
+/* A write waits for review when a file denies its caller: it is answered
+ * at once, refused, and nobody can approve it any more. */
+static void
+test_pending_review_cancelled (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  LumoReviewQueue *queue = lumo_backend_get_review_queue (env->backend);
+  Peer *peer = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *w = write_request (20, TEST_CALLER_ID);
+  gboolean answered = FALSE;
+  gboolean pushed = FALSE;
+
+  g_assert_true (lumo_policy_add_provider (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error));
+  allow (env, TEST_CALLER_ID);
+  peer = peer_new (env, TEST_PROVIDER_ORIGIN);
+  peer_hello (peer);
+  peer_send (peer, w);
+  lumo_test_wait_until (queue_not_empty, queue, "the write to wait for review");
+
+  write_managed (env, "{\"callers\": {\"deny\": [\"" TEST_CALLER_ID "\"]}}");
+  while (!answered || !pushed)
+    {
+      g_autoptr(JsonObject) m = peer_recv (peer);
+      const char *type = json_object_get_string_member (m, "type");
+
+      if (g_str_equal (type, "policy"))
+        {
+          JsonArray *revoked = json_object_get_array_member (m, "revoked");
+
+          g_assert_cmpuint (json_array_get_length (revoked), ==, 1);
+          g_assert_cmpstr (json_array_get_string_element (revoked, 0), ==, TEST_CALLER_ID);
+          pushed = TRUE;
+          continue;
+        }
+      g_assert_cmpstr (type, ==, "authorize.result");
+      g_assert_cmpint (json_object_get_int_member (m, "re"), ==, 20);
+      g_assert_false (json_object_get_boolean_member (m, "allow"));
+      answered = TRUE;
+    }
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (queue)), ==, 0);
 
   peer_free (peer);
   bridge_test_env_free (env);
@@ -231,6 +283,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/bridge-managed/live-change", test_live_change);
+  g_test_add_func ("/bridge-managed/pending-review-cancelled", test_pending_review_cancelled);
   g_test_add_func ("/bridge-managed/review-timeout", test_review_timeout);
   g_test_add_func ("/bridge-managed/retention", test_retention);
 
