@@ -190,25 +190,35 @@ load_in_thread (GTask        *task,
 
 static void start_reload (LumoPolicy *self);
 
-/* The thread reads files only; the policy is told through a weak
- * reference, so a reload in flight never keeps a closed policy alive. */
+/* A read in a thread: the policy it is for, through a weak reference so
+ * that a reload in flight never keeps a closed policy alive, and the count
+ * of in-place reads when it began. */
+typedef struct
+{
+  GWeakRef weak;
+  guint    reads;
+} Reload;
+
 static void
 on_managed_loaded_cb (GObject      *source_object,
                       GAsyncResult *result,
                       gpointer      user_data)
 {
-  GWeakRef *weak = user_data;
-  g_autoptr(LumoPolicy) self = g_weak_ref_get (weak);
+  Reload *reload = user_data;
+  g_autoptr(LumoPolicy) self = g_weak_ref_get (&reload->weak);
   g_autoptr(LumoManagedPolicy) managed = g_task_propagate_pointer (G_TASK (result), NULL);
+  guint reads = reload->reads;
 
-  g_weak_ref_clear (weak);
-  g_free (weak);
+  g_weak_ref_clear (&reload->weak);
+  g_free (reload);
 
   if (self == NULL || self->managed_closed)
     return;
 
   self->managed_loading = FALSE;
-  if (managed != NULL)
+  /* lumo_policy_reload_managed() read the files after this thread began:
+   * what the thread read may be older, and must not replace it. */
+  if (managed != NULL && reads == self->managed_reads)
     apply_managed (self, managed);
 
   /* Changes during the read: read again, so the last one is never lost. */
@@ -220,7 +230,7 @@ static void
 start_reload (LumoPolicy *self)
 {
   g_autoptr(GTask) task = NULL;
-  GWeakRef *weak;
+  Reload *reload;
 
   if (self->managed_loading)
     {
@@ -230,9 +240,10 @@ start_reload (LumoPolicy *self)
 
   self->managed_loading = TRUE;
   self->managed_again = FALSE;
-  weak = g_new0 (GWeakRef, 1);
-  g_weak_ref_init (weak, self);
-  task = g_task_new (NULL, NULL, on_managed_loaded_cb, weak);
+  reload = g_new0 (Reload, 1);
+  g_weak_ref_init (&reload->weak, self);
+  reload->reads = self->managed_reads;
+  task = g_task_new (NULL, NULL, on_managed_loaded_cb, reload);
   g_task_set_source_tag (task, start_reload);
   g_task_set_task_data (task, g_strdup (self->managed_dir), g_free);
   g_task_run_in_thread (task, load_in_thread);
@@ -246,6 +257,7 @@ lumo_policy_reload_managed (LumoPolicy *self)
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
 
   managed = lumo_managed_policy_load (self->managed_dir);
+  self->managed_reads++;
   return apply_managed (self, managed);
 }
 

@@ -68,6 +68,7 @@ struct _LumoPolicy
   gboolean           managed_loading;   /* a read runs in a thread */
   gboolean           managed_again;     /* the directory changed during it */
   gboolean           managed_closed;    /* disposed: a late read is dropped */
+  guint              managed_reads;     /* bumped by every read applied in place */
 };
 
 /* After our own commit: emits the signals for what changed. The change is
