@@ -11,6 +11,7 @@
 
 #include <glib/gi18n-lib.h>
 #include <locale.h>
+#include <string.h>
 
 #include "app-test-util.h"
 #include "lumo-provider-row.h"
@@ -61,6 +62,27 @@ test_window_strings_are_translated (AppFixture    *f,
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (f->window)), !=, "");
 }
 
+/* The organization's file is wrong: the banner says how in zh_CN too,
+ * around the file's own names. */
+static void
+test_managed_banner_in_zh_cn (AppFixture    *f,
+                              gconstpointer  data)
+{
+  LumoManagedBanner *banner = _lumo_window_get_managed_banner (f->window);
+  const char *details;
+
+  lumo_test_write_in (f->managed_dir, "50-org.json", "{\n  \"writes\": \"off\"\n}\n");
+  lumo_policy_reload_managed (f->policy);
+  app_test_iterate ();
+
+  g_assert_true (lumo_managed_banner_is_revealed (banner));
+  details = lumo_managed_banner_get_details (banner);
+  g_assert_nonnull (strstr (details, "50-org.json"));
+  g_assert_nonnull (strstr (details, "writes"));
+  g_assert_nonnull (strstr (details, "必须是 true 或 false，而不是字符串；按 false（写入关闭） 处理"));
+  g_assert_false (app_test_any_text_contains (GTK_WIDGET (f->window), "Your organization’s policy"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -82,6 +104,8 @@ main (int   argc,
 
   g_test_add ("/l10n/state-table", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_state_table_in_zh_cn, app_fixture_teardown);
+  g_test_add ("/l10n/managed-banner", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_managed_banner_in_zh_cn, app_fixture_teardown);
   g_test_add ("/l10n/window", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_window_strings_are_translated, app_fixture_teardown);
 

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
 #include "lumo-json.h"
@@ -75,19 +76,20 @@ static const char *
 type_name (JsonNode *node)
 {
   if (JSON_NODE_HOLDS_NULL (node))
-    return "null";
+    /* Translators: a JSON value's type, as in "must be a list of IDs, not %s". */
+    return _("null");
   if (JSON_NODE_HOLDS_OBJECT (node))
-    return "an object";
+    return _("an object");
   if (JSON_NODE_HOLDS_ARRAY (node))
-    return "an array";
+    return _("an array");
 
   switch (json_node_get_value_type (node))
     {
-    case G_TYPE_BOOLEAN: return "true or false";
-    case G_TYPE_INT64:   return "a whole number";
-    case G_TYPE_DOUBLE:  return "a number with a fraction";
-    case G_TYPE_STRING:  return "a string";
-    default:             return "another value";
+    case G_TYPE_BOOLEAN: return _("true or false");
+    case G_TYPE_INT64:   return _("a whole number");
+    case G_TYPE_DOUBLE:  return _("a number with a fraction");
+    case G_TYPE_STRING:  return _("a string");
+    default:             return _("another value");
     }
 }
 
@@ -137,7 +139,9 @@ read_flag (Reader            *r,
 {
   if (!is_boolean (node))
     {
-      problem (r, node, field, "must be true or false, not %s; read as %s", type_name (node), strict_reading);
+      /* Translators: the first %s is a JSON type ("a string"), the second
+       * the value the key is read as instead ("false (writes off)"). */
+      problem (r, node, field, _("must be true or false, not %s; read as %s"), type_name (node), strict_reading);
       _lumo_managed_bind (slot, r->file, line_of (r, node));
       return;
     }
@@ -159,11 +163,11 @@ read_id_list (Reader           *r,
     {
       if (deny)
         {
-          problem (r, node, field, "must be a list of IDs, not %s; read as denying every caller", type_name (node));
+          problem (r, node, field, _("must be a list of IDs, not %s; read as denying every caller"), type_name (node));
           _lumo_managed_bind (&scope->deny_all, r->file, line_of (r, node));
         }
       else
-        problem (r, node, field, "must be a list of IDs, not %s; read as allowing no one", type_name (node));
+        problem (r, node, field, _("must be a list of IDs, not %s; read as allowing no one"), type_name (node));
       return;
     }
 
@@ -208,8 +212,8 @@ read_callers (Reader           *r,
 
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
-      problem (r, node, field, "must be an object with “allow” and “deny” lists, not %s; "
-               "read as denying every caller", type_name (node));
+      problem (r, node, field, _("must be an object with “allow” and “deny” lists, not %s; "
+               "read as denying every caller"), type_name (node));
       _lumo_managed_bind (&scope->deny_all, r->file, line_of (r, node));
       return;
     }
@@ -227,7 +231,7 @@ read_callers (Reader           *r,
       else if (g_str_equal (name, "deny"))
         read_id_list (r, value, member_field, TRUE, scope);
       else
-        problem (r, value, member_field, "is not a key of “callers” (allow, deny); ignored");
+        problem (r, value, member_field, _("is not a key of “callers” (allow, deny); ignored"));
     }
 }
 
@@ -253,15 +257,15 @@ read_scope_key (Reader           *r,
                 const char       *field)
 {
   if (g_str_equal (name, "enabled"))
-    read_flag (r, value, field, FALSE, &scope->enabled_off, "false (agent access off)");
+    read_flag (r, value, field, FALSE, &scope->enabled_off, _("false (agent access off)"));
   else if (g_str_equal (name, "writes"))
-    read_flag (r, value, field, FALSE, &scope->writes_off, "false (writes off)");
+    read_flag (r, value, field, FALSE, &scope->writes_off, _("false (writes off)"));
   else if (g_str_equal (name, "review"))
-    read_flag (r, value, field, TRUE, &scope->review_on, "true (each write reviewed)");
+    read_flag (r, value, field, TRUE, &scope->review_on, _("true (each write reviewed)"));
   else if (g_str_equal (name, "onlyListedCallers"))
-    read_flag (r, value, field, TRUE, &scope->only_listed, "true (only listed callers)");
+    read_flag (r, value, field, TRUE, &scope->only_listed, _("true (only listed callers)"));
   else if (g_str_equal (name, "desktopAgents"))
-    read_flag (r, value, field, FALSE, &scope->agents_forbidden, "false (desktop agents forbidden)");
+    read_flag (r, value, field, FALSE, &scope->agents_forbidden, _("false (desktop agents forbidden)"));
   else if (g_str_equal (name, "callers"))
     read_callers (r, value, field, scope);
   else
@@ -290,12 +294,12 @@ read_scope_object (Reader           *r,
       if (is_global_key (name))
         {
           /* Not per provider; still as strict as it asked, for all. */
-          problem (r, value, field, "applies to every provider; put it at the top level of the file");
+          problem (r, value, field, _("applies to every provider; put it at the top level of the file"));
           read_global_key (r, name, value, field);
           continue;
         }
 
-      problem (r, value, field, "is not a key of the managed policy; ignored");
+      problem (r, value, field, _("is not a key of the managed policy; ignored"));
     }
 }
 
@@ -311,8 +315,8 @@ read_providers (Reader   *r,
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       /* It could have said anything of any provider. */
-      problem (r, node, "providers", "must be an object of provider IDs, not %s; "
-               "read as the strictest value of every key for every provider", type_name (node));
+      problem (r, node, "providers", _("must be an object of provider IDs, not %s; "
+               "read as the strictest value of every key for every provider"), type_name (node));
       _lumo_managed_scope_strictest (&r->policy->all, r->file, line_of (r, node));
       return;
     }
@@ -331,11 +335,11 @@ read_providers (Reader   *r,
       /* A misspelt ID could have meant any provider: what it says counts
        * for all of them. */
       if (!valid_id)
-        problem (r, value, field, "is not a provider ID (32 letters a–p); what it sets counts for every provider");
+        problem (r, value, field, _("is not a provider ID (32 letters a–p); what it sets counts for every provider"));
 
       if (!JSON_NODE_HOLDS_OBJECT (value))
         {
-          problem (r, value, field, "must be an object, not %s; read as the strictest value of every key",
+          problem (r, value, field, _("must be an object, not %s; read as the strictest value of every key"),
                    type_name (value));
           _lumo_managed_scope_strictest (scope, r->file, line_of (r, value));
           continue;
@@ -357,8 +361,8 @@ read_timeout (Reader     *r,
   gboolean ok = JSON_NODE_HOLDS_OBJECT (node);
 
   if (!ok)
-    problem (r, node, field, "must be an object with “min” and “max” in seconds, not %s; "
-             "read as exactly %d seconds", type_name (node), LUMO_REVIEW_DEFAULT_TIMEOUT_S);
+    problem (r, node, field, _("must be an object with “min” and “max” in seconds, not %s; "
+             "read as exactly %d seconds"), type_name (node), LUMO_REVIEW_DEFAULT_TIMEOUT_S);
   else
     {
       object = json_node_get_object (node);
@@ -374,13 +378,13 @@ read_timeout (Reader     *r,
 
       if (!is_min && !g_str_equal (name, "max"))
         {
-          problem (r, value, member_field, "is not a key of “%s” (min, max); ignored", field);
+          problem (r, value, member_field, _("is not a key of “%s” (min, max); ignored"), field);
           continue;
         }
       if (!is_integer_in (value, 1, LUMO_REVIEW_MAX_TIMEOUT_S, is_min ? &min_s : &max_s))
         {
-          problem (r, value, member_field, "must be a whole number of seconds from 1 to %d, not %s; "
-                   "the timeout is read as exactly %d seconds",
+          problem (r, value, member_field, _("must be a whole number of seconds from 1 to %d, not %s; "
+                   "the timeout is read as exactly %d seconds"),
                    LUMO_REVIEW_MAX_TIMEOUT_S, type_name (value), LUMO_REVIEW_DEFAULT_TIMEOUT_S);
           ok = FALSE;
         }
@@ -388,7 +392,7 @@ read_timeout (Reader     *r,
 
   if (ok && min_s > 0 && max_s > 0 && min_s > max_s)
     {
-      problem (r, node, field, "“min” (%u) is above “max” (%u); the timeout is read as exactly %d seconds",
+      problem (r, node, field, _("“min” (%u) is above “max” (%u); the timeout is read as exactly %d seconds"),
                min_s, max_s, LUMO_REVIEW_DEFAULT_TIMEOUT_S);
       ok = FALSE;
     }
@@ -413,8 +417,8 @@ read_global_key (Reader     *r,
     {
       if (!is_integer_in (value, 0, LUMO_MANAGED_MAX_RETENTION_DAYS, &days))
         {
-          problem (r, value, field, "must be a whole number of days from 0 (forever) to %d, not %s; "
-                   "read as 0 (keep every audit row forever)", LUMO_MANAGED_MAX_RETENTION_DAYS,
+          problem (r, value, field, _("must be a whole number of days from 0 (forever) to %d, not %s; "
+                   "read as 0 (keep every audit row forever)"), LUMO_MANAGED_MAX_RETENTION_DAYS,
                    type_name (value));
           days = LUMO_MANAGED_RETENTION_FOREVER;
         }
@@ -445,7 +449,7 @@ read_root (Reader     *r,
       else if (is_global_key (name))
         read_global_key (r, name, value, name);
       else
-        problem (r, value, name, "is not a key of the managed policy; ignored");
+        problem (r, value, name, _("is not a key of the managed policy; ignored"));
     }
 }
 
@@ -463,8 +467,8 @@ _lumo_managed_policy_read_file (LumoManagedPolicy *self,
 
   if (!(root = lumo_json_parse_located (data, len, MAX_DEPTH, &offsets, &error_offset, &error)))
     {
-      g_autofree char *message = g_strdup_printf ("%s; the whole file is read as the strictest value "
-                                                  "of every key", error->message);
+      g_autofree char *message = g_strdup_printf (_("%s; the whole file is read as the strictest value "
+                                                    "of every key"), error->message);
       guint line, column;
 
       lumo_json_line_column (data, len, error_offset, &line, &column);
@@ -476,8 +480,8 @@ _lumo_managed_policy_read_file (LumoManagedPolicy *self,
   r.offsets = offsets;
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      problem (&r, root, NULL, "the file must hold one JSON object, not %s; the whole file is read "
-               "as the strictest value of every key", type_name (root));
+      problem (&r, root, NULL, _("the file must hold one JSON object, not %s; the whole file is read "
+               "as the strictest value of every key"), type_name (root));
       _lumo_managed_policy_file_strictest (self, file);
       return;
     }
@@ -492,7 +496,7 @@ file_unreadable (LumoManagedPolicy *self,
                  const char        *file,
                  const char        *why)
 {
-  g_autofree char *message = g_strdup_printf ("%s; read as the strictest value of every key", why);
+  g_autofree char *message = g_strdup_printf (_("%s; read as the strictest value of every key"), why);
 
   _lumo_managed_policy_add_problem (self, file, 0, 0, NULL, message);
   _lumo_managed_policy_file_strictest (self, file);
@@ -511,19 +515,19 @@ read_small_file (const char  *path,
 
   if ((fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)) < 0)
     {
-      *why = g_strdup_printf ("cannot be opened: %s", g_strerror (errno));
+      *why = g_strdup_printf (_("cannot be opened: %s"), g_strerror (errno));
       return NULL;
     }
 
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
     {
-      *why = g_strdup ("is not a regular file");
+      *why = g_strdup (_("is not a regular file"));
       close (fd);
       return NULL;
     }
   if (st.st_size > LUMO_MANAGED_MAX_FILE_SIZE)
     {
-      *why = g_strdup_printf ("is larger than %d bytes", LUMO_MANAGED_MAX_FILE_SIZE);
+      *why = g_strdup_printf (_("is larger than %d bytes"), LUMO_MANAGED_MAX_FILE_SIZE);
       close (fd);
       return NULL;
     }
@@ -537,7 +541,7 @@ read_small_file (const char  *path,
         continue;
       if (n < 0)
         {
-          *why = g_strdup_printf ("cannot be read: %s", g_strerror (errno));
+          *why = g_strdup_printf (_("cannot be read: %s"), g_strerror (errno));
           close (fd);
           return NULL;
         }
@@ -578,7 +582,7 @@ lumo_managed_policy_load (const char *dir)
        * One that is there but cannot be read could hold anything. */
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         {
-          g_autofree char *why = g_strdup_printf ("the managed policy directory cannot be read: %s",
+          g_autofree char *why = g_strdup_printf (_("the managed policy directory cannot be read: %s"),
                                                   error->message);
 
           g_ptr_array_add (self->files, g_strdup (dir));
