@@ -13,7 +13,6 @@
 #include "lumo-error.h"
 #include "lumo-format.h"
 #include "lumo-gateway-snippets.h"
-#include "lumo-paths.h"
 #include "lumo-ui-util.h"
 
 struct _LumoAgentDialog
@@ -37,6 +36,7 @@ struct _LumoAgentDialog
   GPtrArray           *providers;   /* LumoProviderInfo, as known when the dialog opened */
   GHashTable          *secrets;     /* "token" or "PROVIDER/KEY" → GtkLabel (borrowed) */
   char                *agent_id;
+  char                *flatpak_app_id;
   guint                port;
 
   /* Borrowed */
@@ -230,8 +230,7 @@ clear_string (const char *s)
 static void
 add_provider_setups (LumoAgentDialog        *self,
                      const LumoProviderInfo *provider,
-                     const char             *token,
-                     const char             *flatpak_app_id)
+                     const char             *token)
 {
   AdwPreferencesGroup *group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   const char *title = lumo_format_provider_title (provider, provider->id);
@@ -243,7 +242,8 @@ add_provider_setups (LumoAgentDialog        *self,
   adw_preferences_page_add (self->result_page, group);
 
   if (provider->namespace_ == NULL ||
-      !(snippets = lumo_gateway_build_snippets (provider->namespace_, token, self->port, flatpak_app_id)))
+      !(snippets = lumo_gateway_build_snippets (provider->namespace_, token, self->port,
+                                                         self->flatpak_app_id)))
     {
       adw_preferences_group_set_description (group, _("No set-up yet: this provider has not connected "
                                                       "to Lumo Access, so its address is not known. "
@@ -277,7 +277,6 @@ show_result (LumoAgentDialog *self,
              const char      *token,
              GPtrArray       *chosen)
 {
-  g_autofree char *flatpak_app_id = lumo_paths_dup_flatpak_app_id ();
   g_autoptr(LumoAgentInfo) agent = lumo_policy_get_agent (self->policy, self->agent_id, NULL);
   g_autofree char *title = NULL;
 
@@ -285,7 +284,7 @@ show_result (LumoAgentDialog *self,
                              secret_row_new (self, NULL, "token", _("Token"), NULL, token));
 
   for (guint i = 0; i < chosen->len; i++)
-    add_provider_setups (self, g_ptr_array_index (chosen, i), token, flatpak_app_id);
+    add_provider_setups (self, g_ptr_array_index (chosen, i), token);
 
   if (chosen->len == 0)
     {
@@ -400,6 +399,7 @@ lumo_agent_dialog_finalize (GObject *object)
   g_clear_pointer (&self->providers, g_ptr_array_unref);
   g_clear_pointer (&self->checks, g_ptr_array_unref);
   g_clear_pointer (&self->agent_id, g_free);
+  g_clear_pointer (&self->flatpak_app_id, g_free);
 
   G_OBJECT_CLASS (lumo_agent_dialog_parent_class)->finalize (object);
 }
@@ -444,7 +444,8 @@ lumo_agent_dialog_init (LumoAgentDialog *self)
 LumoAgentDialog *
 lumo_agent_dialog_new (GtkWindow  *parent,
                        LumoPolicy *policy,
-                       guint       port)
+                       guint       port,
+                       const char *flatpak_app_id)
 {
   LumoAgentDialog *self;
 
@@ -455,6 +456,7 @@ lumo_agent_dialog_new (GtkWindow  *parent,
   self = g_object_new (LUMO_TYPE_AGENT_DIALOG, "transient-for", parent, NULL);
   self->policy = g_object_ref (policy);
   self->port = port;
+  self->flatpak_app_id = g_strdup (flatpak_app_id);
   fill_providers (self);
 
   return self;

@@ -28,10 +28,13 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (LumoAgentDialog, lumo_agent_dialog, LUMO, AGENT_DIALOG, AdwWindow)
 
 /* @port is the endpoint's port the set-ups name (GSettings
- * desktop-agents-port). */
+ * desktop-agents-port); @flatpak_app_id the app's Flatpak ID when it runs
+ * in one (lumo_paths_dup_flatpak_app_id()), else NULL: the stdio set-up
+ * then runs `flatpak run --command=lumo-access-mcp ID`. */
 LumoAgentDialog *lumo_agent_dialog_new             (GtkWindow       *parent,
                                                     LumoPolicy      *policy,
-                                                    guint            port);
+                                                    guint            port,
+                                                    const char      *flatpak_app_id);
 /* The agent's ID once it is added, else NULL. */
 const char      *lumo_agent_dialog_get_agent_id    (LumoAgentDialog *self);
 

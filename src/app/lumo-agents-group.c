@@ -12,6 +12,7 @@
 #include "lumo-backend.h"
 #include "lumo-format.h"
 #include "lumo-gateway-snippets.h"
+#include "lumo-paths.h"
 #include "lumo-policy.h"
 #include "lumo-text.h"
 #include "lumo-ui-util.h"
@@ -457,6 +458,7 @@ static void
 on_add_button_clicked_cb (LumoAgentsGroup *self)
 {
   GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  g_autofree char *flatpak_app_id = NULL;
 
   if (get_policy (self) == NULL)
     return;
@@ -467,8 +469,10 @@ on_add_button_clicked_cb (LumoAgentsGroup *self)
       return;
     }
 
+  /* The set-ups are the ones for how the app was installed. */
+  flatpak_app_id = lumo_paths_dup_flatpak_app_id ();
   self->dialog = lumo_agent_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
-                                        get_policy (self), configured_port (self));
+                                        get_policy (self), configured_port (self), flatpak_app_id);
   g_object_add_weak_pointer (G_OBJECT (self->dialog), (gpointer *) &self->dialog);
   gtk_window_present (GTK_WINDOW (self->dialog));
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "lumo-audit-detail.h"
 #include "lumo-caller-row.h"
 #include "lumo-error.h"
 #include "lumo-gateway-snippets.h"
@@ -200,6 +201,88 @@ open_dialog (AppFixture *f)
   return dialog;
 }
 
+/* The one server of a set-up's JSON, under @member ("servers",
+ * "mcpServers"). */
+static JsonObject *
+parse_server (const char *text,
+              const char *member)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonObject *servers;
+  g_autoptr(GList) names = NULL;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  servers = json_object_get_object_member (json_node_get_object (json_parser_get_root (parser)), member);
+  g_assert_nonnull (servers);
+  names = json_object_get_members (servers);
+  g_assert_cmpuint (g_list_length (names), ==, 1);
+  return json_object_ref (json_object_get_object_member (servers, names->data));
+}
+
+static const char *
+secret_text (LumoAgentDialog *dialog,
+             const char      *key)
+{
+  GtkLabel *label = NULL;
+
+  g_assert_true (lumo_agent_dialog_get_secret (dialog, TEST_PROVIDER_ID, key, &label, NULL));
+  return gtk_label_get_text (label);
+}
+
+/* What a person pastes works in each client: read from the labels, not
+ * compared with core's output. */
+static void
+check_setups (LumoAgentDialog *dialog,
+              const char      *token,
+              guint            port,
+              const char      *flatpak_app_id)
+{
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/mcp/userscripts", port);
+  g_autofree char *bearer = g_strconcat ("Bearer ", token, NULL);
+  g_autofree char *claude_code = NULL;
+  const char * const http_keys[][2] = { { "vscode", "servers" }, { "cursor", "mcpServers" } };
+  g_autoptr(JsonObject) desktop = NULL;
+  JsonArray *args;
+
+  g_assert_cmpstr (secret_text (dialog, "url"), ==, url);
+  claude_code = g_strdup_printf ("claude mcp add --transport http lumo-userscripts %s "
+                                 "--header 'Authorization: Bearer %s'", url, token);
+  g_assert_cmpstr (secret_text (dialog, "claudeCode"), ==, claude_code);
+
+  for (guint i = 0; i < G_N_ELEMENTS (http_keys); i++)
+    {
+      g_autoptr(JsonObject) server = parse_server (secret_text (dialog, http_keys[i][0]), http_keys[i][1]);
+
+      g_assert_cmpstr (json_object_get_string_member (server, "type"), ==, "http");
+      g_assert_cmpstr (json_object_get_string_member (server, "url"), ==, url);
+      g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (server, "headers"),
+                                                      "Authorization"), ==, bearer);
+    }
+
+  desktop = parse_server (secret_text (dialog, "claudeDesktop"), "mcpServers");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (desktop, "env"),
+                                                  "LUMO_ACCESS_TOKEN"), ==, token);
+  args = json_object_get_array_member (desktop, "args");
+  if (flatpak_app_id != NULL)
+    {
+      g_assert_cmpstr (json_object_get_string_member (desktop, "command"), ==, "flatpak");
+      g_assert_cmpuint (json_array_get_length (args), ==, 4);
+      g_assert_cmpstr (json_array_get_string_element (args, 0), ==, "run");
+      g_assert_cmpstr (json_array_get_string_element (args, 1), ==, "--command=lumo-access-mcp");
+      g_assert_cmpstr (json_array_get_string_element (args, 2), ==, flatpak_app_id);
+      g_assert_cmpstr (json_array_get_string_element (args, 3), ==, "userscripts");
+    }
+  else
+    {
+      g_assert_true (g_str_has_suffix (json_object_get_string_member (desktop, "command"), "/lumo-access-mcp"));
+      g_assert_true (g_path_is_absolute (json_object_get_string_member (desktop, "command")));
+      g_assert_cmpuint (json_array_get_length (args), ==, 1);
+      g_assert_cmpstr (json_array_get_string_element (args, 0), ==, "userscripts");
+    }
+}
+
 static void
 test_add_shows_token_once (AppFixture    *f,
                            gconstpointer  data)
@@ -289,6 +372,7 @@ test_add_shows_token_once (AppFixture    *f,
       g_assert_cmpstr (copied, ==, json_object_get_string_member (expected, keys_of_setups[i]));
     }
   g_assert_nonnull (strstr (json_object_get_string_member (expected, "claudeCode"), token));
+  check_setups (dialog, token, 18137, flatpak);
   /* The provider that never connected has no address, so no set-up. */
   g_assert_false (lumo_agent_dialog_get_secret (dialog, TEST_PROVIDER2_ID, "url", NULL, NULL));
 
@@ -319,6 +403,31 @@ test_add_shows_token_once (AppFixture    *f,
     gtk_window_close (GTK_WINDOW (weak));
     lumo_test_wait_until (is_null, &weak, "the second dialog to be destroyed");
   }
+}
+
+/* Installed as a Flatpak, the stdio set-up runs the launcher in the
+ * sandbox; the HTTP ones are the same. */
+static void
+test_setups_for_flatpak (AppFixture    *f,
+                         gconstpointer  data)
+{
+  LumoAgentDialog *dialog;
+  GtkLabel *label = NULL;
+  g_autofree char *token = NULL;
+
+  add_provider (f);
+  dialog = lumo_agent_dialog_new (GTK_WINDOW (f->window), f->policy, 8137, "dev.lumo.Access");
+  watch_dialog (&dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_editable_set_text (GTK_EDITABLE (lumo_agent_dialog_get_name_row (dialog)), AGENT_NAME);
+  app_test_click (lumo_agent_dialog_get_add_button (dialog));
+  g_assert_true (lumo_agent_dialog_get_secret (dialog, NULL, "token", &label, NULL));
+  token = g_strdup (gtk_label_get_text (label));
+
+  check_setups (dialog, token, 8137, "dev.lumo.Access");
+
+  gtk_window_close (GTK_WINDOW (dialog));
+  lumo_test_wait_until (is_null, &dialog, "the dialog to be destroyed");
 }
 
 static void
@@ -703,6 +812,70 @@ test_tag_wherever_a_caller_is_shown (AppFixture    *f,
   lumo_test_wait_until (is_done, &extension_review, "the extension's review to end");
 }
 
+/* The Audit page's detail: the kind the row recorded, not what the caller
+ * is now (a removed agent's writes stay a desktop agent's). */
+static LumoAuditRow *
+append_write (AppFixture          *f,
+              const char          *caller_id,
+              const char          *caller_name,
+              LumoAuditCallerKind  kind)
+{
+  LumoAuditRecord record = {
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = caller_id,
+    .caller_name = caller_name,
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .params_sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    .decision = LUMO_AUDIT_DECISION_ALLOW,
+    .caller_kind = kind,
+  };
+  g_autoptr(GError) error = NULL;
+  LumoAuditRow *row;
+  gint64 id;
+
+  id = lumo_audit_store_append (f->audit, &record, &error);
+  g_assert_no_error (error);
+  row = lumo_audit_store_get_row (f->audit, id, &error);
+  g_assert_no_error (error);
+  return row;
+}
+
+static void
+test_tag_in_audit_detail (AppFixture    *f,
+                          gconstpointer  data)
+{
+  GtkWidget *detail = g_object_ref_sink (g_object_new (LUMO_TYPE_AUDIT_DETAIL, NULL));
+  g_autoptr(LumoAuditRow) agent_row = NULL;
+  g_autoptr(LumoAuditRow) extension_row = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *token = NULL;
+  g_autoptr(GError) error = NULL;
+
+  add_provider (f);
+  token = add_agent_in_core (f, TEST_PROVIDER_ID, &agent_id);
+  agent_row = append_write (f, agent_id, AGENT_NAME, LUMO_AUDIT_CALLER_KIND_AGENT);
+  extension_row = append_write (f, TEST_CALLER_ID, "Helpful Agent", LUMO_AUDIT_CALLER_KIND_EXTENSION);
+
+  lumo_audit_detail_set_row (LUMO_AUDIT_DETAIL (detail), agent_row, "Lumo Userscripts", NULL, FALSE);
+  g_assert_true (app_test_any_text_contains (detail, AGENT_NAME "\n"));
+  g_assert_true (has_agent_tag (detail));
+
+  lumo_audit_detail_set_row (LUMO_AUDIT_DETAIL (detail), extension_row, "Lumo Userscripts", NULL, FALSE);
+  g_assert_true (app_test_any_text_contains (detail, "Helpful Agent"));
+  g_assert_false (has_agent_tag (detail));
+
+  /* Removed, the agent's writes are still a desktop agent's. */
+  lumo_policy_remove_agent (f->policy, agent_id, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_audit_detail_set_row (LUMO_AUDIT_DETAIL (detail), agent_row, "Lumo Userscripts", NULL, FALSE);
+  g_assert_true (has_agent_tag (detail));
+
+  lumo_audit_detail_set_row (LUMO_AUDIT_DETAIL (detail), NULL, NULL, NULL, FALSE);
+  g_assert_false (has_agent_tag (detail));
+  g_object_unref (detail);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -714,11 +887,13 @@ main (int   argc,
   g_test_add ("/agents/" path, AppFixture, GINT_TO_POINTER (TRUE), app_fixture_setup_app, func, app_fixture_teardown)
   ADD ("add-shows-token-once", test_add_shows_token_once);
   ADD ("add-dialog-destroyed", test_add_dialog_is_destroyed);
+  ADD ("setups-for-flatpak", test_setups_for_flatpak);
   ADD ("remove-after-asking", test_remove_after_asking);
   ADD ("deny-ends-sessions", test_deny_ends_sessions);
   ADD ("switch-and-state", test_switch_follows_key_and_listener);
   ADD ("bad-port", test_bad_port_refused);
   ADD ("tag-everywhere", test_tag_wherever_a_caller_is_shown);
+  ADD ("tag-in-audit-detail", test_tag_in_audit_detail);
 #undef ADD
 
   return g_test_run ();
