@@ -74,12 +74,7 @@ static void
 show_error (LumoAgentDialog *self,
             const char      *message)
 {
-  gtk_label_set_text (self->error_label, message != NULL ? message : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->error_label), message != NULL);
-  if (message != NULL)
-    gtk_widget_add_css_class (GTK_WIDGET (self->name_row), "error");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->name_row), "error");
+  lumo_ui_show_row_error (GTK_WIDGET (self->name_row), self->error_label, message);
 }
 
 static void

@@ -95,12 +95,7 @@ static void
 show_port_error (LumoAgentsGroup *self,
                  const char      *message)
 {
-  gtk_label_set_text (self->port_error_label, message != NULL ? message : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->port_error_label), message != NULL);
-  if (message != NULL)
-    gtk_widget_add_css_class (GTK_WIDGET (self->port_row), "error");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->port_row), "error");
+  lumo_ui_show_row_error (GTK_WIDGET (self->port_row), self->port_error_label, message);
 }
 
 static void

@@ -115,6 +115,22 @@ lumo_ui_lookup_settings (const char *first_key,
   return g_settings_new_full (schema, NULL, NULL);
 }
 
+void
+lumo_ui_show_row_error (GtkWidget  *row,
+                        GtkLabel   *label,
+                        const char *message)
+{
+  g_return_if_fail (GTK_IS_WIDGET (row));
+  g_return_if_fail (GTK_IS_LABEL (label));
+
+  gtk_label_set_text (label, message != NULL ? message : "");
+  gtk_widget_set_visible (GTK_WIDGET (label), message != NULL);
+  if (message != NULL)
+    gtk_widget_add_css_class (row, "error");
+  else
+    gtk_widget_remove_css_class (row, "error");
+}
+
 GtkWidget *
 lumo_ui_agent_tag_new (void)
 {
