@@ -12,6 +12,7 @@
 #include "lumo-backend.h"
 #include "lumo-format.h"
 #include "lumo-gateway-snippets.h"
+#include "lumo-managed-policy.h"
 #include "lumo-paths.h"
 #include "lumo-policy.h"
 #include "lumo-text.h"
@@ -33,6 +34,7 @@ struct _LumoAgentsGroup
   LumoBackend         *backend;
   GSettings           *settings;   /* NULL without the schema: then all is off */
   char                *shown;      /* what the list shows, so that it is rebuilt only on a change */
+  gboolean             switch_bound; /* the switch shows the desktop-agents key */
 
   /* Borrowed (weak pointers) */
   LumoApplication     *application;
@@ -55,7 +57,39 @@ configured_port (LumoAgentsGroup *self)
                                 : LUMO_GATEWAY_DEFAULT_PORT;
 }
 
+/* TRUE if a managed policy file forbids desktop agents on every provider:
+ * then the switch and Add Agent are the organization's. */
+static gboolean
+agents_forbidden (LumoAgentsGroup *self)
+{
+  LumoPolicy *policy = get_policy (self);
+
+  return policy != NULL &&
+         lumo_managed_policy_get_agents_forbidden (lumo_policy_get_managed (policy), NULL, NULL);
+}
+
 /* ---- the endpoint ----------------------------------------------------------- */
+
+/* Forbidden by a file, the switch shows what is in force (off) and cannot
+ * be changed; else it is the desktop-agents key again. */
+static void
+sync_managed (LumoAgentsGroup *self,
+              gboolean         forbidden)
+{
+  gboolean bind = self->settings != NULL && !forbidden;
+
+  if (bind && !self->switch_bound)
+    g_settings_bind (self->settings, "desktop-agents", self->enabled_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  else if (!bind && self->switch_bound)
+    g_settings_unbind (self->enabled_switch, "active");
+  self->switch_bound = bind;
+
+  if (forbidden)
+    gtk_switch_set_active (self->enabled_switch, FALSE);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->enabled_row), bind);
+  gtk_widget_set_sensitive (self->add_button, !forbidden);
+  gtk_widget_set_tooltip_text (self->add_button, forbidden ? _("Set by your organization") : NULL);
+}
 
 static void
 update_state (LumoAgentsGroup *self)
@@ -64,7 +98,16 @@ update_state (LumoAgentsGroup *self)
     ? lumo_application_get_desktop_agents_state (self->application)
     : LUMO_GATEWAY_LISTENER_OFF;
   guint port = configured_port (self);
+  gboolean forbidden = agents_forbidden (self);
   g_autofree char *text = NULL;
+
+  sync_managed (self, forbidden);
+  if (forbidden)
+    {
+      adw_action_row_set_subtitle (self->enabled_row, _("Set by your organization"));
+      gtk_widget_remove_css_class (GTK_WIDGET (self->enabled_row), "error");
+      return;
+    }
 
   switch (state)
     {
@@ -249,7 +292,17 @@ provider_row_new (const LumoAgentInfo *agent,
 
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), provider_title);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state_text (caller->state));
+  if (caller->managed)
+    {
+      /* A managed policy file decides it: the button would be refused. */
+      g_autofree char *subtitle = g_strdup_printf ("%s\n%s", state_text (caller->state),
+                                                   _("Set by your organization"));
+
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+      gtk_widget_set_sensitive (row, FALSE);
+    }
+  else
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), state_text (caller->state));
 
   /* Translators: "Deny Claude Code on Lumo Userscripts". */
   accessible = g_strdup_printf (allowed ? _("Deny %s on %s") : _("Allow %s on %s"), agent->name, provider_title);
@@ -393,7 +446,7 @@ reload_agents (LumoAgentsGroup *self)
         {
           LumoCallerInfo *c = g_ptr_array_index (mine, j);
 
-          g_string_append_printf (shown, "%s %d %s\n", c->provider_id, c->state,
+          g_string_append_printf (shown, "%s %d %d %s\n", c->provider_id, c->state, c->managed,
                                   provider_title (by_provider, c->provider_id));
         }
     }
@@ -444,6 +497,14 @@ on_policy_provider_changed_cb (LumoPolicy      *policy,
                                const char      *provider_id,
                                LumoAgentsGroup *self)
 {
+  reload_agents (self);
+}
+
+static void
+on_policy_managed_changed_cb (LumoPolicy      *policy,
+                              LumoAgentsGroup *self)
+{
+  update_state (self);
   reload_agents (self);
 }
 
@@ -640,15 +701,10 @@ lumo_agents_group_init (LumoAgentsGroup *self)
 
   self->settings = lumo_ui_lookup_settings ("desktop-agents", "desktop-agents-port", NULL);
   if (self->settings != NULL)
-    {
-      g_settings_bind (self->settings, "desktop-agents", self->enabled_switch, "active", G_SETTINGS_BIND_DEFAULT);
-      g_signal_connect_object (self->settings, "changed", G_CALLBACK (on_settings_changed_cb), self, 0);
-    }
+    g_signal_connect_object (self->settings, "changed", G_CALLBACK (on_settings_changed_cb), self, 0);
   else
-    {
-      gtk_widget_set_sensitive (GTK_WIDGET (self->enabled_row), FALSE);
-      gtk_widget_set_sensitive (GTK_WIDGET (self->port_row), FALSE);
-    }
+    gtk_widget_set_sensitive (GTK_WIDGET (self->port_row), FALSE);
+  /* update_state() binds the switch, unless a managed file forbids agents. */
 
   show_configured_port (self);
   update_state (self);
@@ -669,7 +725,9 @@ lumo_agents_group_set_backend (LumoAgentsGroup *self,
   g_signal_connect_object (policy, "agent-changed", G_CALLBACK (on_policy_agent_changed_cb), self, 0);
   g_signal_connect_object (policy, "caller-changed", G_CALLBACK (on_policy_caller_changed_cb), self, 0);
   g_signal_connect_object (policy, "provider-changed", G_CALLBACK (on_policy_provider_changed_cb), self, 0);
+  g_signal_connect_object (policy, "managed-changed", G_CALLBACK (on_policy_managed_changed_cb), self, 0);
   reload_agents (self);
+  update_state (self);
 }
 
 void

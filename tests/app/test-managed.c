@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "lumo-agents-group.h"
 #include "lumo-error.h"
+#include "lumo-ui-util.h"
 
 #define ORGANIZATION "Set by your organization"
 
@@ -146,6 +148,69 @@ test_add_refused (AppFixture    *f,
   g_assert_null (lumo_caller_model_find (lumo_access_page_get_allowed (page), TEST_PROVIDER_ID, TEST_CALLER_ID));
 }
 
+/* ---- desktop agents ------------------------------------------------------- */
+
+/* Forbidden by a file: the switch is off and the organization's, Add Agent
+ * cannot be pressed, and an agent's row on a provider says why it cannot
+ * be allowed there. Removing the agent stays possible. */
+static void
+test_agents_forbidden (AppFixture    *f,
+                       gconstpointer  data)
+{
+  LumoAgentsGroup *group = lumo_access_page_get_agents_group (_lumo_window_get_access_page (f->window));
+  GtkSwitch *sw = lumo_agents_group_get_switch (group);
+  GtkWidget *state_row = GTK_WIDGET (lumo_agents_group_get_state_row (group));
+  GtkWidget *add = lumo_agents_group_get_add_button (group);
+  g_autoptr(GSettings) keys = lumo_ui_lookup_settings ("desktop-agents", NULL);
+  const char *ids[] = { TEST_PROVIDER_ID, NULL };
+  g_autofree char *agent_id = NULL;
+  g_autofree char *token = NULL;
+  g_autoptr(GError) error = NULL;
+  GtkWidget *button;
+
+  g_assert_nonnull (keys);
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  g_assert_true (lumo_policy_add_agent (f->policy, "Claude Code", ids, LUMO_POLICY_ORIGIN_CLI,
+                                        &agent_id, &token, &error));
+  g_assert_no_error (error);
+  g_settings_set_boolean (keys, "desktop-agents", TRUE);
+  app_test_iterate ();
+  g_assert_true (gtk_switch_get_active (sw));
+  g_assert_true (gtk_widget_get_sensitive (state_row));
+  g_assert_true (gtk_widget_get_sensitive (add));
+
+  apply_managed (f, "{\"desktopAgents\": false}");
+  g_assert_false (gtk_switch_get_active (sw));
+  g_assert_false (gtk_widget_get_sensitive (state_row));
+  g_assert_cmpstr (app_test_row_subtitle (state_row), ==, ORGANIZATION);
+  g_assert_false (gtk_widget_get_sensitive (add));
+  /* What is shown is what is in force: the person's key is kept. */
+  g_assert_true (g_settings_get_boolean (keys, "desktop-agents"));
+
+  button = app_test_find_action_button (GTK_WIDGET (group), "agents.allow",
+                                        g_variant_new ("(ss)", TEST_PROVIDER_ID, agent_id));
+  g_assert_nonnull (button);
+  g_assert_false (gtk_widget_is_sensitive (button));
+  g_assert_nonnull (strstr (app_test_row_subtitle (gtk_widget_get_ancestor (button, ADW_TYPE_ACTION_ROW)),
+                            ORGANIZATION));
+  button = app_test_find_action_button (GTK_WIDGET (group), "agents.remove", g_variant_new_string (agent_id));
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_is_sensitive (button));
+
+  /* The file goes: the person's switch, on as they left it, and theirs. */
+  apply_managed (f, "{}");
+  g_assert_true (gtk_switch_get_active (sw));
+  g_assert_true (gtk_widget_get_sensitive (state_row));
+  g_assert_cmpstr (app_test_row_subtitle (state_row), !=, ORGANIZATION);
+  g_assert_true (gtk_widget_get_sensitive (add));
+  gtk_switch_set_active (sw, FALSE);
+  g_assert_false (g_settings_get_boolean (keys, "desktop-agents"));
+  button = app_test_find_action_button (GTK_WIDGET (group), "agents.deny",
+                                        g_variant_new ("(ss)", TEST_PROVIDER_ID, agent_id));
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_is_sensitive (button));
+}
+
 /* ---- the banner ---------------------------------------------------------- */
 
 static void
@@ -221,6 +286,7 @@ main (int   argc,
   ADD ("switches", test_switches);
   ADD ("callers", test_callers);
   ADD ("add-refused", test_add_refused);
+  ADD ("agents-forbidden", test_agents_forbidden);
   ADD ("banner", test_banner);
   ADD ("live", test_live);
 #undef ADD
