@@ -14,6 +14,7 @@
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-gateway-http.h"
+#include "lumo-managed-policy.h"
 #include "lumo-paths.h"
 #include "lumo-review-queue.h"
 #include "lumo-notifier.h"
@@ -156,11 +157,15 @@ apply_review_and_retention (LumoApplication *self)
   lumo_managed_settings_apply_retention_async (managed, NULL, on_retention_applied_cb, NULL);
 }
 
+static void apply_desktop_agents (LumoApplication *self);
+
 static void
 on_policy_managed_changed_cb (LumoPolicy      *policy,
                               LumoApplication *self)
 {
   apply_review_and_retention (self);
+  if (self->gateway != NULL)
+    apply_desktop_agents (self);
 }
 
 static void
@@ -221,8 +226,12 @@ static void
 apply_desktop_agents (LumoApplication *self)
 {
   g_autoptr(GError) error = NULL;
+  /* A managed policy file that forbids desktop agents closes the
+   * endpoint too, whatever the person's key says (which is kept). */
   gboolean enabled = self->settings != NULL &&
-                     g_settings_get_boolean (self->settings, "desktop-agents");
+                     g_settings_get_boolean (self->settings, "desktop-agents") &&
+                     !lumo_managed_policy_get_agents_forbidden (
+                       lumo_policy_get_managed (lumo_backend_get_policy (self->backend)), NULL, NULL);
   guint port = self->settings != NULL ? g_settings_get_uint (self->settings, "desktop-agents-port") : 0;
 
   lumo_gateway_set_enabled (self->gateway, enabled);

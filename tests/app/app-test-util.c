@@ -96,6 +96,9 @@ app_fixture_setup_app_stores (AppFixture *f)
 
   f->dir = lumo_test_dir_new ("app-test");
   lumo_paths_set_data_dir (f->dir);
+  /* Its own policy.d, as app_fixture_setup_stores() gives the policy. */
+  f->managed_dir = g_build_filename (f->dir, "policy.d", NULL);
+  g_setenv ("LUMO_ACCESS_POLICY_DIR", f->managed_dir, TRUE);
   /* Its notifier would talk to a desktop that is not there (test-notifier
    * stands one in for it). */
   if (settings != NULL)

@@ -150,9 +150,33 @@ test_add_refused (AppFixture    *f,
 
 /* ---- desktop agents ------------------------------------------------------- */
 
+/* A port nothing listens on now (the default one may be another's). */
+static guint
+free_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (socket, address, FALSE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static gboolean
+endpoint_listening (gpointer data)
+{
+  AppFixture *f = data;
+
+  return lumo_application_get_desktop_agents_state (f->app) == LUMO_GATEWAY_LISTENER_LISTENING;
+}
+
 /* Forbidden by a file: the switch is off and the organization's, Add Agent
- * cannot be pressed, and an agent's row on a provider says why it cannot
- * be allowed there. Removing the agent stays possible. */
+ * cannot be pressed, an agent's row on a provider says why it cannot be
+ * allowed there, and the endpoint closes. Removing the agent stays
+ * possible. */
 static void
 test_agents_forbidden (AppFixture    *f,
                        gconstpointer  data)
@@ -173,8 +197,9 @@ test_agents_forbidden (AppFixture    *f,
   g_assert_true (lumo_policy_add_agent (f->policy, "Claude Code", ids, LUMO_POLICY_ORIGIN_CLI,
                                         &agent_id, &token, &error));
   g_assert_no_error (error);
+  g_settings_set_uint (keys, "desktop-agents-port", free_port ());
   g_settings_set_boolean (keys, "desktop-agents", TRUE);
-  app_test_iterate ();
+  lumo_test_wait_until (endpoint_listening, f, "the desktop agents' endpoint");
   g_assert_true (gtk_switch_get_active (sw));
   g_assert_true (gtk_widget_get_sensitive (state_row));
   g_assert_true (gtk_widget_get_sensitive (add));
@@ -186,6 +211,7 @@ test_agents_forbidden (AppFixture    *f,
   g_assert_false (gtk_widget_get_sensitive (add));
   /* What is shown is what is in force: the person's key is kept. */
   g_assert_true (g_settings_get_boolean (keys, "desktop-agents"));
+  g_assert_cmpint (lumo_application_get_desktop_agents_state (f->app), ==, LUMO_GATEWAY_LISTENER_OFF);
 
   button = app_test_find_action_button (GTK_WIDGET (group), "agents.allow",
                                         g_variant_new ("(ss)", TEST_PROVIDER_ID, agent_id));
@@ -199,6 +225,7 @@ test_agents_forbidden (AppFixture    *f,
 
   /* The file goes: the person's switch, on as they left it, and theirs. */
   apply_managed (f, "{}");
+  lumo_test_wait_until (endpoint_listening, f, "the endpoint again once the file went");
   g_assert_true (gtk_switch_get_active (sw));
   g_assert_true (gtk_widget_get_sensitive (state_row));
   g_assert_cmpstr (app_test_row_subtitle (state_row), !=, ORGANIZATION);
@@ -286,7 +313,9 @@ main (int   argc,
   ADD ("switches", test_switches);
   ADD ("callers", test_callers);
   ADD ("add-refused", test_add_refused);
-  ADD ("agents-forbidden", test_agents_forbidden);
+  /* The endpoint is the application's: a real one. */
+  g_test_add ("/managed/agents-forbidden", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup_app, test_agents_forbidden, app_fixture_teardown);
   ADD ("banner", test_banner);
   ADD ("live", test_live);
 #undef ADD
