@@ -95,6 +95,9 @@ GtkWidget  *app_test_find_button_with_label (GtkWidget  *root,
                                              const char *label);
 /* Clicks @button now (GtkButton's keyboard activation waits 250 ms). */
 void        app_test_click (GtkWidget *button);
+/* A loopback port nothing listens on now (the default one may be taken
+ * by another program on this machine). */
+guint       app_test_free_port (void);
 /* The text on @clipboard, set by this process (gdk_clipboard_set_text). */
 char       *app_test_clipboard_text (GdkClipboard *clipboard);
 /* The subtitle of an AdwActionRow or an AdwExpanderRow. */

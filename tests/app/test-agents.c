@@ -41,22 +41,6 @@ settings (void)
   return s;
 }
 
-/* A port nothing listens on now: the default one may be taken by another
- * program on this machine. */
-static guint
-free_port (void)
-{
-  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                            G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-
-  g_assert_true (g_socket_bind (socket, address, FALSE, NULL));
-  bound = g_socket_get_local_address (socket, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 static gboolean
 listening (gpointer data)
 {
@@ -87,7 +71,7 @@ type_port (AppFixture *f,
 static guint
 turn_on (AppFixture *f)
 {
-  guint port = free_port ();
+  guint port = app_test_free_port ();
   g_autofree char *text = g_strdup_printf ("%u", port);
 
   type_port (f, text);
@@ -662,7 +646,7 @@ test_bad_port_refused (AppFixture    *f,
   /* Typing again hides the message; a good port is taken as it is. */
   gtk_editable_set_text (GTK_EDITABLE (row), "1");
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (error_label)));
-  other = free_port ();
+  other = app_test_free_port ();
   typed = g_strdup_printf (" %u ", other);
   type_port (f, typed);
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (error_label)));

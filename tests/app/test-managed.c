@@ -150,21 +150,6 @@ test_add_refused (AppFixture    *f,
 
 /* ---- desktop agents ------------------------------------------------------- */
 
-/* A port nothing listens on now (the default one may be another's). */
-static guint
-free_port (void)
-{
-  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
-                                            G_SOCKET_PROTOCOL_TCP, NULL);
-  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
-  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, 0);
-  g_autoptr(GSocketAddress) bound = NULL;
-
-  g_assert_true (g_socket_bind (socket, address, FALSE, NULL));
-  bound = g_socket_get_local_address (socket, NULL);
-  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
-}
-
 static gboolean
 endpoint_listening (gpointer data)
 {
@@ -197,7 +182,7 @@ test_agents_forbidden (AppFixture    *f,
   g_assert_true (lumo_policy_add_agent (f->policy, "Claude Code", ids, LUMO_POLICY_ORIGIN_CLI,
                                         &agent_id, &token, &error));
   g_assert_no_error (error);
-  g_settings_set_uint (keys, "desktop-agents-port", free_port ());
+  g_settings_set_uint (keys, "desktop-agents-port", app_test_free_port ());
   g_settings_set_boolean (keys, "desktop-agents", TRUE);
   lumo_test_wait_until (endpoint_listening, f, "the desktop agents' endpoint");
   g_assert_true (gtk_switch_get_active (sw));
