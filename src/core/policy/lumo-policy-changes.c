@@ -270,6 +270,7 @@ change_caller (LumoPolicy        *self,
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *name = NULL;
+  g_autofree char *grants = NULL;
   const char *old_state = NULL;
 
   if (!lumo_validate_extension_id (provider_id, "provider ID", error) ||
@@ -304,11 +305,18 @@ change_caller (LumoPolicy        *self,
       return nothing_to_do (self);
     }
 
+  /* An allowed caller that stops being allowed loses its review grants
+   * (the schema's trigger); the entry keeps them, so undo restores them. */
+  if (caller != NULL && caller->state == LUMO_CALLER_STATE_ALLOWED &&
+      !(grants = _lumo_policy_store_grants_snapshot (self->db, provider_id, caller_id, error)))
+    return finish (self, FALSE, error);
+
   return finish (self,
                  _lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) &&
                  _lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
                                                  old_state, lumo_caller_state_to_string (state),
-                                                 NULL, 0, error),
+                                                 grants != NULL && *grants != '\0' ? grants : NULL,
+                                                 0, error),
                  error);
 }
 
