@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Removing a provider, forgetting a caller or removing a desktop agent
- * deletes rows (a provider's callers go with it, and an agent's caller
- * rows of every provider with it), so the history row keeps a JSON
- * snapshot of everything deleted, and undo rebuilds the rows from it. An
+ * deletes rows (a provider's callers go with it, an agent's caller rows of
+ * every provider with it, and every caller's review grants with it), so
+ * the history row keeps a JSON snapshot of everything deleted, and undo
+ * rebuilds the rows from it; a deny keeps the grants it cleared the same
+ * way. An
  * agent's snapshot holds its token's MAC, as the agents table did — never
  * the token, which the policy never had. The snapshot is
  * ours, but it is read back from a file a person could edit, so it is

@@ -535,8 +535,9 @@ GPtrArray      *lumo_policy_list_grants        (LumoPolicy          *self,
 /* ---- other processes ---------------------------------------------------- */
 
 /* Writes the waiting bookkeeping, then checks PRAGMA data_version now
- * and, if another connection committed, diffs and emits the signals. The
- * file monitor calls this by itself. */
+ * and, if another connection committed, diffs and emits the signals; and
+ * drops the review grants the wall clock ended (::grant-changed). The
+ * file monitor and the grants' timeout do this by themselves. */
 gboolean   lumo_policy_refresh           (LumoPolicy        *self,
                                           GError           **error);
 
