@@ -1,5 +1,6 @@
 /* test-grants.c — the Access page's Grants group lists the review grants
- * of the provider shown, follows the policy, and revokes one
+ * of the provider shown, follows the policy, and revokes one; the Audit
+ * page's detail says when a grant, not a person, let a write through
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "lumo-audit-detail.h"
 #include "lumo-grants-group.h"
 
 #define SAVE   "userscripts.save_script"
@@ -167,6 +169,78 @@ test_follows_the_policy (GrantsFixture *f,
   g_assert_cmpuint (n_rows (f), ==, 0);
 }
 
+static gint64
+append_write (GrantsFixture *f,
+              gboolean       by_grant)
+{
+  LumoAuditRecord record = {
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = TEST_CALLER_ID,
+    .caller_name = "Helpful Agent",
+    .tool = SAVE,
+    .write = TRUE,
+    .target = "0b7f2a52-4a53-4e0e-9d3e-6f1f5c3a9e11",
+    .params_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    .decision = LUMO_AUDIT_DECISION_ALLOW,
+    .by_grant = by_grant,
+  };
+  g_autoptr(GError) error = NULL;
+  gint64 id = lumo_audit_store_append (f->base.audit, &record, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (id, >, 0);
+  return id;
+}
+
+static gboolean
+audit_has_two_rows (gpointer data)
+{
+  GrantsFixture *f = data;
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->base.window));
+
+  return lumo_audit_model_get_counted (model) && g_list_model_get_n_items (G_LIST_MODEL (model)) == 2;
+}
+
+/* The detail pane of the Audit page's @position-th row (newest first). */
+static GtkWidget *
+audit_detail_of (GrantsFixture *f,
+                 guint          position)
+{
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_audit_page (f->base.window));
+  GtkColumnView *view = GTK_COLUMN_VIEW (app_test_find_widget (page, GTK_TYPE_COLUMN_VIEW, 0));
+  GtkWidget *detail;
+
+  gtk_single_selection_set_selected (GTK_SINGLE_SELECTION (gtk_column_view_get_model (view)), position);
+  app_test_iterate ();
+  detail = app_test_find_widget (page, LUMO_TYPE_AUDIT_DETAIL, 0);
+  g_assert_nonnull (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail)));
+
+  return detail;
+}
+
+static void
+test_audit_detail_says_grant (GrantsFixture *f,
+                              gconstpointer  data)
+{
+  gint64 asked = append_write (f, FALSE);
+  gint64 granted = append_write (f, TRUE);
+  GtkWidget *detail;
+
+  lumo_window_set_page (f->base.window, "audit");
+  lumo_test_wait_until (audit_has_two_rows, f, "the audit rows");
+
+  /* Newest first: the write a grant let through … */
+  detail = audit_detail_of (f, 0);
+  g_assert_cmpint (lumo_audit_row_get_id (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail))), ==, granted);
+  g_assert_true (app_test_any_text_contains (detail, "Allowed by a review grant"));
+
+  /* … and the one a person approved, which says nothing of a grant. */
+  detail = audit_detail_of (f, 1);
+  g_assert_cmpint (lumo_audit_row_get_id (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail))), ==, asked);
+  g_assert_true (app_test_any_text_contains (detail, "Allowed"));
+  g_assert_false (app_test_any_text_contains (detail, "review grant"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -179,6 +253,7 @@ main (int   argc,
   ADD ("list-and-revoke", test_list_and_revoke);
   ADD ("follows-the-policy", test_follows_the_policy);
 #undef ADD
+  g_test_add ("/audit-detail/says-grant", GrantsFixture, NULL, setup, test_audit_detail_says_grant, teardown);
 
   return g_test_run ();
 }
