@@ -12,6 +12,7 @@
 #include "lumo-preview.h"
 #include "lumo-review-row.h"
 #include "lumo-ui-util.h"
+#include "lumo-wrap-box.h"
 
 struct _LumoReviewRow
 {
@@ -103,6 +104,7 @@ lumo_review_row_class_init (LumoReviewRowClass *klass)
 
   object_class->dispose = lumo_review_row_dispose;
 
+  g_type_ensure (LUMO_TYPE_WRAP_BOX);
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-review-row.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, tool_label);
   gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, countdown_label);
