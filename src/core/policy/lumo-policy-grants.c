@@ -31,12 +31,6 @@
 
 #define GRANT_COLUMNS "provider_id, caller_id, tool, created, coalesce (expires, 0)"
 
-static gboolean
-valid_origin (LumoPolicyOrigin origin)
-{
-  return origin >= LUMO_POLICY_ORIGIN_UI && origin <= LUMO_POLICY_ORIGIN_BRIDGE;
-}
-
 gint64
 _lumo_policy_wall_now (LumoPolicy *self)
 {
@@ -314,24 +308,6 @@ validate_grant_key (const char  *provider_id,
          lumo_validate_qualified_tool_name (tool, error);
 }
 
-static gboolean
-finish (LumoPolicy  *self,
-        gboolean     ok,
-        GError     **error)
-{
-  if (!ok)
-    {
-      lumo_db_rollback (self->db);
-      return FALSE;
-    }
-
-  if (!_lumo_policy_commit (self, error))
-    return FALSE;
-
-  _lumo_policy_announce (self);
-  return TRUE;
-}
-
 gboolean
 lumo_policy_add_grant (LumoPolicy        *self,
                        const char        *provider_id,
@@ -350,7 +326,7 @@ lumo_policy_add_grant (LumoPolicy        *self,
   gboolean ok;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   if (!validate_grant_key (provider_id, caller_id, tool, error))
     return FALSE;
@@ -365,19 +341,19 @@ lumo_policy_add_grant (LumoPolicy        *self,
     return FALSE;
 
   if (!(caller = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)))
-    return finish (self, FALSE, error);
+    return _lumo_policy_finish (self, FALSE, error);
   if (caller->state != LUMO_CALLER_STATE_ALLOWED)
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_AUTHORIZED,
                    "The caller “%s” is %s on the provider “%s”, so its writes cannot be approved "
                    "beyond this one",
                    caller_id, lumo_caller_state_to_string (caller->state), provider_id);
-      return finish (self, FALSE, error);
+      return _lumo_policy_finish (self, FALSE, error);
     }
 
   now = _lumo_policy_wall_now (self);
   if (!get_grant_row (self->db, provider_id, caller_id, tool, &current, error))
-    return finish (self, FALSE, error);
+    return _lumo_policy_finish (self, FALSE, error);
   if (current != NULL && _lumo_policy_grant_is_live (current, now))
     {
       /* Always stays always; ten minutes more starts again from now. */
@@ -408,11 +384,11 @@ lumo_policy_add_grant (LumoPolicy        *self,
       ok = _lumo_policy_store_step_done (self->db, stmt, "Cannot store the review grant", error);
     }
 
-  return finish (self,
-                 ok && _lumo_policy_store_add_grant_history (self->db, origin, provider_id, caller_id, tool,
-                                                             old_value, lumo_grant_scope_to_string (scope),
-                                                             snapshot, 0, error),
-                 error);
+  ok = ok && _lumo_policy_store_add_grant_history (self->db, origin, provider_id, caller_id, tool,
+                                                   old_value, lumo_grant_scope_to_string (scope),
+                                                   snapshot, 0, error);
+
+  return _lumo_policy_finish (self, ok, error);
 }
 
 gboolean
@@ -430,7 +406,7 @@ lumo_policy_revoke_grant (LumoPolicy        *self,
   gboolean ok;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   if (!validate_grant_key (provider_id, caller_id, tool, error))
     return FALSE;
@@ -440,13 +416,13 @@ lumo_policy_revoke_grant (LumoPolicy        *self,
 
   now = _lumo_policy_wall_now (self);
   if (!get_grant_row (self->db, provider_id, caller_id, tool, &current, error))
-    return finish (self, FALSE, error);
+    return _lumo_policy_finish (self, FALSE, error);
   if (current == NULL || !_lumo_policy_grant_is_live (current, now))
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
                    "The caller “%s” has no review grant for “%s” on the provider “%s”%s",
                    caller_id, tool, provider_id, current != NULL ? " (it ran out already)" : "");
-      return finish (self, FALSE, error);
+      return _lumo_policy_finish (self, FALSE, error);
     }
 
   snapshot = _lumo_policy_grant_snapshot (current);
@@ -461,12 +437,12 @@ lumo_policy_revoke_grant (LumoPolicy        *self,
       ok = _lumo_policy_store_step_done (self->db, stmt, "Cannot revoke the review grant", error);
     }
 
-  return finish (self,
-                 ok && delete_run_out (self->db, now, error) &&
-                 _lumo_policy_store_add_grant_history (self->db, origin, provider_id, caller_id, tool,
-                                                       lumo_grant_scope_to_string (current->scope), NULL,
-                                                       snapshot, 0, error),
-                 error);
+  ok = ok && delete_run_out (self->db, now, error) &&
+       _lumo_policy_store_add_grant_history (self->db, origin, provider_id, caller_id, tool,
+                                             lumo_grant_scope_to_string (current->scope), NULL,
+                                             snapshot, 0, error);
+
+  return _lumo_policy_finish (self, ok, error);
 }
 
 static int

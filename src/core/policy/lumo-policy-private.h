@@ -88,6 +88,18 @@ gboolean _lumo_policy_begin          (LumoPolicy  *self,
  * waiting. On failure the transaction is rolled back and it still is. */
 gboolean _lumo_policy_commit         (LumoPolicy  *self,
                                       GError     **error);
+/* Ends a change begun with _lumo_policy_begin(): when @ok, commits and
+ * announces it; otherwise rolls it back. Returns whether it is made. */
+gboolean _lumo_policy_finish         (LumoPolicy  *self,
+                                      gboolean     ok,
+                                      GError     **error);
+
+/* A history origin a change may be recorded under. */
+static inline gboolean
+_lumo_policy_origin_is_valid (LumoPolicyOrigin origin)
+{
+  return origin >= LUMO_POLICY_ORIGIN_UI && origin <= LUMO_POLICY_ORIGIN_BRIDGE;
+}
 
 /* ---- lumo-policy-bookkeeping.c ---- */
 
