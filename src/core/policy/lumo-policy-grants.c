@@ -178,16 +178,20 @@ _lumo_policy_store_build_grants (sqlite3      *db,
   return TRUE;
 }
 
+/* The one INSERT of a grant row (@expires 0: always); a row of the same
+ * key is replaced. The schema refuses a grant to a caller that is not
+ * allowed, and one that breaks its CHECKs. */
 static gboolean
-restore_grant_object (sqlite3     *db,
-                      JsonObject  *o,
-                      GError     **error)
+put_grant (sqlite3     *db,
+           const char  *provider_id,
+           const char  *caller_id,
+           const char  *tool,
+           gint64       created,
+           gint64       expires,
+           GError     **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
-  gint64 expires = json_object_get_int_member_with_default (o, "expires", 0);
 
-  /* The schema refuses a grant to a caller that is not allowed, and a
-   * snapshot that does not hold one (its CHECKs). */
   if (!(stmt = lumo_db_prepare (db,
                                 "INSERT INTO grants (provider_id, caller_id, tool, created, expires) "
                                 "VALUES (?, ?, ?, ?, ?) "
@@ -195,17 +199,29 @@ restore_grant_object (sqlite3     *db,
                                 "  created = excluded.created, expires = excluded.expires",
                                 error)))
     return FALSE;
-  sqlite3_bind_text (stmt, 1, json_object_get_string_member_with_default (o, "provider_id", NULL),
-                     -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 2, json_object_get_string_member_with_default (o, "caller_id", NULL),
-                     -1, SQLITE_TRANSIENT);
-  sqlite3_bind_text (stmt, 3, json_object_get_string_member_with_default (o, "tool", NULL),
-                     -1, SQLITE_TRANSIENT);
-  sqlite3_bind_int64 (stmt, 4, json_object_get_int_member_with_default (o, "created", 0));
+  sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, caller_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 3, tool, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_int64 (stmt, 4, created);
   if (expires != 0)
     sqlite3_bind_int64 (stmt, 5, expires);
 
-  return _lumo_policy_store_step_done (db, stmt, "Cannot restore the review grant", error);
+  return _lumo_policy_store_step_done (db, stmt, "Cannot store the review grant", error);
+}
+
+static gboolean
+restore_grant_object (sqlite3     *db,
+                      JsonObject  *o,
+                      GError     **error)
+{
+  /* A snapshot that does not hold a grant fails the schema's CHECKs. */
+  return put_grant (db,
+                    json_object_get_string_member_with_default (o, "provider_id", NULL),
+                    json_object_get_string_member_with_default (o, "caller_id", NULL),
+                    json_object_get_string_member_with_default (o, "tool", NULL),
+                    json_object_get_int_member_with_default (o, "created", 0),
+                    json_object_get_int_member_with_default (o, "expires", 0),
+                    error);
 }
 
 gboolean
@@ -319,7 +335,6 @@ lumo_policy_add_grant (LumoPolicy        *self,
 {
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(LumoGrantInfo) current = NULL;
-  g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autofree char *snapshot = NULL;
   const char *old_value = NULL;
   gint64 now;
@@ -367,23 +382,8 @@ lumo_policy_add_grant (LumoPolicy        *self,
     }
 
   ok = delete_run_out (self->db, now, error) &&
-       (stmt = lumo_db_prepare (self->db,
-                                "INSERT INTO grants (provider_id, caller_id, tool, created, expires) "
-                                "VALUES (?, ?, ?, ?, ?) "
-                                "ON CONFLICT (provider_id, caller_id, tool) DO UPDATE SET "
-                                "  created = excluded.created, expires = excluded.expires",
-                                error)) != NULL;
-  if (ok)
-    {
-      sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_text (stmt, 2, caller_id, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_text (stmt, 3, tool, -1, SQLITE_TRANSIENT);
-      sqlite3_bind_int64 (stmt, 4, now);
-      if (scope == LUMO_GRANT_SCOPE_TEN_MINUTES)
-        sqlite3_bind_int64 (stmt, 5, now + LUMO_GRANT_TIMED_US);
-      ok = _lumo_policy_store_step_done (self->db, stmt, "Cannot store the review grant", error);
-    }
-
+       put_grant (self->db, provider_id, caller_id, tool, now,
+                  scope == LUMO_GRANT_SCOPE_TEN_MINUTES ? now + LUMO_GRANT_TIMED_US : 0, error);
   ok = ok && _lumo_policy_store_add_grant_history (self->db, origin, provider_id, caller_id, tool,
                                                    old_value, lumo_grant_scope_to_string (scope),
                                                    snapshot, 0, error);
