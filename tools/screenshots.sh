@@ -10,6 +10,10 @@
 #                                                        review grants
 #   requests-zh_CN.png, providers-zh_CN.png,
 #   grants-zh_CN.png                                     in Simplified Chinese
+#   agents.png, agent-added.png (and -zh_CN)             the Access page's Desktop
+#                                                        Agents group, and the Add
+#                                                        Agent dialog once it shows
+#                                                        the token and set-ups
 #   first-run.png, first-run-zh_CN.png                   the Requests page of a
 #                                                        machine before its first
 #                                                        connection: the set-up
@@ -42,6 +46,9 @@ shoot "$build/tests/app/lumo-screenshot" "$out" 360 720 -narrow requests audit
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
   "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN requests providers grants
 shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" first-run
+shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" agents agent-added
+shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
+  "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN agents agent-added
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
   "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN first-run
 

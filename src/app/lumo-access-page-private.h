@@ -6,6 +6,7 @@
 
 #include "lumo-access-page.h"
 #include "lumo-grants-group.h"
+#include "lumo-agents-group.h"
 #include "lumo-id-entry.h"
 #include "lumo-provider-model.h"
 
@@ -29,6 +30,7 @@ struct _LumoAccessPage
   LumoGrantsGroup   *grants_group;
   GtkListBox        *denied_list;
   LumoIdEntry       *add_entry;
+  LumoAgentsGroup   *agents_group;
   GtkListBox        *history_list;
 
   /* Owned */
