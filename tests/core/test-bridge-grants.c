@@ -408,6 +408,37 @@ test_failed_grant_decides_nothing (Fixture       *f,
   expect_answer (f, 50, "\"allow\":false,\"reason\":\"not_authorized\"");
 }
 
+/* A managed policy file forces review: Always is refused with the file
+ * named and the write still waits; Once approves it. */
+static void
+test_managed_review_refuses_grants (Fixture       *f,
+                                    gconstpointer  data)
+{
+  g_autoptr(GPtrArray) grants = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *file = g_build_filename (f->env->managed_dir, "50-review.json", NULL);
+
+  lumo_test_write_in (f->env->managed_dir, "50-review.json", "{\"review\": true}");
+  lumo_policy_reload_managed (f->env->policy);
+  send_write (f, 60, TEST_CALLER_ID);
+  wait_for_reviews (f, 1);
+  id = review_id (f, 0);
+
+  g_assert_false (lumo_backend_decide_review (f->env->backend, id, TRUE, LUMO_GRANT_SCOPE_ALWAYS,
+                                              LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_MANAGED);
+  g_assert_nonnull (strstr (error->message, file));
+  g_clear_error (&error);
+  g_assert_nonnull (lumo_review_queue_lookup (queue (f), id));
+  grants = lumo_policy_list_grants (f->env->policy, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (grants->len, ==, 0);
+
+  decide (f, id, TRUE, LUMO_GRANT_SCOPE_ONCE);
+  expect_answer (f, 60, "\"allow\":true");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -415,6 +446,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
 #define ADD(name, func) g_test_add ("/bridge-grants/" name, Fixture, NULL, setup, func, teardown)
+  ADD ("managed-review-refuses-grants", test_managed_review_refuses_grants);
   ADD ("always", test_always);
   ADD ("waiting-writes-covered", test_waiting_writes_covered);
   ADD ("ten-minutes-then-asks-again", test_ten_minutes_then_asks_again);

@@ -418,6 +418,41 @@ test_agents_forbidden_on_provider (LumoTestPolicy *f,
   g_assert_no_error (error);
 }
 
+/* ---- review forced on, and the person's grants ---------------------------- */
+
+/* A file that forces review asks a person for every write: a grant the
+ * person made no longer skips it, and no new one can be made; it counts
+ * again when the file goes. */
+static void
+test_review_forced_and_grants (LumoTestPolicy *f,
+                               gconstpointer   data)
+{
+  g_autoptr(GError) error = NULL;
+  guint history;
+
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+  lumo_test_policy_allow (f, TEST_CALLER2_ID);
+  lumo_test_policy_set_switch (f, LUMO_POLICY_SWITCH_REVIEW, TRUE);
+  g_assert_true (lumo_policy_add_grant (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "userscripts.save",
+                                        LUMO_GRANT_SCOPE_ALWAYS, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_NONE);
+
+  lumo_test_policy_apply_managed (f, "50-review.json", "{\"review\": true}");
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_REVIEW_REQUIRED);
+
+  history = history_length (f);
+  g_assert_false (lumo_policy_add_grant (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, "userscripts.save",
+                                         LUMO_GRANT_SCOPE_TEN_MINUTES, LUMO_POLICY_ORIGIN_UI, &error));
+  assert_refused (f, error, "50-review.json", history);
+  g_clear_error (&error);
+
+  /* The file goes: the person's grant, kept, counts again. */
+  lumo_test_policy_apply_managed (f, "50-review.json", "{}");
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_NONE);
+}
+
 /* ---- a bad file: fail closed ---------------------------------------------- */
 
 static void
@@ -558,6 +593,7 @@ main (int   argc,
   lumo_test_policy_add ("/policy-managed/only-listed", test_only_listed);
   lumo_test_policy_add ("/policy-managed/agents-forbidden", test_agents_forbidden);
   lumo_test_policy_add ("/policy-managed/agents-forbidden-on-provider", test_agents_forbidden_on_provider);
+  lumo_test_policy_add ("/policy-managed/review-forced-and-grants", test_review_forced_and_grants);
   lumo_test_policy_add ("/policy-managed/broken-file", test_broken_file);
   lumo_test_policy_add ("/policy-managed/wrong-type", test_wrong_type);
   lumo_test_policy_add ("/policy-managed/live-change", test_live_change);

@@ -283,10 +283,12 @@ lumo_policy_authorize (LumoPolicy          *self,
   else
     {
       /* Only here, after the writes switch and with the slot taken: a
-       * grant stands in for review and for nothing else. */
+       * grant stands in for review and for nothing else, and not where a
+       * managed policy file forces review (a person for every write). */
       if (!provider->review)
         decide (decision, LUMO_DENY_REASON_NONE, 0);
-      else if (has_live_grant (self, provider_id, caller_id, tool))
+      else if (has_live_grant (self, provider_id, caller_id, tool) &&
+               !lumo_policy_is_switch_managed (self, provider_id, LUMO_POLICY_SWITCH_REVIEW))
         {
           decide (decision, LUMO_DENY_REASON_NONE, 0);
           decision->by_grant = TRUE;

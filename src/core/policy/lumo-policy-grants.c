@@ -345,6 +345,8 @@ lumo_policy_add_grant (LumoPolicy        *self,
 
   if (!validate_grant_key (provider_id, caller_id, tool, error))
     return FALSE;
+  if (!_lumo_policy_managed_check_grant (self, provider_id, error))
+    return FALSE;
   if (scope != LUMO_GRANT_SCOPE_TEN_MINUTES && scope != LUMO_GRANT_SCOPE_ALWAYS)
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,

@@ -128,6 +128,26 @@ _lumo_policy_managed_check_caller (LumoPolicy      *self,
   return FALSE;
 }
 
+/* A file that forces review on @provider_id asks a person for every write:
+ * a standing approval is not one, so no grant is made there. */
+gboolean
+_lumo_policy_managed_check_grant (LumoPolicy  *self,
+                                  const char  *provider_id,
+                                  GError     **error)
+{
+  LumoManagedSource source;
+  g_autofree char *what = NULL;
+
+  lumo_managed_policy_apply_switch (self->managed, provider_id, LUMO_POLICY_SWITCH_REVIEW, FALSE, &source);
+  if (source.file == NULL)
+    return TRUE;
+
+  what = g_strdup_printf ("Review of every write on the provider “%s”, with no grant to skip it,",
+                          provider_id);
+  set_managed_error (error, &source, what);
+  return FALSE;
+}
+
 gboolean
 _lumo_policy_managed_check_new_agent (LumoPolicy  *self,
                                       GError     **error)

@@ -122,6 +122,9 @@ gboolean _lumo_policy_managed_check_caller     (LumoPolicy       *self,
                                                 const char       *caller_id,
                                                 LumoCallerKind    kind,
                                                 GError          **error);
+gboolean _lumo_policy_managed_check_grant      (LumoPolicy       *self,
+                                                const char       *provider_id,
+                                                GError          **error);
 gboolean _lumo_policy_managed_check_new_agent  (LumoPolicy       *self,
                                                 GError          **error);
 
