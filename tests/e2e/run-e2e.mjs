@@ -19,12 +19,13 @@
 // failure and on SIGTERM (meson's timeout).
 
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Browser, sleep } from './lib/cdp.mjs';
+import { Browser } from './lib/cdp.mjs';
+import { check, cleanups, need, note, out, poll, runTap, step } from './lib/tap.mjs';
 import { TestBus } from './lib/bus.mjs';
 import { siteBrowserArgs, startSiteServer } from './lib/sites.mjs';
 import { callerApi, noUserScriptsSteps, siteSteps } from './sitepacks.mjs';
@@ -39,61 +40,7 @@ const CANARY = 'canary-5b1f0c7e-the-source-of-this-script-must-never-be-stored';
 const bench = process.argv.includes('--bench');
 const run = promisify(execFile);
 
-// ---- TAP -------------------------------------------------------------------
-
-let n = 0;
-let failed = 0;
-const out = (line) => process.stdout.write(line + '\n');
-const note = (text) => String(text).split('\n').forEach((l) => out(`# ${l}`));
-
-class Bail extends Error {}
-
-async function step (name, fn) {
-  n++;
-  try {
-    const detail = await fn();
-    out(`ok ${n} - ${name}`);
-    if (detail)
-      note(detail);
-  } catch (e) {
-    failed++;
-    out(`not ok ${n} - ${name}`);
-    note(e instanceof Error ? e.message : String(e));
-    // Every step builds on the ones before it.
-    throw new Bail();
-  }
-}
-
-function check (cond, message) {
-  if (!cond)
-    throw new Error(message);
-}
-
-async function poll (fn, pred, what, timeoutMs = 10000, everyMs = 150) {
-  const t0 = Date.now();
-  let last;
-  while (Date.now() - t0 < timeoutMs) {
-    last = await fn();
-    if (pred(last))
-      return last;
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)}`);
-}
-
 // ---- pieces ----------------------------------------------------------------
-
-function need (name) {
-  const v = process.env[name];
-  if (!v)
-    throw new Error(`${name} is not set: run this through meson test (suite e2e), which passes the built binaries`);
-  try {
-    accessSync(v, constants.X_OK);
-  } catch {
-    throw new Error(`${name}=${v} is not an executable file: build it first (ninja -C <builddir>)`);
-  }
-  return v;
-}
 
 function filesUnder (dir) {
   const files = [];
@@ -105,29 +52,6 @@ function filesUnder (dir) {
       files.push(p);
   }
   return files;
-}
-
-const cleanups = [];
-let cleaning = null;
-async function cleanup () {
-  if (cleaning)
-    return cleaning;
-  cleaning = (async () => {
-    for (const fn of cleanups.reverse()) {
-      try {
-        await fn();
-      } catch (e) {
-        note(`cleanup: ${e.message}`);
-      }
-    }
-  })();
-  return cleaning;
-}
-for (const sig of ['SIGTERM', 'SIGINT']) {
-  process.on(sig, () => {
-    note(`${sig}: cleaning up`);
-    cleanup().finally(() => process.exit(1));
-  });
 }
 
 // ---- main ------------------------------------------------------------------
@@ -451,17 +375,4 @@ async function runBench ({ expectRow, ctlRun, refresh, call, callerEval, browser
   });
 }
 
-try {
-  await main();
-} catch (e) {
-  if (!(e instanceof Bail)) {
-    failed++;
-    out(`not ok ${++n} - the e2e driver failed`);
-    note(e instanceof Error ? e.stack : String(e));
-  }
-} finally {
-  await cleanup();
-}
-out(`1..${n}`);
-note(`${n - failed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+await runTap(main);
