@@ -126,6 +126,15 @@ async function main () {
   });
   const callerTools = (await callerEval('lumoTest.tools()')).map((t) => t.replace(`${NAMESPACE}.`, '')).sort();
 
+  if (mode === 'bench') {
+    const { benchSteps } = await import('./bench-agents.mjs');
+    await benchSteps({
+      step, check, ctlJson, callerEval, sdk, launcher, bus, echoPath: need('LUMO_BENCH_SOUP_ECHO'),
+      closeBrowser: async () => { await browser.close(); browser = null; },
+    });
+    return;
+  }
+
   if (mode === 'conformance') {
     const { conformanceSteps } = await import('./conformance.mjs');
     await conformanceSteps({ step, check, note, ctlJson, port, here, root, Bail });
