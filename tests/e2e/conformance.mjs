@@ -111,11 +111,22 @@ export async function conformanceSteps ({ step, check, note, ctlJson, port, here
   const baseline = JSON.parse(readFileSync(join(here, 'conformance-baseline.json'), 'utf8')).expectedFailures;
   let proxy, results, scenarios;
 
-  await step('an agent for the suite, and the proxy that gives its requests the token', async () => {
+  // One agent per scenario: the suite's scenarios end no session (no
+  // DELETE) and some leave their GET stream open until their process
+  // exits, and the endpoint may notice a stream's client gone only at its
+  // next keep-alive comment (15 s); one agent's 16 sessions would then
+  // run out (429) in a run of 32 scenarios.
+  const agentProxy = async (name) => {
+    const a = await ctlJson('agents', 'add', name);
+    return startAuthProxy(port, a.token);
+  };
+  await step('agents for the suite, and the proxy that gives their requests the token', async () => {
     check(existsSync(cli), 'the conformance suite is missing: npm ci in tests/e2e');
-    const a = await ctlJson('agents', 'add', 'MCP conformance suite');
-    proxy = await startAuthProxy(port, a.token);
-    return `agent ${a.id}; proxy 127.0.0.1:${proxy.port} → endpoint 127.0.0.1:${port}`;
+    proxy = await agentProxy('MCP conformance suite');
+    const r = await fetch(`http://127.0.0.1:${proxy.port}/mcp/${NAMESPACE}`, { method: 'DELETE' });
+    check(r.status === 400, `through the proxy, a DELETE without a session got ${r.status}, not 400`);
+    await proxy.close();
+    return `proxy → endpoint 127.0.0.1:${port}`;
   });
 
   await step('the suite runs every server scenario against the endpoint', async () => {
@@ -129,10 +140,11 @@ export async function conformanceSteps ({ step, check, note, ctlJson, port, here
     scenarios = [...list.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]);
     check(scenarios.length > 0, `no server scenarios listed: ${list}`);
     for (const scenario of scenarios) {
-      const r = await runScenario(cli, `http://localhost:${proxy.port}/mcp/${NAMESPACE}`, scenario, outDir);
+      const p = await agentProxy(`Conformance ${scenario}`.slice(0, 100));
+      const r = await runScenario(cli, `http://localhost:${p.port}/mcp/${NAMESPACE}`, scenario, outDir);
+      await p.close();
       check(r.signal === null, `${scenario}: the suite was killed (${r.signal}): ${r.text.slice(-2000)}`);
     }
-    await proxy.close();
     results = readResults(outDir);
     if (process.env.LUMO_E2E_KEEP_CONFORMANCE)
       cpSync(outDir, process.env.LUMO_E2E_KEEP_CONFORMANCE, { recursive: true });
