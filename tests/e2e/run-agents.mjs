@@ -51,6 +51,37 @@ function filesUnder (dir) {
   return files;
 }
 
+// A session of its own (initialize, initialized) with its GET stream
+// open; @ended resolves with how the stream ended ('end' or the error).
+async function openRawStream (url, token) {
+  const version = '2025-06-18';
+  const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+  const init = await fetch(url, {
+    method: 'POST', headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'e2e-raw', version: '1.0.0' } } }),
+  });
+  const sid = init.headers.get('mcp-session-id');
+  await init.text();
+  check(init.status === 200 && sid, `initialize got ${init.status}, session ${sid}`);
+  const session = { ...headers, 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': version };
+  const ack = await fetch(url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  check(ack.status === 202, `notifications/initialized got ${ack.status}`);
+  const get = await fetch(url, { method: 'GET', headers: { ...session, Accept: 'text/event-stream' } });
+  check(get.status === 200 && /text\/event-stream/.test(get.headers.get('content-type') ?? ''), `the GET stream got ${get.status}`);
+  const reader = get.body.getReader();
+  const ended = (async () => {
+    try {
+      for (;;) {
+        if ((await reader.read()).done)
+          return 'end';
+      }
+    } catch (e) {
+      return e.message;
+    }
+  })();
+  return { ended };
+}
+
 async function main () {
   const chromium = process.env.CHROMIUM ?? '/usr/lib/chromium/chromium';
   if (!process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
@@ -293,10 +324,17 @@ async function main () {
     return `${files.length} files`;
   });
 
-  await step('agents remove ends both sessions at once: the HTTP session gets 401, the launcher exits', async () => {
+  await step('agents remove ends both sessions at once: an open stream ends, the launcher exits, the HTTP session gets 401', async () => {
     const sessionId = clients.http.transport.sessionId;
+    // A second session of the HTTP agent holding its GET stream open, as
+    // an agent does between calls: it must end with the removal, not at
+    // the agent's next request.
+    const stream = await openRawStream(agents.http.url, agents.http.token);
     for (const k of ['http', 'stdio'])
       await ctlRun('agents', 'remove', agents[k].id);
+    const how = await Promise.race([stream.ended,
+      new Promise((resolve) => setTimeout(resolve, 10000, null))]);
+    check(how !== null, 'the open GET stream of the removed agent was still open 10 s after agents remove');
     await poll(() => clients.stdio.state.closed, (x) => x, 'the stdio client to see its server exit', 10000, 50);
     const raw = await fetch(agents.http.url, {
       method: 'POST',
@@ -310,7 +348,7 @@ async function main () {
     let err = null;
     await clients.http.client.listTools().catch((e) => { err = e; });
     check(err && /401/.test(String(err.code ?? err.message)), `the SDK client was not refused with 401: ${err}`);
-    return `raw: ${raw.status} ${(await raw.json()).error?.message}; SDK: ${err.message}`;
+    return `open stream: ${how}; raw: ${raw.status} ${(await raw.json()).error?.message}; SDK: ${err.message}`;
   });
 }
 
