@@ -7,11 +7,15 @@
 //   (b) the stdio launcher, from the SDK's stdio client,
 //   (c) a lumo:mcp port, from the e2e caller extension (its connector),
 // each timed by its own client, round robin in rounds so that the three
-// see the same machine. Then, with the browser closed, the endpoint's own
-// cost per request: a ping the session answers itself (every check, the
-// session, the strict parse, an SSE answer), beside a bare libsoup server
-// that echoes the body as one SSE event (tests/bench/bench-soup-echo.c),
-// from the same client (Node's fetch).
+// see the same machine; and (a′) the same call over HTTP by bare fetch on
+// a session of its own, with the time until the answer's headers (the
+// endpoint sends them once it has handed the call on, before the provider
+// answers), which splits (a) into the SDK client's share, the endpoint's
+// own before it hands the call on, and the relay. Then, with the browser
+// closed, the endpoint's own cost per request: a ping the session answers
+// itself (every check, the session, the strict parse, an SSE answer),
+// beside a bare libsoup server that echoes the body as one SSE event
+// (tests/bench/bench-soup-echo.c), from the same client (Node's fetch).
 //
 // LUMO_BENCH_READS (default 300) calls per path; figures go to
 // docs/PERFORMANCE.md with the command that made them.
@@ -56,17 +60,37 @@ function startEcho (path) {
   });
 }
 
-async function timePosts (url, headers, body, n) {
+// @heads, if given, gets the time to the answer's headers of each post.
+async function timePosts (url, headers, body, n, heads) {
   const samples = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     const r = await fetch(url, { method: 'POST', headers, body });
+    heads?.push(performance.now() - t0);
     const text = await r.text();
     samples.push(performance.now() - t0);
     if (r.status !== 200 || !text.includes('event: message'))
       throw new Error(`${url}: ${r.status} ${text.slice(0, 200)}`);
   }
   return samples;
+}
+
+// A session of the endpoint opened with bare fetch (initialize, then
+// initialized); resolves with the headers its requests carry.
+async function rawSession (url, token) {
+  const json = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` };
+  const init = await fetch(url, {
+    method: 'POST', headers: json,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  });
+  await init.text();
+  const sid = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || !sid)
+    throw new Error(`initialize: ${init.status}`);
+  const headers = { ...json, 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' };
+  const ack = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  await ack.text();
+  return headers;
 }
 
 export async function benchSteps ({ step, check, ctlJson, callerEval, sdk, launcher, bus, closeBrowser, echoPath }) {
@@ -88,9 +112,15 @@ export async function benchSteps ({ step, check, ctlJson, callerEval, sdk, launc
   });
 
   await step('bench: tools/call list_scripts through (a) HTTP, (b) stdio, (c) a lumo:mcp port, round robin', async () => {
-    const s = { http: [], stdio: [], port: [] };
+    // The same call by bare fetch on a session of its own: what of (a) is
+    // the endpoint's and the relay's, and what the SDK's HTTP client's.
+    const raw = await rawSession(agents.http.url, agents.http.token);
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_scripts', arguments: {} } });
+    await timePosts(agents.http.url, raw, call, 20);
+    const s = { http: [], raw: [], rawHeads: [], stdio: [], port: [] };
     for (let r = 0; r < rounds; r++) {
       s.http.push(...await timeCalls(clients.http.client, per));
+      s.raw.push(...await timePosts(agents.http.url, raw, call, per, s.rawHeads));
       s.stdio.push(...await timeCalls(clients.stdio.client, per));
       const c = await callerEval(`lumoTest.samples('${NAMESPACE}.list_scripts', ${per})`);
       check(c.errors === 0, `the caller's calls failed: ${JSON.stringify(c)}`);
@@ -104,6 +134,8 @@ export async function benchSteps ({ step, check, ctlJson, callerEval, sdk, launc
       await clients[k].client.close();
     return [HEAD,
       row('(a) HTTP endpoint (SDK Streamable HTTP)', a),
+      row('(a′) HTTP endpoint, the same call by fetch', percentiles(s.raw)),
+      row('     … of which until its headers', percentiles(s.rawHeads)),
       row('(b) stdio launcher (SDK stdio)', b),
       row('(c) lumo:mcp port (caller extension)', c),
       `(a)/(c): ${ratio(a)}; (b)/(c): ${ratio(b)}; goal ≤ 1.20×`].join('\n');
