@@ -2,7 +2,7 @@
 // The provider's bridge: it acts only on valid app messages (the shared
 // fixtures), matches answers by id in any order, fails pending requests
 // with a reason a person can act on, and reconnects by itself.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { checkAppMessage } from '../src/provider/app-messages.ts';
@@ -192,6 +192,7 @@ test('an unavailable frame (re: null) ends the session with the helper\'s own wo
   (h.bridge as any).opts.log = (...a: unknown[]) => logs.push(a.join(' '));
   h.bridge.start();
   const port = h.ports[0] as FakeNativePort;
+  const timers = mock.method(globalThis, 'setTimeout');
   // A request waiting for the bridge fails with the helper's reason too.
   const waiting = assert.rejects(h.bridge.request('probe', {}, 5000),
     (e: BridgeError) => e.code === 'unreachable' && e.message === h.bridge.reason);
@@ -206,8 +207,9 @@ test('an unavailable frame (re: null) ends the session with the helper\'s own wo
   h.die(port, 'Native host has exited.');
   assert.equal(h.bridge.notice?.code, 'unavailable');
   // It will be sent again: the retry waits on the slow end of the backoff.
-  await new Promise((r) => setTimeout(r, 30));
-  assert.equal(h.ports.length, 1, 'no quick retry after unavailable');
+  assert.ok(timers.mock.calls.some((c) => c.arguments[1] === 10000), 'the retry is not on the slow end of the backoff');
+  assert.ok(!timers.mock.calls.some((c) => c.arguments[1] === 1), 'a quick retry after unavailable');
+  timers.mock.restore();
   assert.ok(logs.some((l) => l.includes('unavailable')), logs.join('\n'));
   h.bridge.stop();
 });
