@@ -23,33 +23,22 @@
 // settings are kept.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CALLER, NAMESPACE, PROVIDER, connectAgent, ctlRunner, freePort, gsettingsGet, gsettingsSet, launchBrowser,
-  loadSdk, makeProfile, openCaller, resultText, startAgentsBus,
+  CALLER, NAMESPACE, PROVIDER, connectAgent, freePort, gsettingsGet, gsettingsSet, launchBrowser,
+  loadSdk, openCaller, resultText, startAgentsBus,
 } from './lib/agents.mjs';
 import { startSiteServer } from './lib/sites.mjs';
 import { Bail, check, cleanups, need, note, out, poll, runTap, step } from './lib/tap.mjs';
+import { ctlRunner, filesUnder, makeProfile } from './lib/world.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 const mode = process.argv.includes('--conformance') ? 'conformance' : process.argv.includes('--bench') ? 'bench' : 'sdk';
 const CANARY = 'agent-canary-3f9d2c41-the-source-of-this-script-must-never-be-stored';
-
-function filesUnder (dir) {
-  const files = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory())
-      files.push(...filesUnder(p));
-    else if (e.isFile())
-      files.push(p);
-  }
-  return files;
-}
 
 // A session of its own (initialize, initialized) with its GET stream
 // open; @ended resolves with how the stream ended ('end' or the error).
@@ -129,7 +118,7 @@ async function main () {
 
   const sites = await startSiteServer(join(repo, 'tests/fixtures/sitepacks/pages/index.html'));
   cleanups.push(() => sites.close());
-  const profile = makeProfile(join(root, 'profile'), host);
+  const profile = makeProfile(join(root, 'profile'), { host, provider: PROVIDER });
   const extensions = [join(here, 'provider/dist'), join(here, 'caller/dist')];
   const launch = () => launchBrowser({ chromium, profile, bus, extensions, sitesPort: sites.port, poll });
   let browser;

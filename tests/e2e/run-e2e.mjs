@@ -18,15 +18,15 @@
 // dbus-daemon are killed and the temporary directory removed, also on
 // failure and on SIGTERM (meson's timeout).
 
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { Browser } from './lib/cdp.mjs';
 import { check, cleanups, need, note, out, poll, runTap, step } from './lib/tap.mjs';
 import { TestBus } from './lib/bus.mjs';
+import { ctlRunner, filesUnder, makeProfile as makeProfileFor } from './lib/world.mjs';
 import { siteBrowserArgs, startSiteServer } from './lib/sites.mjs';
 import { callerApi, noUserScriptsSteps, siteSteps } from './sitepacks.mjs';
 
@@ -38,21 +38,8 @@ const STUB = 'cbdpcophfnaodapandgdgclckcbidhfe';
 const MISSING = 'aaaabbbbccccddddeeeeffffgggghhhh';
 const CANARY = 'canary-5b1f0c7e-the-source-of-this-script-must-never-be-stored';
 const bench = process.argv.includes('--bench');
-const run = promisify(execFile);
 
 // ---- pieces ----------------------------------------------------------------
-
-function filesUnder (dir) {
-  const files = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory())
-      files.push(...filesUnder(p));
-    else if (e.isFile())
-      files.push(p);
-  }
-  return files;
-}
 
 // ---- main ------------------------------------------------------------------
 
@@ -79,30 +66,9 @@ async function main () {
   cleanups.push(() => bus.stop());
   const dataDir = join(bus.dirs.data, 'lumo-access');
 
-  const ctlRun = async (...args) => {
-    try {
-      const { stdout } = await run(ctl, args, { env: bus.env, timeout: 20000 });
-      return stdout;
-    } catch (e) {
-      throw new Error(`lumo-access-ctl ${args.join(' ')} failed: ${e.stderr || e.message}`);
-    }
-  };
-  const ctlJson = async (...args) => JSON.parse(await ctlRun(...args, '--json'));
+  const { ctlRun, ctlJson } = ctlRunner(ctl, bus);
 
-  // A profile: the native host manifest, and whether user scripts are
-  // allowed for the provider (chrome.userScripts works only then).
-  const makeProfile = (dir, userScripts) => {
-    mkdirSync(join(dir, 'NativeMessagingHosts'), { recursive: true });
-    mkdirSync(join(dir, 'Default'), { recursive: true });
-    writeFileSync(join(dir, 'NativeMessagingHosts', 'dev.lumo.access.json'), JSON.stringify({
-      name: 'dev.lumo.access', description: 'Lumo Access (e2e)', path: host, type: 'stdio',
-      allowed_origins: [`chrome-extension://${PROVIDER}/`],
-    }, null, 2));
-    writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify({
-      extensions: { settings: { [PROVIDER]: { user_scripts_enabled: userScripts } } },
-    }));
-    return dir;
-  };
+  const makeProfile = (dir, userScripts) => makeProfileFor(dir, { host, provider: PROVIDER, userScripts });
 
   // The test sites of the site packs: every *.test host, on 127.0.0.1.
   const sites = await startSiteServer(join(repo, 'tests/fixtures/sitepacks/pages/index.html'));

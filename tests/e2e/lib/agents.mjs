@@ -18,7 +18,6 @@
 // written.
 
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -62,33 +61,6 @@ export async function gsettingsSet (bus, key, value) {
 export async function gsettingsGet (bus, key) {
   const { stdout } = await run('gsettings', ['get', 'dev.lumo.Access', key], { env: bus.env, timeout: 10000 });
   return stdout.trim();
-}
-
-export function ctlRunner (ctl, bus) {
-  const ctlRun = async (...args) => {
-    try {
-      const { stdout } = await run(ctl, args, { env: bus.env, timeout: 20000 });
-      return stdout;
-    } catch (e) {
-      throw new Error(`lumo-access-ctl ${args.join(' ')} failed: ${e.stderr || e.message}`);
-    }
-  };
-  const ctlJson = async (...args) => JSON.parse(await ctlRun(...args, '--json'));
-  return { ctlRun, ctlJson };
-}
-
-// A profile with the native host manifest, user scripts allowed.
-export function makeProfile (dir, host) {
-  mkdirSync(join(dir, 'NativeMessagingHosts'), { recursive: true });
-  mkdirSync(join(dir, 'Default'), { recursive: true });
-  writeFileSync(join(dir, 'NativeMessagingHosts', 'dev.lumo.access.json'), JSON.stringify({
-    name: 'dev.lumo.access', description: 'Lumo Access (e2e)', path: host, type: 'stdio',
-    allowed_origins: [`chrome-extension://${PROVIDER}/`],
-  }, null, 2));
-  writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify({
-    extensions: { settings: { [PROVIDER]: { user_scripts_enabled: true } } },
-  }));
-  return dir;
 }
 
 // Chromium with the provider and the caller; @ready resolves with the
