@@ -52,9 +52,10 @@
  * innocuous.
  *
  * HEAD CHECKPOINT. After each group commit, and before any waiter is told
- * its row is durable, audit.head is replaced atomically (a rename; no
- * fsync of its own). So after a crash it may lag the database but never
- * lead it; see lumo-audit-chain.h.
+ * its row is durable, audit.head is updated in place (one pwrite into the
+ * older of its two slots; no rename, no fsync of its own). So after a
+ * crash it may lag the database but never lead it; see lumo-audit-chain.h
+ * and lumo-audit-head.c.
  *
  * NO SCRIPT SOURCE. There is no column, argument or code path through which
  * tool arguments or script source reach the store: append takes the
