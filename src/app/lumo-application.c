@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-application.h"
+#include "lumo-audit-store.h"
 #include "lumo-backend.h"
 #include "lumo-browser-setup.h"
 #include "lumo-dbus-service.h"
@@ -16,6 +17,7 @@
 #include "lumo-paths.h"
 #include "lumo-review-queue.h"
 #include "lumo-notifier.h"
+#include "lumo-ui-util.h"
 #include "lumo-window.h"
 
 /* How long a service-mode app (started by the bus for the helper) lingers
@@ -30,6 +32,7 @@ struct _LumoApplication
   LumoBackend     *backend;
   GError          *startup_error;
   LumoDBusService *dbus_service;
+  GSettings       *settings;        /* NULL without the schema */
 };
 
 G_DEFINE_FINAL_TYPE (LumoApplication, lumo_application, ADW_TYPE_APPLICATION)
@@ -110,6 +113,25 @@ apply_review_timeout_override (LumoBackend *backend)
   lumo_review_queue_set_timeout (lumo_backend_get_review_queue (backend), (guint) seconds);
 }
 
+/* The one place that decides whether audit rows also go to the system
+ * journal: the audit-journal key now; managed policy, when it comes, turns
+ * it on as well (the stricter of the two wins), here. */
+static void
+update_audit_journal (LumoApplication *self)
+{
+  gboolean on = self->settings != NULL && g_settings_get_boolean (self->settings, "audit-journal");
+
+  lumo_audit_store_set_journal (lumo_backend_get_audit_store (self->backend), on);
+}
+
+static void
+on_settings_audit_journal_changed_cb (GSettings       *settings,
+                                      const char      *key,
+                                      LumoApplication *self)
+{
+  update_audit_journal (self);
+}
+
 static void
 on_browser_manifests_refreshed_cb (GObject      *source_object,
                                    GAsyncResult *result,
@@ -174,6 +196,11 @@ lumo_application_startup (GApplication *app)
   g_clear_error (&error);
 
   apply_review_timeout_override (self->backend);
+  self->settings = lumo_ui_settings_new ((const char *[]) { "audit-journal", NULL });
+  if (self->settings != NULL)
+    g_signal_connect_object (self->settings, "changed::audit-journal",
+                             G_CALLBACK (on_settings_audit_journal_changed_cb), self, 0);
+  update_audit_journal (self);
   /* Here, not with the window: a service-mode app has none. */
   lumo_notifier_install (GTK_APPLICATION (self), self->backend);
   refresh_browser_manifests (self);
@@ -231,6 +258,7 @@ lumo_application_dispose (GObject *object)
   if (self->dbus_service != NULL)
     g_signal_handlers_disconnect_by_data (self->dbus_service, self);
   g_clear_object (&self->dbus_service);
+  g_clear_object (&self->settings);
   g_clear_object (&self->backend);
 
   G_OBJECT_CLASS (lumo_application_parent_class)->dispose (object);

@@ -91,3 +91,20 @@ lumo_ui_placeholder_new (const char *text)
 
   return label;
 }
+
+GSettings *
+lumo_ui_settings_new (const char * const *keys)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  g_return_val_if_fail (keys != NULL, NULL);
+
+  if (source == NULL || !(schema = g_settings_schema_source_lookup (source, APP_ID, TRUE)))
+    return NULL;
+  for (guint i = 0; keys[i] != NULL; i++)
+    if (!g_settings_schema_has_key (schema, keys[i]))
+      return NULL;
+
+  return g_settings_new_full (schema, NULL, NULL);
+}
