@@ -422,7 +422,7 @@ lumo_notifier_new (GtkApplication *application,
   self->application = application;
   g_object_add_weak_pointer (G_OBJECT (application), (gpointer *)&self->application);
   self->backend = g_object_ref (backend);
-  self->settings = lumo_ui_settings_new ((const char *[]) { "notify-new-requests", NULL });
+  self->settings = lumo_ui_lookup_settings ("notify-new-requests", NULL);
 
   g_action_map_add_action_entries (G_ACTION_MAP (application), app_actions,
                                    G_N_ELEMENTS (app_actions), self);

@@ -273,8 +273,8 @@ lumo_window_init (LumoWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->settings = lumo_ui_settings_new ((const char *[]) { "window-width", "window-height",
-                                                            "window-maximized", NULL });
+  self->settings = lumo_ui_lookup_settings ("window-width", "window-height",
+                                            "window-maximized", NULL);
   restore_size (self);
 
   /* The badge counts what waits for a person. */

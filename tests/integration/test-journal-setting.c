@@ -64,6 +64,7 @@ test_key_turns_journal_on (void)
   g_autoptr(LumoTestJournal) journal = NULL;
   g_autoptr(JsonObject) answer = NULL;
   g_autoptr(GArray) fields = NULL;
+  g_autofree char *schema_env = NULL;
   WriteUntilSent w = { NULL, };
   gint64 while_off, entry;
 
@@ -73,8 +74,9 @@ test_key_turns_journal_on (void)
       return;
     }
 
+  schema_env = g_strconcat ("GSETTINGS_SCHEMA_DIR=", g_getenv ("LUMO_TEST_SCHEMA_DIR"), NULL);
   journal = lumo_test_journal_new ();
-  s = lumo_test_session_new (NULL, (const char *[]) { "GSETTINGS_BACKEND=keyfile", NULL });
+  s = lumo_test_session_new (NULL, (const char *[]) { "GSETTINGS_BACKEND=keyfile", schema_env, NULL });
   if (s == NULL)
     return;
   lumo_test_session_connect (s, NULL);

@@ -102,7 +102,7 @@ parse_record (const char  *path,
     goto malformed;
 
   lumo_audit_chain_head_mac (secret, "head", value, hash, expected);
-  if (memcmp (mac, expected, sizeof mac) != 0)
+  if (!lumo_secret_equal (mac, expected, sizeof mac))
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
                    "The audit head checkpoint “%s” was not written with this "
