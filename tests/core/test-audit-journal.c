@@ -576,6 +576,7 @@ test_real_journald (Fixture       *f,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoAuditRow) row = NULL;
+  g_autofree char *journalctl = NULL;
   JournalctlWait w = { NULL, g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref) };
   gint64 id;
 
@@ -588,8 +589,8 @@ test_real_journald (Fixture       *f,
       g_test_skip ("systemd-journald is not installed");
       goto out;
     }
-  if (g_find_program_in_path ("journalctl") == NULL || !g_file_test ("/etc/machine-id", G_FILE_TEST_EXISTS) ||
-      getuid () != 0)
+  journalctl = g_find_program_in_path ("journalctl");
+  if (journalctl == NULL || !g_file_test ("/etc/machine-id", G_FILE_TEST_EXISTS) || getuid () != 0)
     {
       g_test_skip ("a journald of the test's needs journalctl, /etc/machine-id and root");
       goto out;
