@@ -13,8 +13,10 @@
  *       file system, one after each write;
  *   (d) the same 200-byte frames through keepassxc-proxy to a trivial socket
  *       echo, when Debian's keepassxc is installed.
- * Run it under xvfb-run (the app is a GTK application):
- *   xvfb-run -a _build/tests/bench/bench-bridge [--iterations N] [--dir DIR]
+ * Run it under xvfb-run (the app is a GTK application), after building
+ * the whole tree: it starts the app, helper and CLI of its build
+ * directory, and building this target alone does not rebuild them.
+ *   ninja -C _build && xvfb-run -a _build/tests/bench/bench-bridge [--iterations N] [--dir DIR]
  */
 #include "config.h"
 
