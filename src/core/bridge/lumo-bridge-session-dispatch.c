@@ -338,6 +338,9 @@ audit_then_answer (LumoBridgeRequest *request,
      * "desktop agent" after the agent is gone. */
     .caller_kind = lumo_policy_is_agent (request->policy, m->caller_id)
                    ? LUMO_AUDIT_CALLER_KIND_AGENT : LUMO_AUDIT_CALLER_KIND_EXTENSION,
+    /* A person's grant, not a person, let it through; only an allowed
+     * write can say so (the store refuses it on any other). */
+    .by_grant = request->by_grant && request->reason == NULL,
   };
 
   /* Not the session's cancellable: a decision already made is recorded
@@ -390,11 +393,13 @@ on_review_done_cb (GObject      *object,
   switch (outcome)
     {
     case LUMO_REVIEW_OUTCOME_APPROVED:
+    case LUMO_REVIEW_OUTCOME_GRANTED:
       {
         /* The policy may have changed while the person looked. */
         const char *now = reason_after_review (request);
 
         request->reason = g_str_equal (now, "review_rejected") ? NULL : now;
+        request->by_grant = outcome == LUMO_REVIEW_OUTCOME_GRANTED;
         audit_then_answer (request, NULL);
       }
       break;
@@ -477,6 +482,7 @@ handle_authorize (LumoBridgeRequest *request)
     }
 
   request->reason = decision.allowed ? NULL : lumo_deny_reason_to_string (decision.reason);
+  request->by_grant = decision.by_grant;
   if (decision.reason == LUMO_DENY_REASON_RATE_LIMITED)
     request->retry_after_ms = (decision.retry_after_us + 999) / 1000;
 

@@ -103,6 +103,7 @@ typedef struct
   LumoAuditDecision  audit_decision;
   const char        *reason;           /* static wire reason, NULL when allowed */
   gint64             retry_after_ms;   /* -1 when none */
+  gboolean           by_grant;         /* a review grant let it through, not a person */
 } LumoBridgeRequest;
 
 LumoBridgeSession *_lumo_bridge_session_new            (LumoBackend       *backend,
