@@ -51,6 +51,7 @@ request_finish (LumoBridgeRequest *request,
   g_hash_table_remove (self->in_flight, request->message->id_key);
   _lumo_bridge_session_send (self, answer);
   lumo_bridge_message_free (request->message);
+  g_clear_pointer (&request->tool, lumo_tool_info_free);
   g_object_unref (request->policy);
   g_object_unref (request->audit_store);
   g_free (request);
@@ -428,10 +429,10 @@ handle_authorize (LumoBridgeRequest *request)
   LumoBridgeSession *self = request->session;
   LumoBridgeMessage *m = request->message;
   g_autoptr(GError) error = NULL;
+  const LumoToolInfo *tool = lumo_catalogue_find (self->catalogue, m->tool);
   LumoPolicyDecision decision;
 
-  request->tool = lumo_catalogue_find (self->catalogue, m->tool);
-  if (request->tool == NULL)
+  if (tool == NULL)
     {
       g_autofree char *why = g_strdup_printf ("The tool “%s” is not in this provider's accepted catalogue",
                                               m->tool);
@@ -439,6 +440,7 @@ handle_authorize (LumoBridgeRequest *request)
       request_fail (request, LUMO_BRIDGE_ERROR_BAD_FIELD, "tool", why);
       return;
     }
+  request->tool = lumo_tool_info_copy (tool);
 
   /* A provider cannot make a write look like a read, nor the reverse. */
   if (request->tool->write != m->write)
