@@ -159,25 +159,29 @@ apply_review_and_retention (LumoApplication *self)
 }
 
 static void apply_desktop_agents (LumoApplication *self);
+static void update_audit_journal (LumoApplication *self);
 
 static void
 on_policy_managed_changed_cb (LumoPolicy      *policy,
                               LumoApplication *self)
 {
   apply_review_and_retention (self);
+  update_audit_journal (self);
   if (self->gateway != NULL)
     apply_desktop_agents (self);
 }
 
 /* The one place that decides whether audit rows also go to the system
- * journal: the audit-journal key now; managed policy, when it comes, turns
- * it on as well (the stricter of the two wins), here. */
+ * journal: the audit-journal key, or a managed policy file's auditJournal
+ * (which only turns it on: the stricter of the two wins). */
 static void
 update_audit_journal (LumoApplication *self)
 {
-  gboolean on = self->settings != NULL && g_settings_get_boolean (self->settings, "audit-journal");
+  gboolean user = self->settings != NULL && g_settings_get_boolean (self->settings, "audit-journal");
+  LumoManagedPolicy *managed = lumo_policy_get_managed (lumo_backend_get_policy (self->backend));
 
-  lumo_audit_store_set_journal (lumo_backend_get_audit_store (self->backend), on);
+  lumo_audit_store_set_journal (lumo_backend_get_audit_store (self->backend),
+                                lumo_managed_policy_apply_audit_journal (managed, user, NULL));
 }
 
 static void

@@ -7,7 +7,7 @@
  * Read through the same core the app uses (LumoPolicy lays the managed
  * policy over policy.db; LumoManagedPolicy says which file binds what), so
  * the CLI and the window cannot disagree. The settings the app keeps in
- * GSettings (review timeout, audit retention) are read from
+ * GSettings (review timeout, audit retention, audit journal) are read from
  * its schema when it is installed, else as the app would do without one.
  * A problem in a file is printed on stderr with its file, line and field,
  * and makes the exit status 1: what is shown is then its strictest reading.
@@ -50,6 +50,14 @@ app_uint (const char *key,
 
   return value != NULL && g_variant_is_of_type (value, G_VARIANT_TYPE_UINT32)
          ? g_variant_get_uint32 (value) : fallback;
+}
+
+static gboolean
+app_boolean (const char *key)
+{
+  g_autoptr(GVariant) value = app_setting (key);
+
+  return value != NULL && g_variant_is_of_type (value, G_VARIANT_TYPE_BOOLEAN) && g_variant_get_boolean (value);
 }
 
 /* "FILE:LINE", "FILE" for the file as a whole; else "you" for what a
@@ -266,8 +274,9 @@ typedef struct
 {
   guint    timeout, user_timeout;
   guint    retention, user_retention;
+  gboolean journal, user_journal;
   gboolean agents;
-  LumoManagedSource timeout_source, retention_source, agents_source;
+  LumoManagedSource timeout_source, retention_source, journal_source, agents_source;
 } Globals;
 
 static void
@@ -277,9 +286,11 @@ read_globals (LumoManagedPolicy *managed,
   /* As the app reads them (lumo-application.c), with its fallbacks. */
   g->user_timeout = app_uint ("review-timeout-seconds", LUMO_REVIEW_DEFAULT_TIMEOUT_S);
   g->user_retention = app_uint ("audit-retention-days", 0);
+  g->user_journal = app_boolean ("audit-journal");
 
   g->timeout = lumo_managed_policy_apply_review_timeout (managed, g->user_timeout, &g->timeout_source);
   g->retention = lumo_managed_policy_apply_retention (managed, g->user_retention, &g->retention_source);
+  g->journal = lumo_managed_policy_apply_audit_journal (managed, g->user_journal, &g->journal_source);
   g->agents = !lumo_managed_policy_get_agents_forbidden (managed, NULL, &g->agents_source);
 }
 
@@ -302,11 +313,13 @@ print_globals (const Globals *g)
   g_autofree char *user_timeout = g_strdup_printf ("%u s", g->user_timeout);
   g_autofree char *by_retention = source_text (&g->retention_source, TRUE);
   g_autofree char *by_timeout = source_text (&g->timeout_source, TRUE);
+  g_autofree char *by_journal = source_text (&g->journal_source, TRUE);
   g_autofree char *by_agents = source_text (&g->agents_source, FALSE);
 
   g_print ("%s\n", _("All providers"));
   lumo_ctl_table_add (table, _("audit retention"), retention, user_retention, by_retention, NULL);
   lumo_ctl_table_add (table, _("review timeout"), timeout, user_timeout, by_timeout, NULL);
+  lumo_ctl_table_add (table, _("audit journal"), on_off (g->journal), on_off (g->user_journal), by_journal, NULL);
   lumo_ctl_table_add (table, _("desktop agents"), g->agents ? _("allowed") : _("forbidden"), "—", by_agents, NULL);
   lumo_ctl_table_print (table);
 }
@@ -337,6 +350,7 @@ effective_to_json (LumoPolicy    *policy,
 
   add_uint_value (b, "auditRetentionDays", g->retention, g->user_retention, &g->retention_source);
   add_uint_value (b, "reviewTimeoutSeconds", g->timeout, g->user_timeout, &g->timeout_source);
+  add_boolean_value (b, "auditJournal", g->journal, &g->user_journal, &g->journal_source);
   add_boolean_value (b, "desktopAgents", g->agents, NULL, &g->agents_source);
   json_builder_end_object (b);
 

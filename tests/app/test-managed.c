@@ -223,6 +223,34 @@ test_agents_forbidden (AppFixture    *f,
   g_assert_true (gtk_widget_is_sensitive (button));
 }
 
+/* ---- the audit journal ----------------------------------------------------- */
+
+/* A file's auditJournal turns the journal copy on whatever the person's
+ * key says; its false leaves the key's value. */
+static void
+test_audit_journal (AppFixture    *f,
+                    gconstpointer  data)
+{
+  g_autoptr(GSettings) keys = lumo_ui_lookup_settings ("audit-journal", NULL);
+
+  g_assert_nonnull (keys);
+  g_settings_set_boolean (keys, "audit-journal", FALSE);
+  app_test_iterate ();
+  g_assert_false (lumo_audit_store_get_journal (f->audit));
+
+  apply_managed (f, "{\"auditJournal\": true}");
+  g_assert_true (lumo_audit_store_get_journal (f->audit));
+
+  apply_managed (f, "{\"auditJournal\": false}");
+  g_assert_false (lumo_audit_store_get_journal (f->audit));
+  g_settings_set_boolean (keys, "audit-journal", TRUE);
+  app_test_iterate ();
+  g_assert_true (lumo_audit_store_get_journal (f->audit));
+
+  g_settings_reset (keys, "audit-journal");
+  app_test_iterate ();
+}
+
 /* ---- the banner ---------------------------------------------------------- */
 
 static void
@@ -301,6 +329,8 @@ main (int   argc,
   /* The endpoint is the application's: a real one. */
   g_test_add ("/managed/agents-forbidden", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup_app, test_agents_forbidden, app_fixture_teardown);
+  g_test_add ("/managed/audit-journal", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup_app, test_audit_journal, app_fixture_teardown);
   ADD ("banner", test_banner);
   ADD ("live", test_live);
 #undef ADD

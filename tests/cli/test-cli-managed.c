@@ -6,9 +6,9 @@
  * The fixture's policy.d (f->managed_dir) is the CLI's managed policy
  * directory (LUMO_ACCESS_POLICY_DIR); the app's settings are its schema's
  * defaults (GSETTINGS_BACKEND=memory): review timeout 60 s, audit
- * retention 365 days. A build without the app (-Dapp=false, as the
- * sanitizer build) has no schema: the CLI then reads what the app does
- * without one, 60 s and forever.
+ * retention 365 days, journal off. A build without the app (-Dapp=false,
+ * as the sanitizer build) has no schema: the CLI then reads what the app
+ * does without one, 60 s, forever and off.
  */
 #define G_LOG_DOMAIN "test-cli"
 
@@ -195,7 +195,8 @@ test_effective (Fixture       *f,
   write_managed (f, "10-base.json",
                  "{\n"
                  "  \"writes\": false,\n"
-                 "  \"minAuditRetentionDays\": 400\n"
+                 "  \"minAuditRetentionDays\": 400,\n"
+                 "  \"auditJournal\": true\n"
                  "}\n");
   write_managed (f, "20-site.json",
                  "{\n"
@@ -260,6 +261,10 @@ test_effective (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (object, "value"), ==, 30);
   g_assert_cmpint (json_object_get_int_member (object, "user"), ==, 60);
   assert_value (object, "managed", second, 4);
+  object = value_of (json_node_get_object (root), "auditJournal");
+  g_assert_true (json_object_get_boolean_member (object, "value"));
+  g_assert_false (json_object_get_boolean_member (object, "user"));
+  assert_value (object, "managed", first, 4);
   object = value_of (json_node_get_object (root), "desktopAgents");
   g_assert_true (json_object_get_boolean_member (object, "value"));
 

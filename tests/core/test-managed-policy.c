@@ -323,6 +323,7 @@ test_global_keys (Fixture       *f,
                  "{\n"
                  "  \"minAuditRetentionDays\": 400,\n"
                  "  \"reviewTimeoutSeconds\": { \"min\": 30, \"max\": 120 },\n"
+                 "  \"auditJournal\": true,\n"
                  "  \"comment\": \"what the fleet must keep\"\n"
                  "}\n");
   g_assert_cmpuint (lumo_managed_policy_get_problems (mp)->len, ==, 0);
@@ -344,10 +345,16 @@ test_global_keys (Fixture       *f,
   g_assert_cmpuint (lumo_managed_policy_apply_review_timeout (mp, 3600, &source), ==, 120);
   g_assert_cmpuint (source.line, ==, 3);
 
+  /* The journal: on, whatever the person chose. */
+  g_assert_true (lumo_managed_policy_apply_audit_journal (mp, FALSE, &source));
+  g_assert_cmpuint (source.line, ==, 4);
+
   /* 0 is forever, as in the audit-retention-days setting. */
   g_clear_pointer (&mp, lumo_managed_policy_unref);
-  mp = load_one (f, "50-audit.json", "{\"minAuditRetentionDays\": 0}");
+  mp = load_one (f, "50-audit.json", "{\"minAuditRetentionDays\": 0, \"auditJournal\": false}");
   g_assert_cmpuint (lumo_managed_policy_apply_retention (mp, 36500, NULL), ==, 0);
+  g_assert_false (lumo_managed_policy_apply_audit_journal (mp, FALSE, NULL));
+  g_assert_true (lumo_managed_policy_apply_audit_journal (mp, TRUE, NULL));
 }
 
 /* ---- several files: lexical order, the stricter wins ---------------------- */
@@ -447,6 +454,7 @@ assert_file_strictest (LumoManagedPolicy *mp,
   g_assert_cmpuint (lumo_managed_policy_apply_retention (mp, 1, NULL), ==, LUMO_MANAGED_RETENTION_FOREVER);
   g_assert_cmpuint (lumo_managed_policy_apply_review_timeout (mp, 5, NULL), ==, LUMO_REVIEW_DEFAULT_TIMEOUT_S);
   g_assert_cmpuint (lumo_managed_policy_apply_review_timeout (mp, 3600, NULL), ==, LUMO_REVIEW_DEFAULT_TIMEOUT_S);
+  g_assert_true (lumo_managed_policy_apply_audit_journal (mp, FALSE, NULL));
 }
 
 static void
@@ -545,6 +553,7 @@ test_wrong_types (Fixture       *f,
                  "  \"review\": null,\n"
                  "  \"onlyListedCallers\": \"false\",\n"
                  "  \"desktopAgents\": [],\n"
+                 "  \"auditJournal\": 0,\n"
                  "  \"minAuditRetentionDays\": 36501,\n"
                  "  \"reviewTimeoutSeconds\": { \"min\": 30.5, \"max\": 120 },\n"
                  "  \"writez\": false\n"
@@ -554,12 +563,13 @@ test_wrong_types (Fixture       *f,
   the_problem (mp, 2, file, 4, "review", "each write reviewed");
   the_problem (mp, 3, file, 5, "onlyListedCallers", "only listed callers");
   the_problem (mp, 4, file, 6, "desktopAgents", "forbidden");
-  the_problem (mp, 5, file, 7, "minAuditRetentionDays", "forever");
-  the_problem (mp, 6, file, 8, "reviewTimeoutSeconds.min", "exactly 60 seconds");
+  the_problem (mp, 5, file, 7, "auditJournal", "journal");
+  the_problem (mp, 6, file, 8, "minAuditRetentionDays", "forever");
+  the_problem (mp, 7, file, 9, "reviewTimeoutSeconds.min", "exactly 60 seconds");
   /* An unknown key is reported and binds nothing: a newer version's key
    * must not lock an older one down. */
-  the_problem (mp, 7, file, 9, "writez", "ignored");
-  g_assert_cmpuint (lumo_managed_policy_get_problems (mp)->len, ==, 8);
+  the_problem (mp, 8, file, 10, "writez", "ignored");
+  g_assert_cmpuint (lumo_managed_policy_get_problems (mp)->len, ==, 9);
 
   g_assert_false (lumo_managed_policy_apply_switch (mp, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED, TRUE, &source));
   g_assert_cmpuint (source.line, ==, 2);
@@ -567,6 +577,7 @@ test_wrong_types (Fixture       *f,
   g_assert_true (lumo_managed_policy_apply_switch (mp, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, FALSE, NULL));
   g_assert_true (lumo_managed_policy_get_only_listed (mp, TEST_PROVIDER_ID, NULL));
   g_assert_true (lumo_managed_policy_get_agents_forbidden (mp, NULL, NULL));
+  g_assert_true (lumo_managed_policy_apply_audit_journal (mp, FALSE, NULL));
   g_assert_cmpuint (lumo_managed_policy_apply_retention (mp, 30, NULL), ==, LUMO_MANAGED_RETENTION_FOREVER);
   g_assert_cmpuint (lumo_managed_policy_apply_review_timeout (mp, 120, NULL), ==, LUMO_REVIEW_DEFAULT_TIMEOUT_S);
 }
@@ -638,16 +649,16 @@ test_bad_providers (Fixture       *f,
                  "  \"providers\": {\n"
                  "    \"" TEST_BAD_ID_PAST_P "\": { \"writes\": false },\n"
                  "    \"" TEST_PROVIDER2_ID "\": false,\n"
-                 "    \"" TEST_PROVIDER_ID "\": { \"minAuditRetentionDays\": 400 }\n"
+                 "    \"" TEST_PROVIDER_ID "\": { \"auditJournal\": true }\n"
                  "  }\n"
                  "}\n");
   the_problem (mp, 0, file, 3, "providers." TEST_BAD_ID_PAST_P, "every provider");
   the_problem (mp, 1, file, 4, "providers." TEST_PROVIDER2_ID, "strictest");
-  the_problem (mp, 2, file, 5, "providers." TEST_PROVIDER_ID ".minAuditRetentionDays", "top level");
+  the_problem (mp, 2, file, 5, "providers." TEST_PROVIDER_ID ".auditJournal", "top level");
   g_assert_false (writes_in_force (mp, TEST_UNKNOWN_ID, TRUE));
   g_assert_false (lumo_managed_policy_apply_switch (mp, TEST_PROVIDER2_ID, LUMO_POLICY_SWITCH_ENABLED, TRUE, NULL));
   g_assert_true (lumo_managed_policy_apply_switch (mp, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED, TRUE, NULL));
-  g_assert_cmpuint (lumo_managed_policy_apply_retention (mp, 30, NULL), ==, 400);
+  g_assert_true (lumo_managed_policy_apply_audit_journal (mp, FALSE, NULL));
 
   /* "providers" not an object: every provider key at its strictest. */
   g_clear_pointer (&mp, lumo_managed_policy_unref);

@@ -113,6 +113,59 @@ test_key_turns_journal_on (void)
   lumo_test_peer_end (s->peer);
 }
 
+/* The same from a managed policy file, the person's key left off: the
+ * app follows policy.d while it runs. */
+static void
+test_managed_turns_journal_on (void)
+{
+  g_autoptr(LumoTestSession) s = NULL;
+  g_autoptr(LumoTestJournal) journal = NULL;
+  g_autoptr(GArray) fields = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *managed_dir = NULL;
+  g_autofree char *schema_env = NULL;
+  g_autofree char *policy_env = NULL;
+  WriteUntilSent w = { NULL, };
+
+  if (no_namespace != NULL)
+    {
+      g_test_skip (no_namespace);
+      return;
+    }
+
+  dir = lumo_test_dir_new ("journal-managed");
+  managed_dir = g_build_filename (dir, "policy.d", NULL);
+  schema_env = g_strconcat ("GSETTINGS_SCHEMA_DIR=", g_getenv ("LUMO_TEST_SCHEMA_DIR"), NULL);
+  policy_env = g_strconcat ("LUMO_ACCESS_POLICY_DIR=", managed_dir, NULL);
+  journal = lumo_test_journal_new ();
+  s = lumo_test_session_new (NULL, (const char *[]) { "GSETTINGS_BACKEND=keyfile", schema_env, policy_env, NULL });
+  if (s == NULL)
+    {
+      lumo_test_dir_remove (dir);
+      return;
+    }
+  lumo_test_session_connect (s, NULL);
+  lumo_test_ctl_ok (s->bus, "allow", TEST_PROVIDER_ID, TEST_CALLER_ID, NULL);
+  lumo_test_wait_for_policy_push (s->peer);
+  lumo_test_ctl_ok (s->bus, "set", TEST_PROVIDER_ID, "review", "off", NULL);
+  lumo_test_wait_for_policy_push (s->peer);
+
+  write_setting (s, FALSE);
+  lumo_test_write_in (managed_dir, "50-journal.json", "{\"auditJournal\": true}");
+  w.s = s;
+  w.journal = journal;
+  w.next_id = 100;
+  lumo_test_wait_until (write_until_sent, &w, "an audit entry in the journal after policy.d turned it on");
+
+  fields = lumo_test_journal_next (journal);
+  g_assert_cmpstr (lumo_test_journal_field (fields, "MESSAGE_ID"), ==, LUMO_AUDIT_JOURNAL_MESSAGE_ID);
+  g_assert_cmpstr (lumo_test_journal_field (fields, "LUMO_CALLER"), ==, TEST_CALLER_ID);
+
+  lumo_test_peer_end (s->peer);
+  g_clear_pointer (&s, lumo_test_session_free);
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -123,6 +176,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/integration/journal/key-turns-journal-on", test_key_turns_journal_on);
+  g_test_add_func ("/integration/journal/managed-turns-journal-on", test_managed_turns_journal_on);
 
   return g_test_run ();
 }

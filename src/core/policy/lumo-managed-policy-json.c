@@ -156,6 +156,7 @@ lumo_managed_policy_to_json (LumoManagedPolicy *self)
   else
     json_builder_add_null_value (b);
 
+  add_source (b, "auditJournalOn", &self->journal_on);
   json_builder_end_object (b);
 
   return json_builder_get_root (b);

@@ -239,7 +239,8 @@ read_callers (Reader           *r,
 static gboolean
 is_global_key (const char *name)
 {
-  return g_str_equal (name, "minAuditRetentionDays") || g_str_equal (name, "reviewTimeoutSeconds");
+  return g_str_equal (name, "minAuditRetentionDays") || g_str_equal (name, "reviewTimeoutSeconds") ||
+         g_str_equal (name, "auditJournal");
 }
 
 static void read_global_key (Reader     *r,
@@ -426,6 +427,8 @@ read_global_key (Reader     *r,
     }
   else if (g_str_equal (name, "reviewTimeoutSeconds"))
     read_timeout (r, value, field);
+  else if (g_str_equal (name, "auditJournal"))
+    read_flag (r, value, field, TRUE, &r->policy->journal_on, _("true (audit rows go to the journal)"));
   else
     g_assert_not_reached ();
 }

@@ -51,6 +51,7 @@ struct _LumoManagedPolicy
   guint              timeout_min_s;
   LumoManagedSource  timeout_max;     /* the lowest maximum */
   guint              timeout_max_s;
+  LumoManagedSource  journal_on;
 };
 
 LumoManagedPolicy *_lumo_managed_policy_new            (const char        *dir);
@@ -93,7 +94,7 @@ void               _lumo_managed_policy_add_problem    (LumoManagedPolicy *self,
                                                         const char        *field,
                                                         const char        *message);
 /* The whole file at its strictest: every scope key for every provider,
- * retention forever, the timeout pinned at the default. */
+ * retention forever, the timeout pinned at the default, the journal on. */
 void               _lumo_managed_policy_file_strictest (LumoManagedPolicy *self,
                                                         const char        *file);
 

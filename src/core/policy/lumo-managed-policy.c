@@ -213,7 +213,7 @@ lumo_managed_policy_is_empty (LumoManagedPolicy *self)
 
   if (self->problems->len > 0 || !scope_is_empty (&self->all) ||
       self->retention.file != NULL || self->timeout_min.file != NULL ||
-      self->timeout_max.file != NULL)
+      self->timeout_max.file != NULL || self->journal_on.file != NULL)
     return FALSE;
 
   g_hash_table_iter_init (&iter, self->providers);
@@ -324,6 +324,7 @@ _lumo_managed_policy_file_strictest (LumoManagedPolicy *self,
   _lumo_managed_scope_strictest (&self->all, file, 0);
   _lumo_managed_bind_retention (self, LUMO_MANAGED_RETENTION_FOREVER, file, 0);
   _lumo_managed_bind_timeout (self, LUMO_REVIEW_DEFAULT_TIMEOUT_S, LUMO_REVIEW_DEFAULT_TIMEOUT_S, file, 0);
+  _lumo_managed_bind (&self->journal_on, file, 0);
 }
 
 /* ---- what is in force -------------------------------------------------------- */
@@ -564,4 +565,21 @@ lumo_managed_policy_apply_review_timeout (LumoManagedPolicy *self,
     }
 
   return user_seconds;
+}
+
+gboolean
+lumo_managed_policy_apply_audit_journal (LumoManagedPolicy *self,
+                                         gboolean           user,
+                                         LumoManagedSource *source)
+{
+  g_return_val_if_fail (self != NULL, TRUE);
+
+  if (self->journal_on.file != NULL)
+    {
+      set_source (source, &self->journal_on);
+      return TRUE;
+    }
+
+  set_source (source, NULL);
+  return !!user;
 }

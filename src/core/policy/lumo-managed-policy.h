@@ -10,7 +10,8 @@
  * It can only make things stricter than what a person chose. Each key
  * binds in its strict direction only (enabled and writes off, review on,
  * a caller denied, only listed callers, desktop agents forbidden, a
- * longer audit retention, narrower review timeout bounds); its loose value leaves the person's choice in force. Files are
+ * longer audit retention, narrower review timeout bounds, the journal
+ * on); its loose value leaves the person's choice in force. Files are
  * read in lexical order and merged key by key, the stricter value
  * winning, so the source of a value is the first file that made it that
  * strict.
@@ -146,6 +147,11 @@ guint               lumo_managed_policy_apply_retention (LumoManagedPolicy *self
 guint               lumo_managed_policy_apply_review_timeout (LumoManagedPolicy *self,
                                                               guint              user_seconds,
                                                               LumoManagedSource *source);
+/* Whether audit rows also go to the system journal when the person chose
+ * @user: on if a file says so. */
+gboolean            lumo_managed_policy_apply_audit_journal (LumoManagedPolicy *self,
+                                                             gboolean           user,
+                                                             LumoManagedSource *source);
 
 /* Everything it says, with the source of each value, as the CLI prints it
  * (`lumo-access-ctl policy --json`). */
