@@ -359,7 +359,18 @@ on_provider_changed_cb (LumoPolicy    *policy,
 
 /* A list view keeps the row it shows first in place when rows are inserted
  * above it, so new audit rows would slide in out of sight. While the view
- * is at the top, it stays there: new rows appear, the rest moves down. */
+ * is at the top, it stays there: new rows appear, the rest moves down.
+ *
+ * The view moves when it lays the change out: a frame or two later, or
+ * only when the page is next shown (a hidden page is not laid out, and the
+ * tick callbacks of an unmapped widget wait until it is mapped). So the
+ * view is held at the top for a few frames after the last insertion, and
+ * an insertion while it is held counts as one at the top and holds it
+ * longer: a burst that arrives in several parts, or while another page is
+ * shown, must not leave the view scrolled down by the rows of the first
+ * part (it did, by five rows, until a scroll). */
+#define KEEP_TOP_FRAMES 3
+
 static gboolean
 on_scroll_to_top_cb (GtkWidget     *widget,
                      GdkFrameClock *clock,
@@ -368,12 +379,10 @@ on_scroll_to_top_cb (GtkWidget     *widget,
   LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
   GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
 
-  /* The view moves when it lays the change out, which is after the first
-   * tick; give it a few frames. */
   if (vadjustment != NULL && gtk_adjustment_get_value (vadjustment) > gtk_adjustment_get_lower (vadjustment))
     gtk_adjustment_set_value (vadjustment, gtk_adjustment_get_lower (vadjustment));
 
-  if (++self->scroll_to_top_frames < 3)
+  if (++self->scroll_to_top_frames < KEEP_TOP_FRAMES)
     return G_SOURCE_CONTINUE;
 
   self->scroll_to_top_id = 0;
@@ -391,11 +400,12 @@ on_model_items_changed_cb (GListModel    *model,
 
   /* Still the old position: the view lays out the change later. */
   if (position == 0 && added > removed && vadjustment != NULL &&
-      gtk_adjustment_get_value (vadjustment) <= gtk_adjustment_get_lower (vadjustment) + 1 &&
-      self->scroll_to_top_id == 0)
+      (self->scroll_to_top_id != 0 ||
+       gtk_adjustment_get_value (vadjustment) <= gtk_adjustment_get_lower (vadjustment) + 1))
     {
       self->scroll_to_top_frames = 0;
-      self->scroll_to_top_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_scroll_to_top_cb, NULL, NULL);
+      if (self->scroll_to_top_id == 0)
+        self->scroll_to_top_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_scroll_to_top_cb, NULL, NULL);
     }
 
   update_status (self);
