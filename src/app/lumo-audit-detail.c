@@ -186,11 +186,17 @@ lumo_audit_detail_set_row (LumoAuditDetail             *self,
   add_field (self, _("Time"), when, FALSE);
   add_field (self, _("Provider"), provider, FALSE);
   add_field (self, _("Agent"), caller, FALSE);
+  add_field (self, _("Agent kind"),
+             lumo_audit_row_get_caller_kind (row) == LUMO_AUDIT_CALLER_KIND_AGENT
+               ? _("Desktop agent") : _("Browser extension"), FALSE);
   add_field (self, _("Tool"), lumo_audit_row_get_tool (row), TRUE);
   add_field (self, _("Kind"), lumo_audit_row_get_write (row) ? _("Write") : _("Read"), FALSE);
   add_field (self, _("Target"), lumo_audit_row_get_target (row), TRUE);
   add_field (self, _("Outcome"), outcome, FALSE);
   add_field (self, _("Reason"), reason, FALSE);
+  if (lumo_audit_row_get_by_grant (row))
+    add_field (self, _("Review"),
+               _("Not asked: a grant allowed this agent this tool without review"), FALSE);
   add_field (self, _("Result message"), lumo_audit_row_get_result_text (row), FALSE);
   add_field (self, _("Result recorded"), result_time, FALSE);
   add_field (self, _("Parameters hash (keyed)"), lumo_audit_row_get_params_hmac (row), TRUE);
