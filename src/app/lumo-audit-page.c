@@ -249,6 +249,7 @@ on_cell_setup_cb (GtkSignalListItemFactory *factory,
 
       cell = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
       gtk_widget_set_hexpand (label, TRUE);
+      gtk_widget_add_css_class (label, "audit-caller");
       gtk_label_set_single_line_mode (GTK_LABEL (tag), TRUE);
       gtk_widget_add_css_class (tag, "audit-tag");
       gtk_widget_set_visible (tag, FALSE);

@@ -134,8 +134,8 @@ compare_y (gconstpointer a,
   return ya < yb ? -1 : ya > yb;
 }
 
-/* What the column view shows in its Agent column, top to bottom, as far
- * as rows are on screen. */
+/* What the column view shows in its Agent column (the labels of class
+ * "audit-caller"), top to bottom, as far as rows are on screen. */
 static GPtrArray *
 shown_agents (AppFixture *f)
 {
@@ -151,8 +151,8 @@ shown_agents (AppFixture *f)
 
       if (label == NULL)
         break;
-      if (!gtk_widget_get_mapped (label) ||
-          !g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "Live Agent") ||
+      if (!gtk_widget_get_mapped (label) || !gtk_widget_has_css_class (label, "audit-caller") ||
+          *gtk_label_get_text (GTK_LABEL (label)) == '\0' ||
           !gtk_widget_compute_point (label, view, &GRAPHENE_POINT_INIT (0, 0), &point))
         continue;
       y = g_new (double, 1);
@@ -305,6 +305,43 @@ test_rows_of_another_process (AppFixture    *f,
   check_view (f, model);
 }
 
+/* What the view shows after the model was asked for many distant pages
+ * (a scrollbar dragged down and back): a new search must refill the rows
+ * on screen, whose page the cache could have dropped meanwhile. */
+static void
+test_search_after_far_jumps (AppFixture    *f,
+                             gconstpointer  data)
+{
+  LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
+  LumoAuditModel *model = lumo_audit_page_get_model (page);
+  guint n = (LUMO_AUDIT_MODEL_MAX_PAGES + 12) * LUMO_AUDIT_MODEL_PAGE_SIZE;
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
+  lumo_window_set_page (f->window, "audit");
+  append_burst (f, 30);
+  app_test_fill_audit (f->audit, n - 30, 0);
+  append_burst (f, 1);
+  check_model (model, n + 1);
+  check_view (f, model);
+
+  /* Every page but the first, as a drag of the scrollbar would. */
+  for (guint k = 1; k < n / LUMO_AUDIT_MODEL_PAGE_SIZE; k++)
+    {
+      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), k * LUMO_AUDIT_MODEL_PAGE_SIZE + 7);
+
+      lumo_test_wait_until (item_loaded, item, "a far row");
+    }
+  g_assert_cmpuint (lumo_audit_model_get_pages_cached (model), <=, LUMO_AUDIT_MODEL_MAX_PAGES + 1);
+
+  /* A search for the oldest rows: the view's rows are those of the
+   * search, not the rows it showed before. */
+  gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:live_tool");
+  g_assert_true (lumo_audit_page_search_now (page));
+  lumo_test_wait_until (settled, model, "the search");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 31);
+  check_view (f, model);
+}
+
 typedef struct
 {
   LumoAuditItem   *item;
@@ -389,6 +426,8 @@ main (int   argc,
               app_fixture_setup, test_import_then_burst, app_fixture_teardown);
   g_test_add ("/audit-live/another-process", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_rows_of_another_process, app_fixture_teardown);
+  g_test_add ("/audit-live/search-after-far-jumps", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_search_after_far_jumps, app_fixture_teardown);
   g_test_add ("/audit-live/results", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_results_fill_in, app_fixture_teardown);
   g_test_add ("/audit-live/another-page", AppFixture, GINT_TO_POINTER (TRUE),
