@@ -4,23 +4,34 @@
 // with a reason a person can act on, and reconnects by itself.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { checkAppMessage } from '../src/provider/app-messages.ts';
-import { Bridge, BridgeError, explainNativeError } from '../src/provider/bridge.ts';
+import { Bridge, BridgeError, explainNativeError, MAX_FRAME_BYTES } from '../src/provider/bridge.ts';
 import { FakeNativePort, until } from './fakes.ts';
 
 const fixture = (name: string) =>
   JSON.parse(readFileSync(new URL(`../../tests/fixtures/bridge/${name}`, import.meta.url), 'utf8'));
 
-const app = fixture('messages-app.json');
-for (const c of app.cases) {
-  test(`app message fixture: ${c.name}`, () => {
-    const r = checkAppMessage(c.message);
-    if (c.valid)
-      assert.deepEqual(r, { ok: true });
-    else
-      assert.equal(r.ok ? '(accepted)' : r.field, c.error.field);
-  });
+// Every app-to-provider message file: what the provider must take, and
+// what it must refuse (the field, and for a request the error code).
+const appFiles = readdirSync(new URL('../../tests/fixtures/bridge/', import.meta.url))
+  .filter((f) => f.startsWith('messages-') && f.endsWith('.json'))
+  .map((f) => ({ file: f, ...fixture(f) }))
+  .filter((f) => f.direction === 'app-to-provider');
+assert.deepEqual(appFiles.map((f) => f.file).sort(), ['messages-agent-app.json', 'messages-app.json']);
+for (const f of appFiles) {
+  for (const c of f.cases) {
+    test(`app message fixture ${f.file}: ${c.name}`, () => {
+      const r = checkAppMessage(c.message);
+      if (c.valid)
+        assert.deepEqual(r, { ok: true });
+      else {
+        assert.equal(r.ok ? '(accepted)' : r.field, c.error.field);
+        if (c.error.code !== undefined)
+          assert.equal(r.ok ? '(accepted)' : r.code ?? 'bad_field', c.error.code);
+      }
+    });
+  }
 }
 
 function harness (opts: { backoffMs?: number[] } = {}) {
@@ -166,4 +177,45 @@ test('a refused hello keeps the bridge down with the app\'s reason', async () =>
   await until(() => h.bridge.state === 'down', 'down');
   assert.match(h.bridge.reason ?? '', /refused this provider: namespace is reserved/);
   h.bridge.stop();
+});
+
+test('what belongs to one session is never sent on the next: a session-bound request or push is refused', async () => {
+  const h = harness({ backoffMs: [1] });
+  let ended = 0;
+  (h.bridge as any).opts.onSessionEnd = () => { ended++; };
+  h.bridge.start();
+  h.helloOk(h.ports[0] as FakeNativePort);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  const first = h.bridge.session;
+  assert.equal(h.bridge.push(first, 'agentClose', { port: 'a1', reason: 'r' }), 'sent');
+  assert.deepEqual(h.ports[0]?.sent.at(-1), { port: 'a1', reason: 'r', type: 'agentClose' });
+  const big = { port: 'a1', message: { jsonrpc: '2.0', pad: 'x'.repeat(MAX_FRAME_BYTES) } };
+  assert.deepEqual(h.bridge.push(first, 'agentMessage', big), { tooLarge: JSON.stringify({ ...big, type: 'agentMessage' }).length });
+  assert.equal(h.ports[0]?.sent.length, 2, 'a push too large is not sent');
+  h.die(h.ports[0] as FakeNativePort, 'Native host has exited.');
+  assert.equal(ended, 1, 'the provider hears that the session ended');
+  await until(() => h.ports.length === 2, 'reconnect');
+  h.helloOk(h.ports[1] as FakeNativePort);
+  await until(() => h.bridge.state === 'ready', 'ready again');
+  assert.notEqual(h.bridge.session, first);
+  await assert.rejects(h.bridge.request('authorize', { port: 'a1' }, 3000, first), (e: BridgeError) => e.code === 'unreachable');
+  assert.equal(h.bridge.push(first, 'agentClose', { port: 'a1', reason: 'r' }), 'gone');
+  assert.deepEqual(h.ports[1]?.sent.map((m) => m.type), ['hello'], 'nothing of the old session on the new one');
+  const now = h.bridge.request('probe', {}, 0, h.bridge.session);
+  h.ports[1]?.deliver({ type: 'probe.result', re: h.ports[1]?.sent[1]?.id, status: { enabled: true, authorized: true, ready: true, pendingApproval: false } });
+  assert.equal((await now).type, 'probe.result');
+});
+
+test('an app request with a bad field is answered with its error code; a bad push is dropped', async () => {
+  const h = harness();
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  port.deliver({ type: 'agentOpen', id: 'app-1', port: 'a1', caller: { id: 'A'.repeat(32), name: 'n', kind: 'agent' } });
+  port.deliver({ type: 'agentOpen', id: 'app-2', port: 'a 1', caller: { id: 'a'.repeat(32), name: 'n', kind: 'agent' } });
+  port.deliver({ type: 'agentMessage', port: 'a1', message: [] });
+  await until(() => port.sent.length >= 3, 'answers');
+  assert.deepEqual(port.sent.slice(1).map((m) => [m.type, m.re, m.code, m.field]),
+    [['error', 'app-1', 'invalid_id', 'caller.id'], ['error', 'app-2', 'bad_field', 'port']]);
 });

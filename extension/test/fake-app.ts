@@ -3,7 +3,9 @@
 // A stand-in for Lumo Access on the far side of the native port, following
 // docs/bridge-protocol.md closely enough for the provider's tests: hello,
 // probe (unknown callers become pending), authorize with the reason codes,
-// result, port, tools, policy pushes and probeTarget requests.
+// result, port, tools, policy pushes, probeTarget requests, and the virtual
+// ports of desktop agents (agentOpen, agentMessage, agentClose; authorize
+// with port checked as the app checks it).
 
 import { FakeNativePort } from './fakes.ts';
 
@@ -30,6 +32,18 @@ export class FakeApp {
   // Tool names the app refuses (e.g. another provider came first).
   refuse = new Set<string>();
   connects = 0;
+  // Virtual ports of the current session the provider opened: port → agent.
+  agentPorts = new Map<string, string>();
+  // Agent IDs the app made (an agent's ID is refused without its port).
+  agents = new Set<string>();
+  // What the provider sent on each virtual port, and its closes.
+  agentInbox = new Map<string, Array<Record<string, any>>>();
+  agentListeners = new Map<string, (message: Record<string, any>) => void>();
+  // Hold authorize requests instead of answering them (a review waiting).
+  holdAuthorize = false;
+  heldAuthorize: Array<Record<string, unknown>> = [];
+  private opening = new Map<unknown, { port: string; caller: string }>();
+  private appSeq = 0;
 
   get port (): FakeNativePort | undefined {
     return this.ports[this.ports.length - 1];
@@ -43,6 +57,9 @@ export class FakeApp {
     this.connects++;
     const port = new FakeNativePort();
     this.ports.push(port);
+    // A new session: the virtual ports of the old one are gone.
+    this.agentPorts.clear();
+    this.opening.clear();
     if (this.unreachable !== null) {
       const text = this.unreachable;
       setTimeout(() => { this.lastErrorText = text; port.die(); this.lastErrorText = undefined; }, 0);
@@ -86,6 +103,46 @@ export class FakeApp {
     this.push({ type: 'policy', ...this.policy, revoked: [caller] });
   }
 
+  // agentOpen for @caller on @port; returns the request id.
+  openAgent (port: string, caller: string, name = 'Claude Code', extra: Record<string, unknown> = {}): string {
+    const id = `app-${++this.appSeq}`;
+    this.agents.add(caller);
+    this.opening.set(id, { port, caller });
+    this.push({ type: 'agentOpen', id, port, caller: { id: caller, name, kind: 'agent' }, ...extra });
+    return id;
+  }
+
+  // The provider's answer to request @id, once it came.
+  answerTo (id: unknown): Record<string, unknown> | undefined {
+    return this.received.find((m) => m.re === id);
+  }
+
+  agentSend (port: string, message: Record<string, unknown>): void {
+    this.push({ type: 'agentMessage', port, message });
+  }
+
+  agentClose (port: string, reason = 'The agent ended its session.'): void {
+    this.agentPorts.delete(port);
+    this.push({ type: 'agentClose', port, reason });
+  }
+
+  inbox (port: string): Array<Record<string, any>> {
+    return this.agentInbox.get(port) ?? [];
+  }
+
+  // The provider's agentClose pushes for @port.
+  closesOf (port: string): Array<Record<string, unknown>> {
+    return this.of('agentClose').filter((m) => m.port === port);
+  }
+
+  answerHeld (index = 0, decision: Record<string, unknown> = { allow: true, message: 'Allowed.' }): void {
+    const m = this.heldAuthorize.splice(index, 1)[0];
+    if (m === undefined)
+      throw new Error('no held authorize');
+    const audit = m.write === true ? { auditId: ++this.nextAuditId } : {};
+    this.port?.deliver({ type: 'authorize.result', re: m.id, ...audit, ...decision });
+  }
+
   private status (caller: string) {
     if (!this.allowed.has(caller) && !this.denied.has(caller))
       this.pending.add(caller);
@@ -117,11 +174,20 @@ export class FakeApp {
         answer({ type: 'probe.result', status: this.status(caller) });
         break;
       case 'authorize': {
+        if (this.holdAuthorize) {
+          this.heldAuthorize.push(m);
+          break;
+        }
         const st = this.status(caller);
         const deny = (reason: string, message: string, extra: Record<string, unknown> = {}) =>
           answer({ type: 'authorize.result', allow: false, reason, message, ...extra });
         const audit = m.write === true ? { auditId: ++this.nextAuditId } : {};
-        if (!st.enabled)
+        // A virtual port's call names its port, opened for exactly this
+        // caller; an agent's ID without its port is refused.
+        const portOk = m.port === undefined ? !this.agents.has(caller) : this.agentPorts.get(m.port as string) === caller;
+        if (!portOk)
+          deny('not_authorized', 'The caller is not on the allow-list.');
+        else if (!st.enabled)
           deny('disabled', 'Agent access is turned off in the provider.');
         else if (!st.authorized)
           deny(st.pendingApproval ? 'pending' : 'not_authorized', st.pendingApproval
@@ -147,6 +213,26 @@ export class FakeApp {
         break;
       case 'tools':
         answer({ type: 'tools.result', tools: this.verdicts(m.tools) });
+        break;
+      case 'agentOpen.result': {
+        const o = this.opening.get(m.re);
+        this.opening.delete(m.re);
+        if (o !== undefined)
+          this.agentPorts.set(o.port, o.caller);
+        break;
+      }
+      case 'error':
+        this.opening.delete(m.re);
+        break;
+      case 'agentMessage': {
+        const list = this.agentInbox.get(m.port as string) ?? [];
+        list.push(m.message as Record<string, any>);
+        this.agentInbox.set(m.port as string, list);
+        this.agentListeners.get(m.port as string)?.(m.message as Record<string, any>);
+        break;
+      }
+      case 'agentClose':
+        this.agentPorts.delete(m.port as string);
         break;
       default:
         break; // answers to our probeTarget requests are only recorded

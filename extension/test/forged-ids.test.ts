@@ -3,8 +3,9 @@
 // every way an extension ID reaches the provider. Identity is what Chrome
 // asserts (sender.id); a forged one gets a refusal and reaches nothing:
 // no message to the app, no server, no tool run, no port closed.
-// PATHS is the list of those ways: a new one (the virtual ports' agentOpen
-// when they are built) is one more entry.
+// For a desktop agent the app asserts the ID (agentOpen's caller.id), and
+// the same table goes through it. PATHS is the list of those ways: a new
+// one is one more entry.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -59,6 +60,22 @@ const PATHS: Record<string, (s: S, id: unknown, name: string) => Promise<void>> 
     assert.deepEqual([a.type, a.code, a.field], ['error', 'invalid_id', 'target'], name);
     assert.equal(probed, 0, `${name}: nothing was probed`);
   },
+  'agentOpen from the app (caller.id), then messages on that port': async (s, id, name) => {
+    const agents = s.provider.openAgentPortCount;
+    const port = `f${s.app.received.length}`;
+    const rid = s.app.openAgent(port, id as string);
+    await until(() => s.app.answerTo(rid) !== undefined, `${name}: the answer`);
+    const a = s.app.answerTo(rid) as Record<string, unknown>;
+    assert.deepEqual([a.type, a.code, a.field], ['error', 'invalid_id', 'caller.id'], name);
+    assert.equal(s.provider.openAgentPortCount, agents, `${name}: no port opened`);
+    const before = s.app.received.length;
+    s.app.agentSend(port, INIT);
+    s.app.agentSend(port, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_script', arguments: { name: 'x', source: 'void 0;' } } });
+    await until(() => s.app.closesOf(port).length === 2, `${name}: both refused`);
+    assert.deepEqual(s.app.received.slice(before).map((m) => m.type), ['agentClose', 'agentClose'],
+      `${name}: no server answered, no probe, authorize or result reached the app`);
+    assert.equal((await s.provider.store.list()).length, 0, `${name}: no management tool ran`);
+  },
   'policy push from the app (revoked)': async (s, id, name) => {
     const open = s.provider.openPortCount;
     s.app.push({ type: 'policy', enabled: true, writes: true, review: false, revoked: [CALLER, id] });
@@ -91,4 +108,13 @@ for (const [path, run] of Object.entries(PATHS)) {
   });
 }
 
-test.todo('forged IDs through agentOpen (virtual ports, docs/bridge-protocol.md): not built yet');
+test('every valid ID of the table opens a virtual port through agentOpen', async (t) => {
+  const s = setup(t);
+  await ready(s);
+  for (const [i, id] of table.valid.entries()) {
+    const rid = s.app.openAgent(`v${i}`, id);
+    await until(() => s.app.answerTo(rid) !== undefined, `${id}: the answer`);
+    assert.equal(s.app.answerTo(rid)?.type, 'agentOpen.result', id);
+  }
+  assert.equal(s.provider.openAgentPortCount, table.valid.length);
+});

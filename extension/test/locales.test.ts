@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { MAX_FRAME_BYTES, noticeText, type BridgeNotice } from '../src/provider/bridge.ts';
 import { NATIVE_HOST_NAME } from '../src/shared/protocol.ts';
-import { userScriptsReason } from '../src/sitepacks/permission.ts';
+import { userScriptsAdviceText, userScriptsReason } from '../src/sitepacks/permission.ts';
 
 type Messages = Record<string, { message: string; description?: string }>;
 
@@ -54,12 +54,26 @@ test('every key has a message in every locale, with the same placeholders', () =
   }
 });
 
-// The keys the popup asks for: the first argument of each t(…) call (a
-// key, or a choice of keys), data-i18n in popup.html, __MSG_…__ in the
+// The files that word their texts with t(…): the popup, and the service
+// worker's notification with the advice it shares with the popup.
+const TRANSLATED = ['src/provider/popup.ts', 'src/sitepacks/notice.ts', 'src/sitepacks/permission.ts'];
+
+// The keys asked for: the first argument of each t(…) call (a key, or a
+// choice of keys) in TRANSLATED, data-i18n in popup.html, __MSG_…__ in the
 // manifest.
 function usedKeys (): Set<string> {
   const used = new Set<string>();
-  const popup = read('src/provider/popup.ts');
+  for (const file of TRANSLATED)
+    keysOfCalls(read(file), used);
+  for (const m of read('popup.html').matchAll(/data-i18n="([^"]+)"/g))
+    used.add(m[1] ?? '');
+  for (const m of read('manifest.json').matchAll(/__MSG_([A-Za-z0-9_]+)__/g))
+    used.add(m[1] ?? '');
+  used.delete('');
+  return used;
+}
+
+function keysOfCalls (popup: string, used: Set<string>): void {
   for (const call of popup.matchAll(/\bt\(/g)) {
     let depth = 0;
     let end = call.index + 2;
@@ -77,12 +91,6 @@ function usedKeys (): Set<string> {
     for (const m of first.matchAll(/(?:^|\?|:)\s*'([A-Za-z0-9_]+)'/g))
       used.add(m[1] ?? '');
   }
-  for (const m of read('popup.html').matchAll(/data-i18n="([^"]+)"/g))
-    used.add(m[1] ?? '');
-  for (const m of read('manifest.json').matchAll(/__MSG_([A-Za-z0-9_]+)__/g))
-    used.add(m[1] ?? '');
-  used.delete('');
-  return used;
 }
 
 test('every key the popup and the manifest use exists, and every key is used', () => {
@@ -90,7 +98,7 @@ test('every key the popup and the manifest use exists, and every key is used', (
   const known = new Set(Object.keys(messages.en ?? {}));
   assert.ok(used.size >= 20, `found only ${used.size} keys in the popup`);
   for (const key of used)
-    assert.ok(known.has(key), `popup.ts, popup.html or manifest.json uses ${key}, which _locales/en lacks`);
+    assert.ok(known.has(key), `${TRANSLATED.join(', ')}, popup.html or manifest.json uses ${key}, which _locales/en lacks`);
   for (const key of known)
     assert.ok(used.has(key), `_locales/en has ${key}, which nothing uses`);
 });
@@ -112,12 +120,13 @@ test('the popup says in English what callers are told about the bridge', () => {
     assert.equal(getMessage('en', key, ...subs), noticeText(notice), key);
 });
 
-test('the popup says in English what the tools say about user scripts', () => {
+test('the popup and the notification say in English what the tools say about user scripts', () => {
   const id = 'hnoefmihgppanoiihkcpnjdpijlimfgh';
-  assert.equal(getMessage('en', 'userScriptsUpdateBrowser', 119), userScriptsReason(119, id));
-  assert.equal(getMessage('en', 'userScriptsAllow', id), userScriptsReason(140, id));
-  assert.equal(getMessage('en', 'userScriptsAllow', id), userScriptsReason(null, id));
-  assert.equal(getMessage('en', 'userScriptsDeveloperMode'), userScriptsReason(130, id));
+  const en = (key: string, ...subs: Array<string | number>) => getMessage('en', key, ...subs);
+  for (const major of [119, 130, 140, null])
+    assert.equal(userScriptsAdviceText(en, major, id), userScriptsReason(major, id), `Chrome ${major}`);
+  assert.match(userScriptsAdviceText((k, ...s) => getMessage('zh_CN', k, ...s), 140, id),
+    /^Lumo Userscripts 不允许运行用户脚本：请打开 chrome:\/\/extensions\/\?id=hnoefmihgppanoiihkcpnjdpijlimfgh，/);
 });
 
 test('zh_CN substitutes as en does', () => {

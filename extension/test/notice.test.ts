@@ -8,7 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NOTICE_ID, UserScriptsNotice, type NoticeOptions, type NotificationsLike } from '../src/sitepacks/notice.ts';
-import { userScriptsReason } from '../src/sitepacks/permission.ts';
+import { readFileSync } from 'node:fs';
+import { userScriptsAdviceText, type Translate } from '../src/sitepacks/permission.ts';
 import { memoryArea } from './fake-app.ts';
 
 const ID = 'hnoefmihgppanoiihkcpnjdpijlimfgh';
@@ -42,14 +43,26 @@ class FakeNotifications implements NotificationsLike {
   }
 }
 
-function setup (session = memoryArea(), notifications = new FakeNotifications()) {
+// chrome.i18n.getMessage() of one locale of _locales/.
+function locale (name: string): Translate {
+  const messages = JSON.parse(readFileSync(new URL(`../_locales/${name}/messages.json`, import.meta.url), 'utf8')) as
+    Record<string, { message: string }>;
+  return (key, ...subs) => {
+    const entry = messages[key];
+    assert.ok(entry, `no message ${key} in ${name}`);
+    return entry.message.replace(/\$([1-9])/g, (_m, p: string) => String(subs[Number(p) - 1] ?? ''));
+  };
+}
+const en = locale('en');
+
+function setup (session = memoryArea(), notifications = new FakeNotifications(), t = en) {
   const opened: string[] = [];
-  const notice = new UserScriptsNotice({ notifications, session, extensionId: ID, openTab: async (url) => { opened.push(url); } });
+  const notice = new UserScriptsNotice({ notifications, session, extensionId: ID, t, openTab: async (url) => { opened.push(url); } });
   notice.listen();
   return { notice, notifications, session, opened };
 }
 
-const REASON = userScriptsReason(156, ID);
+const REASON = userScriptsAdviceText(en, 156, ID);
 
 test('notice: shown once with the exact toggle and a button, however often a pack needs it', async () => {
   const { notice, notifications } = setup();
@@ -64,6 +77,18 @@ test('notice: shown once with the exact toggle and a button, however often a pac
   assert.equal(n.contextMessage, 'Waiting: opentiny-e2e.test');
   assert.deepEqual(n.buttons, [{ title: 'Open the extension\'s details' }]);
   assert.equal(n.iconUrl, 'icons/lumo-128.png');
+  assert.equal(n.title, 'Site packs need user scripts');
+});
+
+test('notice: in the browser\'s language, Simplified Chinese included', async () => {
+  const zh = locale('zh_CN');
+  const { notice, notifications } = setup(memoryArea(), new FakeNotifications(), zh);
+  assert.equal(await notice.notify(userScriptsAdviceText(zh, 140, ID), ['opentiny-e2e.test', 'docs.example']), true);
+  const n = notifications.shown.get(NOTICE_ID) as NoticeOptions;
+  assert.equal(n.title, '站点包需要用户脚本');
+  assert.match(n.message, /^Lumo Userscripts 不允许运行用户脚本：请打开 chrome:\/\/extensions\/\?id=hnoefmihgppanoiihkcpnjdpijlimfgh，开启“允许用户脚本”/);
+  assert.equal(n.contextMessage, '等待中：opentiny-e2e.test、docs.example');
+  assert.deepEqual(n.buttons, [{ title: '打开扩展程序详情' }]);
 });
 
 test('notice: callers at the same moment get one notification', async () => {
@@ -103,7 +128,7 @@ test('notice: one that could not be shown is not marked, so the next need tries 
   const notifications = new FakeNotifications();
   notifications.fail = true;
   const logs: unknown[][] = [];
-  const notice = new UserScriptsNotice({ notifications, session: memoryArea(), extensionId: ID, openTab: async () => undefined, log: (...a) => logs.push(a) });
+  const notice = new UserScriptsNotice({ notifications, session: memoryArea(), extensionId: ID, t: en, openTab: async () => undefined, log: (...a) => logs.push(a) });
   assert.equal(await notice.notify(REASON, []), false);
   assert.match(String(logs[0]?.[1]), /Unable to download/);
   notifications.fail = false;

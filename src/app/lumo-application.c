@@ -13,9 +13,11 @@
 #include "lumo-browser-setup.h"
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
+#include "lumo-gateway-http.h"
 #include "lumo-paths.h"
 #include "lumo-review-queue.h"
 #include "lumo-notifier.h"
+#include "lumo-ui-util.h"
 #include "lumo-window.h"
 
 /* How long a service-mode app (started by the bus for the helper) lingers
@@ -30,9 +32,24 @@ struct _LumoApplication
   LumoBackend     *backend;
   GError          *startup_error;
   LumoDBusService *dbus_service;
+
+  /* Desktop agents: the gateway and its HTTP endpoint, switched by the
+   * desktop-agents keys (NULL without the schema: then off). */
+  LumoGateway     *gateway;
+  LumoGatewayHttp *http;
+  GSettings       *settings;
+  gboolean         held_for_http;
 };
 
 G_DEFINE_FINAL_TYPE (LumoApplication, lumo_application, ADW_TYPE_APPLICATION)
+
+enum {
+  PROP_0,
+  PROP_DESKTOP_AGENTS_STATE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static LumoBackend *
 get_backend_cb (gpointer   user_data,
@@ -147,6 +164,78 @@ refresh_browser_manifests (LumoApplication *self)
                                           on_browser_manifests_refreshed_cb, NULL);
 }
 
+/* While the endpoint listens the app stays up, window or not: a
+ * service-mode app that quit after its last bridge session would take the
+ * endpoint the user turned on away with it. */
+static void
+hold_for_http (LumoApplication *self,
+               gboolean         hold)
+{
+  if (hold == self->held_for_http)
+    return;
+
+  self->held_for_http = hold;
+  if (hold)
+    g_application_hold (G_APPLICATION (self));
+  else
+    g_application_release (G_APPLICATION (self));
+}
+
+static void
+apply_desktop_agents (LumoApplication *self)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean enabled = self->settings != NULL &&
+                     g_settings_get_boolean (self->settings, "desktop-agents");
+  guint port = self->settings != NULL ? g_settings_get_uint (self->settings, "desktop-agents-port") : 0;
+
+  lumo_gateway_set_enabled (self->gateway, enabled);
+
+  if (!enabled)
+    lumo_gateway_http_stop (self->http);
+  else if (lumo_gateway_http_get_state (self->http) != LUMO_GATEWAY_LISTENER_LISTENING ||
+           lumo_gateway_http_get_port (self->http) != port)
+    {
+      if (!lumo_gateway_http_start (self->http, port, &error))
+        g_message ("Desktop agents cannot reach Lumo Access: port %u: %s", port, error->message);
+    }
+
+  hold_for_http (self, lumo_gateway_http_get_state (self->http) == LUMO_GATEWAY_LISTENER_LISTENING);
+}
+
+static void
+on_settings_changed_cb (GSettings       *settings,
+                        const char      *key,
+                        LumoApplication *self)
+{
+  if (g_strcmp0 (key, "desktop-agents") == 0 || g_strcmp0 (key, "desktop-agents-port") == 0)
+    apply_desktop_agents (self);
+}
+
+static void
+on_http_state_notify_cb (LumoGatewayHttp *http,
+                         GParamSpec      *pspec,
+                         LumoApplication *self)
+{
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESKTOP_AGENTS_STATE]);
+}
+
+static void
+start_desktop_agents (LumoApplication *self)
+{
+  self->gateway = lumo_gateway_new (self->backend);
+  self->http = lumo_gateway_http_new (self->gateway);
+  lumo_dbus_service_set_gateway (self->dbus_service, self->gateway);
+  g_signal_connect_object (self->http, "notify::state",
+                           G_CALLBACK (on_http_state_notify_cb), self, 0);
+
+  self->settings = lumo_ui_lookup_settings ("desktop-agents", "desktop-agents-port", NULL);
+  if (self->settings != NULL)
+    g_signal_connect_object (self->settings, "changed",
+                             G_CALLBACK (on_settings_changed_cb), self, 0);
+  apply_desktop_agents (self);
+}
+
 static void
 lumo_application_startup (GApplication *app)
 {
@@ -174,6 +263,7 @@ lumo_application_startup (GApplication *app)
   g_clear_error (&error);
 
   apply_review_timeout_override (self->backend);
+  start_desktop_agents (self);
   /* Here, not with the window: a service-mode app has none. */
   lumo_notifier_install (GTK_APPLICATION (self), self->backend);
   refresh_browser_manifests (self);
@@ -187,6 +277,9 @@ lumo_application_shutdown (GApplication *app)
   /* Before GApplication flushes the bus connection, so the helpers get
    * their answers. */
   lumo_dbus_service_end_all (self->dbus_service, "error: Lumo Access is quitting");
+  if (self->http != NULL)
+    lumo_gateway_http_stop (self->http);
+  hold_for_http (self, FALSE);
 
   G_APPLICATION_CLASS (lumo_application_parent_class)->shutdown (app);
 }
@@ -231,6 +324,9 @@ lumo_application_dispose (GObject *object)
   if (self->dbus_service != NULL)
     g_signal_handlers_disconnect_by_data (self->dbus_service, self);
   g_clear_object (&self->dbus_service);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->http);
+  g_clear_object (&self->gateway);
   g_clear_object (&self->backend);
 
   G_OBJECT_CLASS (lumo_application_parent_class)->dispose (object);
@@ -247,6 +343,25 @@ lumo_application_finalize (GObject *object)
 }
 
 static void
+lumo_application_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  LumoApplication *self = LUMO_APPLICATION (object);
+
+  switch (prop_id)
+    {
+    case PROP_DESKTOP_AGENTS_STATE:
+      g_value_set_enum (value, lumo_application_get_desktop_agents_state (self));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 lumo_application_class_init (LumoApplicationClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -254,6 +369,19 @@ lumo_application_class_init (LumoApplicationClass *klass)
 
   object_class->dispose = lumo_application_dispose;
   object_class->finalize = lumo_application_finalize;
+  object_class->get_property = lumo_application_get_property;
+
+  /**
+   * LumoApplication:desktop-agents-state:
+   *
+   * What the desktop agents' HTTP endpoint does: listening, port in use
+   * (another program has the port), failed, or off.
+   */
+  properties[PROP_DESKTOP_AGENTS_STATE] =
+    g_param_spec_enum ("desktop-agents-state", NULL, NULL,
+                       LUMO_TYPE_GATEWAY_LISTENER_STATE, LUMO_GATEWAY_LISTENER_OFF,
+                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   app_class->activate = lumo_application_activate;
   app_class->startup = lumo_application_startup;
@@ -296,4 +424,20 @@ lumo_application_get_startup_error (LumoApplication *self)
   g_return_val_if_fail (LUMO_IS_APPLICATION (self), NULL);
 
   return self->startup_error;
+}
+
+LumoGateway *
+lumo_application_get_gateway (LumoApplication *self)
+{
+  g_return_val_if_fail (LUMO_IS_APPLICATION (self), NULL);
+
+  return self->gateway;
+}
+
+LumoGatewayListenerState
+lumo_application_get_desktop_agents_state (LumoApplication *self)
+{
+  g_return_val_if_fail (LUMO_IS_APPLICATION (self), LUMO_GATEWAY_LISTENER_OFF);
+
+  return self->http != NULL ? lumo_gateway_http_get_state (self->http) : LUMO_GATEWAY_LISTENER_OFF;
 }

@@ -8,11 +8,18 @@
  * its sessions. It runs either with a window (a person started it) or as a
  * window-less service (--gapplication-service, started by the bus for the
  * helper); in service mode it quits a few seconds after the last session.
+ *
+ * It also owns the desktop agents' LumoGateway and its HTTP endpoint, and
+ * follows the desktop-agents and desktop-agents-port keys: on, the gateway
+ * takes sessions and the endpoint listens (and the app stays up while it
+ * does); off, both stop and every agent session ends.
  */
 #pragma once
 
 #include <adwaita.h>
 
+#include "lumo-gateway.h"
+#include "lumo-gateway-listener.h"
 #include "lumo-types.h"
 
 G_BEGIN_DECLS
@@ -25,5 +32,9 @@ LumoApplication *lumo_application_new         (void);
  * lumo_application_get_startup_error() says why). */
 LumoBackend     *lumo_application_get_backend       (LumoApplication *self);
 const GError    *lumo_application_get_startup_error (LumoApplication *self);
+/* NULL before ::startup or without a backend. */
+LumoGateway     *lumo_application_get_gateway       (LumoApplication *self);
+/* The "desktop-agents-state" property, for the UI to show beside the port. */
+LumoGatewayListenerState lumo_application_get_desktop_agents_state (LumoApplication *self);
 
 G_END_DECLS

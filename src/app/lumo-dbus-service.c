@@ -20,6 +20,8 @@
 #include "lumo-dbus-service.h"
 #include "lumo-error.h"
 #include "lumo-frame.h"
+#include "lumo-gateway-stdio.h"
+#include "lumo-gateway-verdict.h"
 #include "lumo-peer.h"
 #include "lumo-protocol.h"
 #include "lumo-review-queue.h"
@@ -50,6 +52,8 @@ struct _LumoDBusService
    * process as seen there. */
   char                *proc_root;
   LumoPeer            *app_peer;
+
+  LumoGateway         *gateway;      /* NULL until the app set it */
 };
 
 G_DEFINE_FINAL_TYPE (LumoDBusService, lumo_dbus_service, G_TYPE_OBJECT)
@@ -68,6 +72,8 @@ static const GDBusErrorEntry lumo_dbus_error_entries[] = {
   { LUMO_ERROR_NOT_FOUND, "dev.lumo.Access.Error.NotFound" },
   { LUMO_ERROR_UNAVAILABLE, "dev.lumo.Access.Error.Unavailable" },
   { LUMO_ERROR_PROTOCOL, "dev.lumo.Access.Error.Protocol" },
+  { LUMO_ERROR_NOT_AUTHORIZED, "dev.lumo.Access.Error.NotAuthorized" },
+  { LUMO_ERROR_LIMIT_EXCEEDED, "dev.lumo.Access.Error.LimitExceeded" },
 };
 
 static void
@@ -230,14 +236,62 @@ fail:
   return FALSE;
 }
 
-static void
-attach (LumoDBusService       *self,
-        GDBusMethodInvocation *invocation)
+/* The two descriptors as the session's streams; on bad handles the
+ * invocation is answered (InvalidArgs) and FALSE returned. */
+static gboolean
+take_streams (GDBusMethodInvocation  *invocation,
+              GInputStream          **input,
+              GOutputStream         **output)
 {
   GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
   GUnixFDList *fd_list = g_dbus_message_get_unix_fd_list (g_dbus_method_invocation_get_message (invocation));
   g_autoptr(GVariant) stdin_handle = g_variant_get_child_value (parameters, 0);
   g_autoptr(GVariant) stdout_handle = g_variant_get_child_value (parameters, 1);
+  g_autoptr(GError) error = NULL;
+  int in_fd = -1;
+  int out_fd = -1;
+
+  if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
+    {
+      if (error->domain == G_DBUS_ERROR)
+        g_dbus_method_invocation_return_gerror (invocation, error);
+      else
+        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                               "%s", error->message);
+      return FALSE;
+    }
+
+  *input = g_unix_input_stream_new (in_fd, TRUE);
+  *output = g_unix_output_stream_new (out_fd, TRUE);
+  return TRUE;
+}
+
+/* A call whose answer waits for its session's end; the service holds it
+ * (and the app itself) until then. Takes @provider_id. */
+static AttachCall *
+start_call (LumoDBusService       *self,
+            GDBusMethodInvocation *invocation,
+            char                  *provider_id)
+{
+  AttachCall *call = g_rc_box_new0 (AttachCall);
+
+  call->self = self;
+  /* The call takes the invocation; answering it gives the reference up. */
+  call->invocation = invocation;
+  call->provider_id = provider_id;
+  call->cancellable = g_cancellable_new ();
+  g_ptr_array_add (self->calls, call);
+  update_sessions_property (self);
+  g_signal_emit (self, signals[SESSION_STARTED], 0, call->provider_id);
+
+  return call;
+}
+
+static void
+attach (LumoDBusService       *self,
+        GDBusMethodInvocation *invocation)
+{
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
   const char *origin = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *provider_id = NULL;
@@ -245,8 +299,6 @@ attach (LumoDBusService       *self,
   g_autoptr(GOutputStream) output = NULL;
   AttachCall *call;
   LumoBackend *backend;
-  int in_fd = -1;
-  int out_fd = -1;
 
   g_variant_get_child (parameters, 2, "&s", &origin);
 
@@ -257,29 +309,10 @@ attach (LumoDBusService       *self,
       return;
     }
 
-  if (!take_fds (fd_list, stdin_handle, stdout_handle, &in_fd, &out_fd, &error))
-    {
-      if (error->domain == G_DBUS_ERROR)
-        g_dbus_method_invocation_return_gerror (invocation, error);
-      else
-        g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
-                                               "%s", error->message);
-      return;
-    }
+  if (!take_streams (invocation, &input, &output))
+    return;
 
-  input = g_unix_input_stream_new (in_fd, TRUE);
-  output = g_unix_output_stream_new (out_fd, TRUE);
-
-  call = g_rc_box_new0 (AttachCall);
-  call->self = self;
-  /* The call takes the invocation; answering it gives the reference up. */
-  call->invocation = invocation;
-  call->provider_id = g_steal_pointer (&provider_id);
-  call->cancellable = g_cancellable_new ();
-  g_ptr_array_add (self->calls, call);
-  update_sessions_property (self);
-  g_signal_emit (self, signals[SESSION_STARTED], 0, call->provider_id);
-
+  call = start_call (self, invocation, g_steal_pointer (&provider_id));
   g_debug ("Session of %s started", call->provider_id);
 
   backend = self->getter (self->getter_data, &error);
@@ -295,6 +328,81 @@ attach (LumoDBusService       *self,
   lumo_backend_attach_async (backend, call->provider_id, input, output,
                              call->cancellable, on_backend_attach_cb,
                              g_rc_box_acquire (call));
+}
+
+static void
+on_stdio_served_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  AttachCall *call = user_data;
+  g_autoptr(AttachCall) owned = call;  /* the reference the operation held */
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+
+  reason = lumo_gateway_stdio_serve_finish (result, &error);
+  if (reason == NULL)
+    reason = g_strdup_printf ("error: %s", error->message);
+
+  end_call (call, reason);
+}
+
+/* The launcher's session. Every refusal comes before the descriptors are
+ * touched, so the launcher may still answer its client itself. The token
+ * goes to the gateway and nowhere else: not into a log, not into the
+ * call's bookkeeping. */
+static void
+attach_agent (LumoDBusService       *self,
+              GDBusMethodInvocation *invocation)
+{
+  GVariant *parameters = g_dbus_method_invocation_get_parameters (invocation);
+  const char *token = NULL;
+  const char *namespace_ = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAgentSession) session = NULL;
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *provider_id = NULL;
+  g_autofree char *message = NULL;
+  LumoGatewayVerdict verdict;
+  AttachCall *call;
+
+  g_variant_get_child (parameters, 2, "&s", &token);
+  g_variant_get_child (parameters, 3, "&s", &namespace_);
+
+  if (self->gateway == NULL)
+    {
+      if (self->getter (self->getter_data, &error) != NULL)
+        g_set_error_literal (&error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                             "Lumo Access is still starting");
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  verdict = lumo_gateway_authenticate (self->gateway, token, namespace_,
+                                       &agent_id, &provider_id, &message);
+  if (verdict == LUMO_GATEWAY_OK)
+    session = lumo_gateway_open_session (self->gateway, agent_id, provider_id, "stdio", &verdict);
+  if (session == NULL)
+    {
+      lumo_gateway_verdict_to_error (verdict, message, &error);
+      g_debug ("AttachAgent for %s refused: %s", namespace_, error->message);
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return;
+    }
+
+  if (!take_streams (invocation, &input, &output))
+    {
+      lumo_agent_session_close (session, "The launcher passed no usable pipes.");
+      return;
+    }
+
+  call = start_call (self, invocation, g_steal_pointer (&provider_id));
+  g_debug ("Agent %s attached over stdio to %s", agent_id, call->provider_id);
+
+  lumo_gateway_stdio_serve_async (session, input, output, call->cancellable,
+                                  on_stdio_served_cb, g_rc_box_acquire (call));
 }
 
 static gint64
@@ -420,12 +528,20 @@ list_recommended (LumoDBusService       *self,
 typedef void (*MethodFunc) (LumoDBusService       *self,
                             GDBusMethodInvocation *invocation);
 
+/* Which rule of core/peer a method is under. */
+typedef enum
+{
+  RULE_DECIDE,        /* lumo_peer_may_decide() */
+  RULE_ATTACH,        /* lumo_peer_may_attach(): the helper's sessions */
+  RULE_ATTACH_AGENT,  /* lumo_peer_may_attach_agent(): the launcher's */
+} Rule;
+
 typedef struct
 {
   LumoDBusService       *self;
   GDBusMethodInvocation *invocation;
   MethodFunc             func;
-  gboolean               attach;
+  Rule                   rule;
 } CheckedCall;
 
 static void
@@ -437,7 +553,7 @@ on_peer_looked_up_cb (GObject      *object,
   g_autoptr(LumoDBusService) self = checked->self;
   GDBusMethodInvocation *invocation = checked->invocation;
   MethodFunc func = checked->func;
-  gboolean attach = checked->attach;
+  Rule rule = checked->rule;
   g_autoptr(LumoPeer) peer = NULL;
   g_autoptr(GError) error = NULL;
   gboolean allowed;
@@ -447,8 +563,10 @@ on_peer_looked_up_cb (GObject      *object,
   peer = lumo_peer_lookup_finish (result, &error);
   if (peer == NULL)
     allowed = FALSE;
-  else if (attach)
+  else if (rule == RULE_ATTACH)
     allowed = lumo_peer_may_attach (peer, self->app_peer, APP_ID, &error);
+  else if (rule == RULE_ATTACH_AGENT)
+    allowed = lumo_peer_may_attach_agent (peer, self->app_peer, APP_ID, &error);
   else
     allowed = lumo_peer_may_decide (peer, self->app_peer, APP_ID, &error);
 
@@ -465,13 +583,13 @@ on_peer_looked_up_cb (GObject      *object,
 }
 
 /* Runs @func once the caller is known to be allowed (docs/security.md):
- * nobody but the person at the desktop decides, and only the helper of
- * this installation attaches. */
+ * nobody but the person at the desktop decides, only the helper of this
+ * installation attaches, and no other app's sandbox attaches an agent. */
 static gboolean
 check_then (LumoDBusService       *self,
             GDBusMethodInvocation *invocation,
             MethodFunc             func,
-            gboolean               attach)
+            Rule                   rule)
 {
   CheckedCall *checked = g_new0 (CheckedCall, 1);
 
@@ -479,7 +597,7 @@ check_then (LumoDBusService       *self,
   /* The generated handler's reference, given on to @func. */
   checked->invocation = invocation;
   checked->func = func;
-  checked->attach = attach;
+  checked->rule = rule;
 
   lumo_peer_lookup_async (g_dbus_method_invocation_get_connection (invocation),
                           g_dbus_method_invocation_get_sender (invocation),
@@ -496,7 +614,20 @@ on_handle_attach_cb (LumoDBusBridge        *skeleton,
                      const char            *origin,
                      LumoDBusService       *self)
 {
-  return check_then (self, invocation, attach, TRUE);
+  return check_then (self, invocation, attach, RULE_ATTACH);
+}
+
+static gboolean
+on_handle_attach_agent_cb (LumoDBusBridge        *skeleton,
+                           GDBusMethodInvocation *invocation,
+                           GUnixFDList           *fd_list,
+                           GVariant              *stdin_handle,
+                           GVariant              *stdout_handle,
+                           const char            *token,
+                           const char            *namespace_,
+                           LumoDBusService       *self)
+{
+  return check_then (self, invocation, attach_agent, RULE_ATTACH_AGENT);
 }
 
 static gboolean
@@ -504,7 +635,7 @@ on_handle_list_reviews_cb (LumoDBusBridge        *skeleton,
                            GDBusMethodInvocation *invocation,
                            LumoDBusService       *self)
 {
-  return check_then (self, invocation, list_reviews, FALSE);
+  return check_then (self, invocation, list_reviews, RULE_DECIDE);
 }
 
 static gboolean
@@ -512,7 +643,7 @@ on_handle_list_recommended_cb (LumoDBusBridge        *skeleton,
                                GDBusMethodInvocation *invocation,
                                LumoDBusService       *self)
 {
-  return check_then (self, invocation, list_recommended, FALSE);
+  return check_then (self, invocation, list_recommended, RULE_DECIDE);
 }
 
 static gboolean
@@ -522,7 +653,7 @@ on_handle_decide_review_cb (LumoDBusBridge        *skeleton,
                             gboolean               approve,
                             LumoDBusService       *self)
 {
-  return check_then (self, invocation, decide_review, FALSE);
+  return check_then (self, invocation, decide_review, RULE_DECIDE);
 }
 
 /* The /proc peers are read in; this process is looked up there too. */
@@ -559,6 +690,7 @@ lumo_dbus_service_finalize (GObject *object)
   g_clear_object (&self->skeleton);
   g_clear_pointer (&self->proc_root, g_free);
   g_clear_pointer (&self->app_peer, lumo_peer_free);
+  g_clear_object (&self->gateway);
 
   G_OBJECT_CLASS (lumo_dbus_service_parent_class)->finalize (object);
 }
@@ -599,6 +731,8 @@ lumo_dbus_service_init (LumoDBusService *self)
 
   g_signal_connect (self->skeleton, "handle-attach",
                     G_CALLBACK (on_handle_attach_cb), self);
+  g_signal_connect (self->skeleton, "handle-attach-agent",
+                    G_CALLBACK (on_handle_attach_agent_cb), self);
   g_signal_connect (self->skeleton, "handle-list-reviews",
                     G_CALLBACK (on_handle_list_reviews_cb), self);
   g_signal_connect (self->skeleton, "handle-decide-review",
@@ -644,6 +778,16 @@ lumo_dbus_service_unexport (LumoDBusService *self)
   if (self->skeleton != NULL &&
       g_dbus_interface_skeleton_get_connection (G_DBUS_INTERFACE_SKELETON (self->skeleton)) != NULL)
     g_dbus_interface_skeleton_unexport (G_DBUS_INTERFACE_SKELETON (self->skeleton));
+}
+
+void
+lumo_dbus_service_set_gateway (LumoDBusService *self,
+                               LumoGateway     *gateway)
+{
+  g_return_if_fail (LUMO_IS_DBUS_SERVICE (self));
+  g_return_if_fail (gateway == NULL || LUMO_IS_GATEWAY (gateway));
+
+  g_set_object (&self->gateway, gateway);
 }
 
 guint

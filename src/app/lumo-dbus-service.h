@@ -4,8 +4,9 @@
  *
  * LumoDBusService owns the exported dev.lumo.Access.Bridge skeleton
  * (dev.lumo.Access.xml) and the method calls in flight: every Attach call
- * stays unanswered while its bridge session runs, and is answered with the
- * reason when the session ends. It borrows the backend from its
+ * stays unanswered while its bridge session runs, and every AttachAgent
+ * call while its desktop agent's stdio session runs; each is answered with
+ * the reason when the session ends. It borrows the backend from its
  * LumoBackendGetter at call time, because the object is exported in
  * GApplication::dbus_register, before ::startup has created the backend.
  *
@@ -21,6 +22,7 @@
 
 #include <gio/gio.h>
 
+#include "lumo-gateway.h"
 #include "lumo-types.h"
 
 G_BEGIN_DECLS
@@ -39,6 +41,10 @@ gboolean         lumo_dbus_service_export         (LumoDBusService   *self,
                                                    const char        *object_path,
                                                    GError           **error);
 void             lumo_dbus_service_unexport       (LumoDBusService   *self);
+/* The gateway AttachAgent opens desktop agents' sessions with (set at
+ * ::startup, like the backend; NULL refuses them as unavailable). */
+void             lumo_dbus_service_set_gateway    (LumoDBusService   *self,
+                                                   LumoGateway       *gateway);
 guint            lumo_dbus_service_get_n_sessions (LumoDBusService   *self);
 /* Ends every open session now and answers its helper with @reason (the
  * app is quitting). */

@@ -18,6 +18,7 @@
 #include "lumo-policy.h"
 #include "lumo-preview.h"
 #include "lumo-review-queue.h"
+#include "lumo-ui-util.h"
 #include "lumo-window.h"
 
 struct _LumoNotifier
@@ -36,18 +37,6 @@ struct _LumoNotifier
 };
 
 G_DEFINE_FINAL_TYPE (LumoNotifier, lumo_notifier, G_TYPE_OBJECT)
-
-static GSettings *
-lookup_settings (void)
-{
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-
-  if (source == NULL || !(schema = g_settings_schema_source_lookup (source, APP_ID, TRUE)) ||
-      !g_settings_schema_has_key (schema, "notify-new-requests"))
-    return NULL;
-  return g_settings_new_full (schema, NULL, NULL);
-}
 
 char *
 lumo_notifier_caller_id (const char *provider_id,
@@ -433,7 +422,7 @@ lumo_notifier_new (GtkApplication *application,
   self->application = application;
   g_object_add_weak_pointer (G_OBJECT (application), (gpointer *)&self->application);
   self->backend = g_object_ref (backend);
-  self->settings = lookup_settings ();
+  self->settings = lumo_ui_lookup_settings ("notify-new-requests", NULL);
 
   g_action_map_add_action_entries (G_ACTION_MAP (application), app_actions,
                                    G_N_ELEMENTS (app_actions), self);

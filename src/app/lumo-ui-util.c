@@ -91,3 +91,26 @@ lumo_ui_placeholder_new (const char *text)
 
   return label;
 }
+
+GSettings *
+lumo_ui_lookup_settings (const char *first_key,
+                         ...)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+  va_list args;
+
+  if (source == NULL || !(schema = g_settings_schema_source_lookup (source, APP_ID, TRUE)))
+    return NULL;
+
+  va_start (args, first_key);
+  for (const char *key = first_key; key != NULL; key = va_arg (args, const char *))
+    if (!g_settings_schema_has_key (schema, key))
+      {
+        va_end (args);
+        return NULL;
+      }
+  va_end (args);
+
+  return g_settings_new_full (schema, NULL, NULL);
+}

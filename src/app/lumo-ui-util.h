@@ -28,5 +28,10 @@ void      lumo_ui_set_accessible_label (GtkWidget  *widget,
 GtkWidget *lumo_ui_placeholder_new     (const char *text);
 /* Removes every child of a GtkListBox that is not bound to a model. */
 void      lumo_ui_list_box_remove_all  (GtkListBox *list_box);
+/* The app's GSettings when its schema is installed and has every key of
+ * the NULL-terminated list; NULL otherwise (a build run uninstalled), so
+ * that each user falls back to its defaults instead of aborting. */
+GSettings *lumo_ui_lookup_settings     (const char *first_key,
+                                        ...) G_GNUC_NULL_TERMINATED;
 
 G_END_DECLS

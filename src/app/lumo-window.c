@@ -11,6 +11,7 @@
 
 #include "lumo-backend.h"
 #include "lumo-resources.h"
+#include "lumo-ui-util.h"
 #include "lumo-window-private.h"
 
 /* The window works without its GSettings schema (a build run uninstalled
@@ -122,22 +123,6 @@ close_action (GtkWidget  *widget,
 }
 
 /* ---- window state ------------------------------------------------------- */
-
-static GSettings *
-lookup_settings (void)
-{
-  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
-  g_autoptr(GSettingsSchema) schema = NULL;
-
-  if (source == NULL || !(schema = g_settings_schema_source_lookup (source, APP_ID, TRUE)))
-    return NULL;
-  if (!g_settings_schema_has_key (schema, "window-width") ||
-      !g_settings_schema_has_key (schema, "window-height") ||
-      !g_settings_schema_has_key (schema, "window-maximized"))
-    return NULL;
-
-  return g_settings_new_full (schema, NULL, NULL);
-}
 
 static void
 restore_size (LumoWindow *self)
@@ -288,7 +273,8 @@ lumo_window_init (LumoWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->settings = lookup_settings ();
+  self->settings = lumo_ui_lookup_settings ("window-width", "window-height",
+                                            "window-maximized", NULL);
   restore_size (self);
 
   /* The badge counts what waits for a person. */

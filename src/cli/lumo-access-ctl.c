@@ -4,9 +4,9 @@
  *
  * This file owns the command table, the global options, dispatch, and the
  * output helpers every subcommand shares. The subcommands themselves live
- * in lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c, lumo-ctl-review.c,
- * lumo-ctl-recommended.c and lumo-ctl-browsers.c; review and recommended ask
- * the running app through lumo-ctl-app.c.
+ * in lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
+ * lumo-ctl-review.c, lumo-ctl-recommended.c and lumo-ctl-browsers.c; review
+ * and recommended ask the running app through lumo-ctl-app.c.
  */
 #define G_LOG_DOMAIN "lumo-access-ctl"
 
@@ -42,6 +42,13 @@ static const LumoCtlCommand commands[] = {
     N_("Add a provider by hand, before it connects"), lumo_ctl_watch },
   { "unwatch", "ID",
     N_("Remove a provider and its callers"), lumo_ctl_unwatch },
+  { "agents", "",
+    N_("List the desktop agents (MCP clients outside the browser)"), lumo_ctl_agents },
+  { "agents add", "NAME",
+    N_("Add a desktop agent and print its token, once (--provider ID…, --json for set-ups)"),
+    lumo_ctl_agents_add },
+  { "agents remove", "ID",
+    N_("Remove a desktop agent: its token stops working, its sessions end"), lumo_ctl_agents_remove },
   { "history", "",
     N_("Show the policy history, newest first"), lumo_ctl_history },
   { "undo", "",
@@ -244,6 +251,18 @@ lumo_ctl_check_id (const char *id,
 
   lumo_ctl_fail (error);
   return FALSE;
+}
+
+LumoPolicy *
+lumo_ctl_open_policy (int *exit_code)
+{
+  g_autoptr(GError) error = NULL;
+  LumoPolicy *policy;
+
+  if (!(policy = lumo_policy_new (NULL, &error)))
+    *exit_code = lumo_ctl_fail (error);
+
+  return policy;
 }
 
 char *
@@ -495,6 +514,13 @@ main (int   argc,
           print_usage (stderr);
           return LUMO_CTL_EXIT_USAGE;
         }
+      name = g_strdup_printf ("%s %s", argv[i], argv[i + 1]);
+      i += 2;
+    }
+  /* "agents" alone lists; "agents add" and "agents remove" change. */
+  else if (g_str_equal (argv[i], "agents") && i + 1 < argc &&
+           (g_str_equal (argv[i + 1], "add") || g_str_equal (argv[i + 1], "remove")))
+    {
       name = g_strdup_printf ("%s %s", argv[i], argv[i + 1]);
       i += 2;
     }

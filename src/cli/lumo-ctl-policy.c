@@ -18,18 +18,6 @@
 #include "lumo-error.h"
 #include "lumo-policy.h"
 
-static LumoPolicy *
-open_policy (int *exit_code)
-{
-  g_autoptr(GError) error = NULL;
-  LumoPolicy *policy;
-
-  if (!(policy = lumo_policy_new (NULL, &error)))
-    *exit_code = lumo_ctl_fail (error);
-
-  return policy;
-}
-
 static const char *
 on_off (gboolean on)
 {
@@ -125,7 +113,7 @@ lumo_ctl_providers (const LumoCtlCommand   *command,
   };
 
   if (!lumo_ctl_parse (command, entries, args, 0, 0, &exit_code) ||
-      !(policy = open_policy (&exit_code)))
+      !(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!(providers = lumo_policy_list_providers (policy, &error)))
@@ -186,7 +174,7 @@ change_provider (const LumoCtlCommand   *command,
   id = (*args)[1];
   if (!lumo_ctl_check_id (id, "provider ID"))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (add ? !lumo_policy_add_provider (policy, id, LUMO_POLICY_ORIGIN_CLI, &error)
@@ -259,7 +247,7 @@ lumo_ctl_set (const LumoCtlCommand   *command,
 
   if (provider_opt != NULL && !lumo_ctl_check_id (provider_opt, "provider ID"))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)) ||
+  if (!(policy = lumo_ctl_open_policy (&exit_code)) ||
       !(provider = resolve_provider (policy, provider_opt, &exit_code)))
     return exit_code;
 
@@ -293,6 +281,7 @@ caller_to_json (const LumoCallerInfo *c)
   lumo_ctl_json_member (b, "id", c->id);
   lumo_ctl_json_member (b, "name", c->display_name);
   lumo_ctl_json_member (b, "state", lumo_caller_state_to_string (c->state));
+  lumo_ctl_json_member (b, "kind", lumo_caller_kind_to_string (c->kind));
   lumo_ctl_json_member (b, "firstSeen", first);
   lumo_ctl_json_member (b, "lastSeen", last);
   json_builder_set_member_name (b, "probes");
@@ -333,7 +322,7 @@ lumo_ctl_callers (const LumoCtlCommand   *command,
                                  state_opt);
   if (provider != NULL && !lumo_ctl_check_id (provider, "provider ID"))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   /* Listing is harmless, so without --provider it shows every provider's
@@ -358,7 +347,7 @@ lumo_ctl_callers (const LumoCtlCommand   *command,
   else
     {
       g_autoptr(LumoCtlTable) table =
-        lumo_ctl_table_new (_("ID"), _("NAME"), _("STATE"), _("PROVIDER"),
+        lumo_ctl_table_new (_("ID"), _("NAME"), _("KIND"), _("STATE"), _("PROVIDER"),
                             _("PROBES"), _("WRITES"), _("LAST SEEN"), NULL);
 
       for (guint i = 0; i < callers->len; i++)
@@ -369,6 +358,7 @@ lumo_ctl_callers (const LumoCtlCommand   *command,
           g_autofree char *writes = g_strdup_printf ("%" G_GUINT64_FORMAT, c->write_count);
 
           lumo_ctl_table_add (table, c->id, c->display_name ? c->display_name : "—",
+                              c->kind == LUMO_CALLER_KIND_AGENT ? _("desktop agent") : _("extension"),
                               lumo_caller_state_to_string (c->state), c->provider_id,
                               probes, writes, last, NULL);
         }
@@ -420,7 +410,7 @@ change_caller (const LumoCtlCommand   *command,
   if (!lumo_ctl_check_id (caller, "caller ID") ||
       (provider_opt != NULL && !lumo_ctl_check_id (provider_opt, "provider ID")))
     return LUMO_CTL_EXIT_USAGE;
-  if (!(policy = open_policy (&exit_code)) ||
+  if (!(policy = lumo_ctl_open_policy (&exit_code)) ||
       !(provider = resolve_provider (policy, provider_opt, &exit_code)))
     return exit_code;
 
@@ -537,7 +527,7 @@ lumo_ctl_history (const LumoCtlCommand   *command,
     return exit_code;
   if (limit < 0)
     return lumo_ctl_usage_error (command, _("--limit must be 0 or more, not %d"), limit);
-  if (!(policy = open_policy (&exit_code)))
+  if (!(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!(history = lumo_policy_list_history (policy, (guint) limit, &error)))
@@ -575,8 +565,9 @@ lumo_ctl_history (const LumoCtlCommand   *command,
                                 : h->undone_by != 0 ? g_strdup_printf (_("undone by %s"), other)
                                 : g_strdup ("");
 
+          /* An agent's entry belongs to no provider. */
           lumo_ctl_table_add (table, id, time, lumo_policy_origin_to_string (h->origin),
-                              h->provider_id, h->caller_id ? h->caller_id : "—",
+                              h->provider_id ? h->provider_id : "—", h->caller_id ? h->caller_id : "—",
                               h->field, change, note, NULL);
         }
       lumo_ctl_table_print (table);
@@ -597,7 +588,7 @@ lumo_ctl_undo (const LumoCtlCommand   *command,
   int exit_code = 0;
 
   if (!lumo_ctl_parse (command, NULL, args, 0, 0, &exit_code) ||
-      !(policy = open_policy (&exit_code)))
+      !(policy = lumo_ctl_open_policy (&exit_code)))
     return exit_code;
 
   if (!lumo_policy_undo_last (policy, LUMO_POLICY_ORIGIN_CLI, &undone, &error))
@@ -605,7 +596,10 @@ lumo_ctl_undo (const LumoCtlCommand   *command,
 
   change = describe_change (undone);
   id = g_strdup_printf ("#%" G_GINT64_FORMAT, undone->id);
-  if (undone->caller_id != NULL)
+  if (undone->provider_id == NULL)
+    g_print (_("Undid %s (%s, desktop agent %s: %s).\n"),
+             id, lumo_policy_origin_to_string (undone->origin), undone->caller_id, change);
+  else if (undone->caller_id != NULL)
     g_print (_("Undid %s (%s, caller %s of %s: %s).\n"),
              id, lumo_policy_origin_to_string (undone->origin),
              undone->caller_id, undone->provider_id, change);

@@ -16,6 +16,7 @@
 #include <json-glib/json-glib.h>
 
 #include "lumo-audit-query.h"
+#include "lumo-policy.h"
 #include "lumo-types.h"
 
 G_BEGIN_DECLS
@@ -61,6 +62,10 @@ int       lumo_ctl_usage_error    (const LumoCtlCommand  *command,
  * returns FALSE for a bad ID. */
 gboolean  lumo_ctl_check_id       (const char            *id,
                                    const char            *what);
+
+/* policy.db of the data directory; NULL (the error printed, *exit_code
+ * set) when it cannot be opened. */
+LumoPolicy *lumo_ctl_open_policy  (int                   *exit_code);
 
 /* Local time "2025-01-31 10:00:00", or "—" for 0. */
 char     *lumo_ctl_format_time    (gint64                 time_us);
@@ -119,8 +124,9 @@ gboolean        lumo_ctl_audit_check_file_options (const LumoCtlCommand *command
   { "key", 0, 0, G_OPTION_ARG_FILENAME, &key, \
     N_("With --file: that log’s key file (audit.key), to check its keyed MACs too"), N_("KEYFILE") }
 
-/* Subcommands (lumo-ctl-policy.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
- * lumo-ctl-review.c, lumo-ctl-recommended.c, lumo-ctl-browsers.c). */
+/* Subcommands (lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c,
+ * lumo-ctl-probe.c, lumo-ctl-review.c, lumo-ctl-recommended.c,
+ * lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
 LUMO_CTL_DECLARE (lumo_ctl_providers);
 LUMO_CTL_DECLARE (lumo_ctl_watch);
@@ -145,5 +151,8 @@ LUMO_CTL_DECLARE (lumo_ctl_recommended);
 LUMO_CTL_DECLARE (lumo_ctl_browsers);
 LUMO_CTL_DECLARE (lumo_ctl_install_manifest);
 LUMO_CTL_DECLARE (lumo_ctl_remove_manifest);
+LUMO_CTL_DECLARE (lumo_ctl_agents);
+LUMO_CTL_DECLARE (lumo_ctl_agents_add);
+LUMO_CTL_DECLARE (lumo_ctl_agents_remove);
 
 G_END_DECLS

@@ -25,4 +25,14 @@ const char *lumo_dbus_get_object_path      (void);
  * XML names it ("dev.lumo.Access.Bridge"). */
 const char *lumo_dbus_get_bridge_interface (void);
 
+/* The session bus, for the programs Chrome and MCP clients start: like
+ * g_bus_get_sync (G_BUS_TYPE_SESSION), but never autolaunches a bus with
+ * dbus-launch (an app started on a private bus of our own would be cut
+ * off from the desktop, and the bus would outlive us). */
+GDBusConnection *lumo_dbus_get_session_bus      (GError       **error);
+/* TRUE for the errors of a call that mean nothing of the app ever ran for
+ * it (no app to start, no such method, the app refused the caller before
+ * it took the pipes): the caller's stdout is still its own to write on. */
+gboolean         lumo_dbus_error_is_unreachable (const GError  *error);
+
 G_END_DECLS

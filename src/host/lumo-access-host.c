@@ -61,41 +61,6 @@ write_unavailable_frame (const char *message)
     write_all (STDOUT_FILENO, g_bytes_get_data (frame, NULL), g_bytes_get_size (frame));
 }
 
-/* The errors that mean nothing of the app ever ran for this session, so
- * stdout is still ours to write on. */
-static gboolean
-is_unreachable_error (const GError *error)
-{
-  if (error->domain != G_DBUS_ERROR)
-    return FALSE;
-
-  switch (error->code)
-    {
-    case G_DBUS_ERROR_SERVICE_UNKNOWN:
-    case G_DBUS_ERROR_NAME_HAS_NO_OWNER:
-    case G_DBUS_ERROR_SPAWN_EXEC_FAILED:
-    case G_DBUS_ERROR_SPAWN_FORK_FAILED:
-    case G_DBUS_ERROR_SPAWN_CHILD_EXITED:
-    case G_DBUS_ERROR_SPAWN_CHILD_SIGNALED:
-    case G_DBUS_ERROR_SPAWN_FAILED:
-    case G_DBUS_ERROR_SPAWN_SETUP_FAILED:
-    case G_DBUS_ERROR_SPAWN_CONFIG_INVALID:
-    case G_DBUS_ERROR_SPAWN_SERVICE_INVALID:
-    case G_DBUS_ERROR_SPAWN_SERVICE_NOT_FOUND:
-    case G_DBUS_ERROR_SPAWN_PERMISSIONS_INVALID:
-    case G_DBUS_ERROR_SPAWN_FILE_INVALID:
-    case G_DBUS_ERROR_SPAWN_NO_MEMORY:
-    case G_DBUS_ERROR_UNKNOWN_METHOD:
-    case G_DBUS_ERROR_UNKNOWN_OBJECT:
-    case G_DBUS_ERROR_UNKNOWN_INTERFACE:
-    /* The app refused this helper before it took the pipes. */
-    case G_DBUS_ERROR_ACCESS_DENIED:
-      return TRUE;
-    default:
-      return FALSE;
-    }
-}
-
 static int
 unavailable (const char   *message,
              const GError *error)
@@ -103,38 +68,6 @@ unavailable (const char   *message,
   g_printerr ("lumo-access-host: %s (%s)\n", message, error->message);
   write_unavailable_frame (message);
   return 1;
-}
-
-/* Like g_bus_get_sync (G_BUS_TYPE_SESSION), but never autolaunches a bus
- * with dbus-launch: an app started on a private bus of our own would be
- * cut off from the desktop, and the bus would outlive us. */
-static GDBusConnection *
-session_bus_get (GError **error)
-{
-  const char *address = g_getenv ("DBUS_SESSION_BUS_ADDRESS");
-  g_autofree char *user_bus = NULL;
-  g_autofree char *user_address = NULL;
-  g_autofree char *escaped = NULL;
-
-  if (address == NULL || *address == '\0')
-    {
-      user_bus = g_build_filename (g_get_user_runtime_dir (), "bus", NULL);
-      if (!g_file_test (user_bus, G_FILE_TEST_EXISTS))
-        {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                               "DBUS_SESSION_BUS_ADDRESS is not set and there is no "
-                               "user bus socket");
-          return NULL;
-        }
-      escaped = g_dbus_address_escape_value (user_bus);
-      user_address = g_strdup_printf ("unix:path=%s", escaped);
-      address = user_address;
-    }
-
-  return g_dbus_connection_new_for_address_sync (address,
-                                                 G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
-                                                 G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
-                                                 NULL, NULL, error);
 }
 
 int
@@ -171,7 +104,7 @@ main (int   argc,
       return 1;
     }
 
-  if (!(bus = session_bus_get (&error)))
+  if (!(bus = lumo_dbus_get_session_bus (&error)))
     return unavailable ("Lumo Access cannot be reached: there is no desktop session bus. "
                         "Start Lumo Access from your desktop session and reconnect the extension.",
                         error);
@@ -208,7 +141,7 @@ main (int   argc,
         return unavailable ("Lumo Access refused this helper: it accepts only the helper "
                             "installed with it. Reinstall Lumo Access, then reconnect the extension.",
                             error);
-      if (is_unreachable_error (error))
+      if (lumo_dbus_error_is_unreachable (error))
         return unavailable ("Lumo Access could not be started. Check that it is installed, "
                             "then reconnect the extension.",
                             error);

@@ -28,6 +28,11 @@ G_BEGIN_DECLS
 #define TEST_CALLER2_ID       "aaaabbbbccccddddeeeeffffgggghhhh"
 #define TEST_CALLER3_ID       "bbbbccccddddeeeeffffgggghhhhiiii"
 
+/* The desktop agent of the bridge fixtures (messages-agent-*.json) and
+ * the fuzz corpus: a virtual port's caller. A test that needs the policy
+ * to know an agent makes one (lumo_policy_add_agent(), a random ID). */
+#define TEST_AGENT_ID         "mkdaphcfnbjaelogmkdaphcfnbjaelog"
+
 /* A well-formed ID that no store in a test has heard of. */
 #define TEST_UNKNOWN_ID       "dddddddddddddddddddddddddddddddd"
 

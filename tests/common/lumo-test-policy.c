@@ -52,6 +52,14 @@ on_history_changed_cb (LumoPolicy     *policy,
   g_ptr_array_add (f->events, g_strdup ("history-changed"));
 }
 
+static void
+on_agent_changed_cb (LumoPolicy     *policy,
+                     const char     *agent_id,
+                     LumoTestPolicy *f)
+{
+  g_ptr_array_add (f->events, g_strdup_printf ("agent-changed:%s", agent_id));
+}
+
 static gint64
 test_clock (gpointer user_data)
 {
@@ -78,6 +86,7 @@ lumo_test_policy_set_up (LumoTestPolicy *f,
   g_signal_connect (f->policy, "caller-pending", G_CALLBACK (on_caller_pending_cb), f);
   g_signal_connect (f->policy, "revoked", G_CALLBACK (on_revoked_cb), f);
   g_signal_connect (f->policy, "history-changed", G_CALLBACK (on_history_changed_cb), f);
+  g_signal_connect (f->policy, "agent-changed", G_CALLBACK (on_agent_changed_cb), f);
 
   f->now = 1000 * G_USEC_PER_SEC;
   lumo_policy_set_clock (f->policy, test_clock, f);

@@ -23,8 +23,9 @@ typedef struct
   char       *path;     /* dir/policy.db */
   LumoPolicy *policy;
   /* Every signal of @policy in order, as "provider-changed:PROVIDER",
-   * "caller-changed:PROVIDER/CALLER" (and caller-pending, revoked) or
-   * "history-changed". A test may empty it (g_ptr_array_set_size). */
+   * "caller-changed:PROVIDER/CALLER" (and caller-pending, revoked),
+   * "agent-changed:AGENT" or "history-changed". A test may empty it
+   * (g_ptr_array_set_size). */
   GPtrArray  *events;
   gint64      now;      /* the policy's clock (its limiters), µs; starts at 1000 s */
 } LumoTestPolicy;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 #include <glib/gstdio.h>
 #include <sys/stat.h>
 
@@ -247,4 +248,20 @@ lumo_test_parse_json (const char *text)
   g_assert_nonnull (json_parser_get_root (parser));
 
   return json_parser_steal_root (parser);
+}
+
+gboolean
+lumo_test_file_contains (const char *path,
+                         const char *needle)
+{
+  g_autofree char *contents = NULL;
+  gsize len = 0;
+  gsize n = strlen (needle);
+
+  if (!g_file_get_contents (path, &contents, &len, NULL))
+    return FALSE;
+  for (gsize i = 0; n > 0 && i + n <= len; i++)
+    if (memcmp (contents + i, needle, n) == 0)
+      return TRUE;
+  return FALSE;
 }

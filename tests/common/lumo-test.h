@@ -36,6 +36,13 @@ void        lumo_test_write_in        (const char  *base,
                                        const char  *relative,
                                        const char  *contents);
 
+/* TRUE if the file @path holds the bytes of @needle anywhere (a secret
+ * that must be stored nowhere). A missing file holds nothing. Reading a
+ * database file drops the SQLite locks of this process on it: check
+ * with the databases closed, or only open new connections after. */
+gboolean    lumo_test_file_contains   (const char  *path,
+                                       const char  *needle);
+
 /* ---- waiting ------------------------------------------------------------ */
 
 typedef gboolean (*LumoTestCondition) (gpointer data);

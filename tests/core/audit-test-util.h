@@ -194,7 +194,7 @@ audit_test_make_v1_log (const char *dir,
   guint8 params[LUMO_AUDIT_HASH_SIZE] = { 7, };
   sqlite3 *db;
 
-  secret = lumo_audit_secret_load_or_create (key_path, &error);
+  secret = lumo_secret_load_or_create (key_path, LUMO_AUDIT_SECRET_WHAT, &error);
   g_assert_no_error (error);
   db = lumo_db_open (path, LUMO_DB_FLAGS_SYNC_FULL, lumo_audit_migrations, 1, &error);
   g_assert_no_error (error);

@@ -51,3 +51,28 @@ void           bridge_test_env_free     (BridgeTestEnv *env);
  * looked at again. */
 void           bridge_test_env_advance  (BridgeTestEnv *env,
                                          gint64         us);
+
+/* ---- a detached session: the dispatch of a real one, without pipes ------ */
+
+#include "lumo-bridge-session.h"
+
+/* TEST_PROVIDER_ID's hello with a read and a write tool. */
+#define BRIDGE_TEST_HELLO \
+  "{\"type\":\"hello\",\"id\":1,\"bridge\":1," \
+  "\"service\":{\"namespace\":\"userscripts\",\"name\":\"Lumo Userscripts\",\"version\":\"1.0.1\"}," \
+  "\"tools\":[{\"name\":\"list_scripts\",\"write\":false},{\"name\":\"save_script\",\"write\":true}]}"
+
+/* The provider sends @json. */
+void               bridge_detached_send           (LumoBridgeSession *session,
+                                                   const char        *json);
+/* The next message of the app (after the idles that send it ran), which
+ * must pass lumo_bridge_validate_app_message(); NULL when there is none. */
+JsonObject        *bridge_detached_recv           (LumoBridgeSession *session);
+/* The next message must match @expected_json (bridge_json_matches()). */
+void               bridge_detached_expect         (LumoBridgeSession *session,
+                                                   const char        *expected_json);
+void               bridge_detached_expect_nothing (LumoBridgeSession *session);
+/* A detached session of TEST_PROVIDER_ID in env's backend that said
+ * BRIDGE_TEST_HELLO (its answer taken). */
+LumoBridgeSession *bridge_detached_hello          (BridgeTestEnv     *env);
+

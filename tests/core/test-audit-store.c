@@ -435,7 +435,7 @@ test_secret (void)
   g_assert_cmpint (st.st_size, ==, LUMO_AUDIT_SECRET_SIZE);
 
   /* The key never goes into the database. */
-  secret = lumo_audit_secret_load_or_create (key_path, &error);
+  secret = lumo_secret_load_or_create (key_path, LUMO_AUDIT_SECRET_WHAT, &error);
   g_assert_no_error (error);
   g_clear_object (&store);
   g_assert_false (contains_bytes (db_path, g_bytes_get_data (secret, NULL), LUMO_AUDIT_SECRET_SIZE));
@@ -465,7 +465,7 @@ test_secret (void)
   /* A key of the wrong size is refused and left alone. */
   g_assert_true (g_file_set_contents (key_path, "short", -1, NULL));
   g_assert_cmpint (g_chmod (key_path, 0600), ==, 0);
-  g_assert_null (lumo_audit_secret_load_or_create (key_path, &error));
+  g_assert_null (lumo_secret_load_or_create (key_path, LUMO_AUDIT_SECRET_WHAT, &error));
   g_assert_error (error, LUMO_ERROR, LUMO_ERROR_SECRET);
   g_clear_error (&error);
 

@@ -333,6 +333,21 @@ rebuild (JsonObject *m)
   if (g_str_equal (type, "probeTarget"))
     return lumo_bridge_build_probe_target (json_object_get_string_member (m, "id"),
                                            json_object_get_string_member (m, "target"));
+  if (g_str_equal (type, "agentOpen"))
+    {
+      JsonObject *caller = json_object_get_object_member (m, "caller");
+
+      return lumo_bridge_build_agent_open (json_object_get_member (m, "id"),
+                                           json_object_get_string_member (m, "port"),
+                                           json_object_get_string_member (caller, "id"),
+                                           json_object_get_string_member (caller, "name"));
+    }
+  if (g_str_equal (type, "agentMessage"))
+    return lumo_bridge_build_agent_message (json_object_get_string_member (m, "port"),
+                                            json_object_get_object_member (m, "message"));
+  if (g_str_equal (type, "agentClose"))
+    return lumo_bridge_build_agent_close (json_object_get_string_member (m, "port"),
+                                          json_object_get_string_member (m, "reason"));
 
   g_error ("no builder for %s", type);
   return NULL;

@@ -144,6 +144,24 @@ test_parse_json (void)
   g_test_trap_assert_stderr ("*json-parser-error-quark*");
 }
 
+static void
+test_file_contains (void)
+{
+  g_autofree char *dir = lumo_test_dir_new ("contains");
+  g_autofree char *path = g_build_filename (dir, "f", NULL);
+
+  /* Past a NUL byte too: a database file has plenty. */
+  g_assert_true (g_file_set_contents (path, "abc\0secret tail", 16, NULL));
+  g_assert_true (lumo_test_file_contains (path, "abc"));
+  g_assert_true (lumo_test_file_contains (path, "secret"));
+  g_assert_true (lumo_test_file_contains (path, "tail"));
+  g_assert_false (lumo_test_file_contains (path, "tails"));
+  g_assert_false (lumo_test_file_contains (path, ""));
+  g_assert_false (lumo_test_file_contains (dir, "x"));
+  g_assert_false (lumo_test_file_contains ("/nonexistent/lumo-file", "x"));
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -154,6 +172,7 @@ main (int   argc,
   g_test_add_func ("/common/wait", test_wait);
   g_test_add_func ("/common/run", test_run);
   g_test_add_func ("/common/parse-json", test_parse_json);
+  g_test_add_func ("/common/file-contains", test_file_contains);
 
   return g_test_run ();
 }

@@ -237,6 +237,41 @@ test_may_attach (Fixture       *f,
   assert_refused (lumo_peer_may_attach (sandboxed_helper, flatpak_app, "dev.lumo.Access", &error), &error);
 }
 
+/* A desktop agent's launcher: whatever program the user runs may hand a
+ * session over (the token decides who the agent is), no other app's
+ * sandbox may; in its own Flatpak the app sees no other process. */
+static void
+test_may_attach_agent (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(LumoPeer) app = peer_of (LUMO_PEER_SANDBOX_NONE, NULL, APP_EXE_BUILD);
+  g_autoptr(LumoPeer) flatpak_app = peer_of (LUMO_PEER_SANDBOX_FLATPAK, "dev.lumo.Access", "/app/bin/lumo-access");
+  g_autoptr(LumoPeer) launcher = peer_of (LUMO_PEER_SANDBOX_NONE, NULL, "/usr/libexec/lumo-access-mcp");
+  g_autoptr(LumoPeer) python = peer_of (LUMO_PEER_SANDBOX_NONE, NULL, "/usr/bin/python3.11");
+  g_autoptr(LumoPeer) evil = peer_of (LUMO_PEER_SANDBOX_FLATPAK, "org.example.Evil", "/app/bin/lumo-access-mcp");
+  g_autoptr(LumoPeer) snap = peer_of (LUMO_PEER_SANDBOX_SNAP, "evil", NULL);
+  g_autoptr(LumoPeer) own_launcher = peer_of (LUMO_PEER_SANDBOX_FLATPAK, "dev.lumo.Access", "/app/libexec/lumo-access-mcp");
+  g_autoptr(LumoPeer) unseen = peer_of (LUMO_PEER_SANDBOX_UNKNOWN, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (lumo_peer_may_attach_agent (launcher, app, "dev.lumo.Access", &error));
+  g_assert_no_error (error);
+  g_assert_true (lumo_peer_may_attach_agent (python, app, "dev.lumo.Access", &error));
+  g_assert_no_error (error);
+
+  assert_refused (lumo_peer_may_attach_agent (evil, app, "dev.lumo.Access", &error), &error);
+  assert_refused (lumo_peer_may_attach_agent (snap, app, "dev.lumo.Access", &error), &error);
+  assert_refused (lumo_peer_may_attach_agent (unseen, app, "dev.lumo.Access", &error), &error);
+  /* A Flatpak that calls itself dev.lumo.Access is not this native app. */
+  assert_refused (lumo_peer_may_attach_agent (own_launcher, app, "dev.lumo.Access", &error), &error);
+
+  g_assert_true (lumo_peer_may_attach_agent (unseen, flatpak_app, "dev.lumo.Access", &error));
+  g_assert_true (lumo_peer_may_attach_agent (own_launcher, flatpak_app, "dev.lumo.Access", &error));
+  assert_refused (lumo_peer_may_attach_agent (evil, flatpak_app, "dev.lumo.Access", &error), &error);
+  g_assert_false (lumo_peer_may_attach_agent (evil, flatpak_app, "dev.lumo.Access", &error));
+  g_assert_nonnull (strstr (error->message, "org.example.Evil"));
+}
+
 /* The credentials come from the bus: our own connection, seen through a
  * fake /proc where this process is a Flatpak app, and through the real one. */
 typedef struct
@@ -333,6 +368,7 @@ main (int   argc,
   ADD ("/peer/may-decide", test_may_decide);
   ADD ("/peer/helper-for-app", test_helper_for_app);
   ADD ("/peer/may-attach", test_may_attach);
+  ADD ("/peer/may-attach-agent", test_may_attach_agent);
   ADD ("/peer/lookup-on-bus", test_lookup_on_bus);
 #undef ADD
 

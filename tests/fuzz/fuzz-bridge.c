@@ -9,6 +9,10 @@
  * policy and audit databases live in a temporary directory made once per
  * process. No pipes, no real I/O besides SQLite. The corpus speaks for
  * TEST_PROVIDER_ID; TEST_CALLER_ID is allowed, TEST_CALLER2_ID denied.
+ * With SCENE_AGENT, once the provider said hello the app opens a virtual
+ * port "a1" for TEST_AGENT_ID (allowed too) and a desktop agent's session
+ * of the gateway sends initialize, which opens "a2": the provider's
+ * agentMessage and agentClose then reach both.
  *
  * Oracles beyond the sanitizers: everything the app sends must pass
  * lumo_bridge_validate_app_message(), the in-flight count never passes its
@@ -16,7 +20,10 @@
  * are display text wherever they land (a new pending caller, a review
  * waiting), every preview a reviewer would see formats to display text,
  * and no input makes more than LUMO_POLICY_MAX_NEW_PENDING new callers
- * pending within the window.
+ * pending within the window. What a virtual port delivers and what an
+ * agent's session tells the agent is a JSON-RPC object, and the agent's
+ * initialize gets exactly one answer by the time the provider's session
+ * is gone.
  */
 #include "config.h"
 
@@ -24,7 +31,9 @@
 #include <stdlib.h>
 
 #include "lumo-backend.h"
+#include "lumo-bridge-message.h"
 #include "lumo-bridge-session-private.h"
+#include "lumo-gateway.h"
 #include "lumo-frame.h"
 #include "lumo-policy.h"
 #include "lumo-preview.h"
@@ -38,6 +47,7 @@ enum {
   SCENE_APPROVE      = 1 << 3,   /* decide reviews: approve, else reject */
   SCENE_PROBE_TARGET = 1 << 4,   /* the app sends probeTarget after hello */
   SCENE_TIME_OUT     = 1 << 5,   /* let reviews time out instead */
+  SCENE_AGENT        = 1 << 6,   /* virtual ports after hello (above) */
 };
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -45,6 +55,8 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 static char *data_dir;
 static guint new_pending;   /* ::caller-pending of this input */
 static LumoBackend *backend;
+static LumoGateway *gateway;
+static char *agent_id;
 static gint64 fake_now = 1000 * G_USEC_PER_SEC;
 
 static gint64
@@ -152,6 +164,103 @@ setup_once (void)
   lumo_policy_deny_caller (policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI,
                            &error);
   g_assert_no_error (error);
+  lumo_policy_allow_caller (policy, TEST_PROVIDER_ID, TEST_AGENT_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
+  g_assert_no_error (error);
+
+  {
+    const char *providers[] = { TEST_PROVIDER_ID, NULL };
+    g_autofree char *token = NULL;
+
+    lumo_policy_register_provider (policy, TEST_PROVIDER_ID, "userscripts", "Lumo Userscripts", "1",
+                                   &error);
+    g_assert_no_error (error);
+    lumo_policy_add_agent (policy, "Fuzzy Agent", providers, LUMO_POLICY_ORIGIN_UI, &agent_id, &token,
+                           &error);
+    g_assert_no_error (error);
+  }
+  gateway = lumo_gateway_new (backend);
+  lumo_gateway_set_enabled (gateway, TRUE);
+}
+
+/* ---- desktop agents ------------------------------------------------------ */
+
+typedef struct
+{
+  LumoAgentPort    *port;       /* "a1", for TEST_AGENT_ID */
+  LumoAgentSession *session;    /* the gateway's, on "a2" */
+  guint             answers;    /* to the agent's initialize */
+} Agents;
+
+static void
+on_port_message_cb (LumoAgentPort *port,
+                    JsonObject    *message,
+                    gpointer       user_data)
+{
+  g_assert_true (lumo_bridge_is_jsonrpc_message (message));
+}
+
+static void
+on_session_message_cb (LumoAgentSession *session,
+                       JsonObject       *message,
+                       JsonNode         *related,
+                       Agents           *agents)
+{
+  JsonNode *id = json_object_get_member (message, "id");
+
+  g_assert_true (lumo_bridge_is_jsonrpc_message (message));
+  if (id != NULL && JSON_NODE_HOLDS_VALUE (id) && json_node_get_value_type (id) == G_TYPE_STRING &&
+      g_str_equal (json_node_get_string (id), "fuzz-init") && !json_object_has_member (message, "method"))
+    agents->answers++;
+}
+
+static void
+open_agents (Agents *agents,
+             guint8  scene)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  LumoGatewayVerdict verdict;
+
+  agents->port = lumo_backend_open_agent_port (backend, TEST_PROVIDER_ID, TEST_AGENT_ID, "Fuzzy Agent", &error);
+  g_assert_no_error (error);
+  g_signal_connect (agents->port, "message", G_CALLBACK (on_port_message_cb), NULL);
+
+  /* The policy's word, as for any caller: no session on a provider that
+   * is turned off. */
+  agents->session = lumo_gateway_open_session (gateway, agent_id, TEST_PROVIDER_ID, "stdio", &verdict);
+  if (scene & SCENE_DISABLED)
+    {
+      g_assert_null (agents->session);
+      g_assert_cmpint (verdict, ==, LUMO_GATEWAY_DISABLED);
+      return;
+    }
+  g_assert_cmpint (verdict, ==, LUMO_GATEWAY_OK);
+  g_signal_connect (agents->session, "message", G_CALLBACK (on_session_message_cb), agents);
+  g_assert_true (json_parser_load_from_data (parser,
+                                             "{\"jsonrpc\":\"2.0\",\"id\":\"fuzz-init\",\"method\":\"initialize\","
+                                             "\"params\":{\"protocolVersion\":\"2025-06-18\"}}", -1, NULL));
+  g_assert_true (lumo_agent_session_receive (agents->session, json_node_get_object (json_parser_get_root (parser)),
+                                             &error));
+  g_assert_no_error (error);
+}
+
+static void
+close_agents (Agents *agents)
+{
+  if (agents->session != NULL)
+    {
+      /* The provider is gone: its answer came, or the session's. */
+      g_assert_cmpuint (agents->answers, ==, 1);
+      lumo_agent_session_close (agents->session, "The fuzz input ended.");
+      g_signal_handlers_disconnect_by_data (agents->session, agents);
+      g_clear_object (&agents->session);
+    }
+  if (agents->port != NULL)
+    {
+      lumo_agent_port_close (agents->port, "The fuzz input ended.");
+      g_clear_object (&agents->port);
+    }
 }
 
 static void
@@ -231,6 +340,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 {
   g_autoptr(LumoBridgeSession) session = NULL;
   gboolean probe_target_sent = FALSE;
+  Agents agents = { NULL, NULL, 0 };
   guint8 scene;
   gsize offset = 1;
 
@@ -264,6 +374,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
       g_assert_cmpuint (consumed, >, 0);
       offset += consumed;
 
+      if ((scene & SCENE_AGENT) && agents.port == NULL && lumo_bridge_session_get_hello_done (session) &&
+          !lumo_bridge_session_is_closed (session))
+        open_agents (&agents, scene);
+
       if ((scene & SCENE_PROBE_TARGET) && !probe_target_sent && lumo_bridge_session_get_hello_done (session))
         {
           probe_target_sent = TRUE;
@@ -294,6 +408,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   while (lumo_bridge_session_get_n_in_flight (session) > 0)
     g_main_context_iteration (NULL, TRUE);
   lumo_test_drain ();
+  close_agents (&agents);
 
   /* The next input starts with an empty rate-limit window. */
   fake_now += (gint64) 61 * G_USEC_PER_SEC;

@@ -17,7 +17,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, '..', 'fixtures', 'bridge')
 CORPUS = os.path.join(HERE, 'corpus')
 
-DISABLED, WRITES_OFF, REVIEW, APPROVE, PROBE_TARGET, TIME_OUT = (1 << i for i in range(6))
+DISABLED, WRITES_OFF, REVIEW, APPROVE, PROBE_TARGET, TIME_OUT, AGENT = (1 << i for i in range(7))
+AGENT_ID = 'mkdaphcfnbjaelogmkdaphcfnbjaelog'
 
 HELLO = {"type": "hello", "id": 1, "bridge": 1,
          "service": {"namespace": "userscripts", "name": "Lumo Userscripts", "version": "1.0.1"},
@@ -51,7 +52,7 @@ def write_seed(name, scene, stream):
 def main():
     os.makedirs(CORPUS, exist_ok=True)
     for old in os.listdir(CORPUS):
-        if old.startswith(('scenario-', 'message-', 'frame-', 'hardening-')):
+        if old.startswith(('scenario-', 'message-', 'frame-', 'agent-', 'hardening-')):
             os.unlink(os.path.join(CORPUS, old))
 
     for name in sorted(os.listdir(FIXTURES)):
@@ -80,7 +81,9 @@ def main():
                 message = case['message']
                 prefix = b'' if message.get('type') == 'hello' else frame(HELLO)
                 stream = prefix + frame(message)
-                write_seed('message-%s-%d' % (base[len('messages-'):], i), APPROVE, stream)
+                # Desktop agents' messages need the virtual ports open.
+                scene = APPROVE | (AGENT if base.startswith('messages-agent') else 0)
+                write_seed('message-%s-%d' % (base[len('messages-'):], i), scene, stream)
                 if message.get('type') == 'authorize':
                     write_seed('message-%s-%d' % (base[len('messages-'):], i), REVIEW | APPROVE, stream)
 
@@ -134,6 +137,43 @@ def hardening_seeds():
         stream += frame({"type": "probe", "id": 100 + i, "caller": {"id": value}})
         stream += frame({"type": "port", "id": 200 + i, "caller": {"id": value}, "port": "p", "state": "open"})
     write_seed('hardening-forged', 0, stream)
+
+
+    # Virtual ports (SCENE_AGENT): "a1" is TEST_AGENT_ID's, "a2" the
+    # gateway session's, whose initialize is the app's request 1 on it.
+    rpc = lambda port, m: {"type": "agentMessage", "port": port, "message": dict({"jsonrpc": "2.0"}, **m)}
+    agent_streams = {
+        'open-answer-close': [
+            {"type": "agentOpen.result", "re": "app-1"}, {"type": "agentOpen.result", "re": "app-2"},
+            rpc("a2", {"id": 1, "result": {"protocolVersion": "2025-06-18", "capabilities": {}}}),
+            rpc("a2", {"method": "notifications/tools/list_changed"}),
+            rpc("a1", {"method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}),
+            {"type": "agentClose", "port": "a2", "reason": "done"},
+        ],
+        'refused': [
+            {"type": "error", "re": "app-2", "code": "busy", "message": "64 ports"},
+            {"type": "agentClose", "port": "a1", "reason": ""},
+        ],
+        'authorize-port': [
+            {"type": "authorize", "id": 2, "caller": {"id": AGENT_ID, "name": "Fuzzy Agent"}, "port": "a1",
+             "tool": "list_scripts", "write": False},
+            {"type": "authorize", "id": 3, "caller": {"id": AGENT_ID}, "port": "a1", "tool": "save_script",
+             "write": True, "paramsHash": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+             "preview": {"name": "a"}},
+            {"type": "authorize", "id": 4, "caller": {"id": AGENT_ID}, "port": "a2", "tool": "list_scripts",
+             "write": False},
+            {"type": "authorize", "id": 5, "caller": {"id": AGENT_ID}, "tool": "list_scripts", "write": False},
+        ],
+        'server-request': [
+            rpc("a2", {"id": 0, "method": "roots/list"}),
+            rpc("a2", {"id": 1, "error": {"code": -32603, "message": "no"}}),
+            rpc("a2", {"id": 1, "result": {}}),
+        ],
+    }
+    for name, messages in sorted(agent_streams.items()):
+        stream = frame(HELLO) + b''.join(frame(m) for m in messages)
+        write_seed('agent-' + name, AGENT | APPROVE, stream)
+        write_seed('agent-' + name, AGENT | REVIEW | APPROVE, stream)
 
 
 if __name__ == '__main__':

@@ -4,8 +4,12 @@
 structure, that every path it names exists in the repository (or is built
 by a documented command), that the finish-args are exactly the narrow set we
 need (display, IPC, one NativeMessagingHosts folder per browser that
-src/core/browser/lumo-browser.c knows), and that the app module builds with meson
-and runs the tests that can run in the build sandbox.
+src/core/browser/lumo-browser.c knows, and the network for the desktop
+agents' endpoint, with the comment that says why), and that the app module
+builds with meson and runs the tests that can run in the build sandbox.
+
+The manifest may hold C comments, as flatpak-builder's JSON parser allows;
+they are taken out before Python reads it.
 
 usage: check-flatpak-manifest.py SOURCE_ROOT
 """
@@ -33,8 +37,15 @@ def browser_folders():
             re.finditer(r'\{\s*"([a-z-]+)",\s*N_\("[^"]*"\),\s*"([^"]+)"\s*(?:\}|,\s*\.)', table)]
 
 
+def strip_comments(text):
+    """The JSON of a manifest with /* */ and // comments (outside strings) removed."""
+    token = re.compile(r'"(?:\\.|[^"\\])*"|/\*.*?\*/|//[^\n]*', re.S)
+    return token.sub(lambda m: m.group(0) if m.group(0).startswith('"') else '', text)
+
+
 with open(manifest_path, encoding='utf-8') as f:
-    manifest = json.load(f)
+    manifest_text = f.read()
+manifest = json.loads(strip_comments(manifest_text))
 
 if manifest.get('id') != 'dev.lumo.Access':
     fail(f'id is {manifest.get("id")!r}')
@@ -49,7 +60,8 @@ if manifest.get('command') != 'lumo-access':
 folders = browser_folders()
 if len(folders) < 5:
     fail(f'found only {len(folders)} browser folders in src/core/browser/lumo-browser.c')
-expected = {'--share=ipc', '--socket=wayland', '--socket=fallback-x11', '--device=dri'}
+expected = {'--share=ipc', '--socket=wayland', '--socket=fallback-x11', '--device=dri',
+            '--share=network'}
 expected |= {f'--filesystem=xdg-config/{folder}/NativeMessagingHosts:create' for folder in folders}
 args = manifest.get('finish-args', [])
 if len(args) != len(set(args)):
@@ -63,6 +75,14 @@ for arg in args:
         fail(f'{arg!r}: only NativeMessagingHosts folders may be shared')
     if arg.startswith(('--talk-name=', '--own-name=', '--socket=session-bus', '--socket=system-bus')):
         fail(f'{arg!r}: the app only needs its own bus name, which is implicit')
+
+# The network is there for one reason, and the manifest says it: the
+# sandbox's own loopback would hide the desktop agents' endpoint.
+comment = re.search(r'/\*((?:(?!\*/).)*)\*/\s*"--share=network"', manifest_text, re.S)
+if '--share=network' in args and (comment is None or 'loopback' not in comment.group(1)
+                                  or 'desktop-agents' not in comment.group(1)):
+    fail('--share=network needs the comment right before it saying why: the sandbox has its '
+         'own loopback (see docs/desktop-agents.md)')
 
 # Modules: the extension bundle (built ahead, offline) and the app.
 modules = {m.get('name'): m for m in manifest.get('modules', []) if isinstance(m, dict)}

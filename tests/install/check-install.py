@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """`meson install` into a temporary DESTDIR, then what a user and a browser
 rely on: the installed helper runs and refuses a bad origin (exit 1, a
-message on stderr, nothing on stdout), the CLI and the app answer --help
+message on stderr, nothing on stdout), the desktop agents' launcher sits
+beside it and, without a token or without a bus, answers its MCP client
+with one JSON-RPC error line and exit 1, the CLI and the app answer --help
 without a display, the schema compiles, the D-Bus service file starts the
 installed binary, the manifest template names the installed helper, and
 the provider extension is installed exactly as it was built (or, when it
@@ -40,12 +42,13 @@ def installed(root, *parts):
     return root + path, path
 
 
-def run(argv, **kwargs):
+def run(argv, extra_env=None, **kwargs):
     # No display, and a bus that does not exist: nothing here may need one.
     env = {k: v for k, v in os.environ.items()
-           if k not in ('DISPLAY', 'WAYLAND_DISPLAY')}
+           if k not in ('DISPLAY', 'WAYLAND_DISPLAY', 'LUMO_ACCESS_TOKEN')}
     env['DBUS_SESSION_BUS_ADDRESS'] = 'unix:path=/nonexistent/lumo-test-bus'
     env['GSETTINGS_BACKEND'] = 'memory'
+    env.update(extra_env or {})
     return subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, env=env, timeout=60, **kwargs)
 
@@ -151,6 +154,32 @@ try:
             check(r.stderr.strip() != b'', f'installed helper gave no message for origin {bad!r}')
     else:
         missing.append(f'the helper ({helper_path})')
+
+    # The launcher, as an MCP client starts it: no token, then no bus. Each
+    # time one JSON-RPC error line on stdout (the client reads it) and a
+    # message on stderr (the client's log).
+    launcher, launcher_path = installed(destdir, args.libexecdir, 'lumo-access-mcp')
+    if os.path.exists(launcher):
+        for what, extra_env in (('no token', {}),
+                                ('no bus', {'LUMO_ACCESS_TOKEN': 'lumo_not_a_token'})):
+            r = run([launcher, 'userscripts'], extra_env)
+            check(r.returncode == 1, f'installed launcher, {what}: exit {r.returncode}, expected 1')
+            lines = r.stdout.decode('utf-8', 'replace').splitlines()
+            if check(len(lines) == 1, f'installed launcher, {what}: {len(lines)} lines on stdout'):
+                try:
+                    answer = json.loads(lines[0])
+                except ValueError:
+                    answer = {}
+                check(answer.get('jsonrpc') == '2.0' and 'id' in answer
+                      and isinstance(answer.get('error', {}).get('message'), str),
+                      f'installed launcher, {what}: not a JSON-RPC error: {lines[0][:200]!r}')
+            check(b'lumo_not_a_token' not in r.stdout + r.stderr,
+                  f'installed launcher, {what}: the token was printed')
+            check(r.stderr.strip() != b'', f'installed launcher, {what}: no message on stderr')
+        r = run([launcher, '--help'])
+        check(r.returncode == 0, f'installed launcher --help: exit {r.returncode}')
+    else:
+        missing.append(f'the launcher ({launcher_path})')
 
     cli, cli_path = installed(destdir, args.bindir, 'lumo-access-ctl')
     if os.path.exists(cli):

@@ -1,16 +1,63 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //
 // Checks every message the app sends before the provider acts on it
-// (docs/bridge-protocol.md, fixtures tests/fixtures/bridge/messages-app.json).
-// A message that fails is dropped, or fails the request it answers; it never
-// changes the provider's state halfway.
+// (docs/bridge-protocol.md, fixtures tests/fixtures/bridge/messages-app.json
+// and messages-agent-app.json). A message that fails is dropped, fails the
+// request it answers, or (an app request) is answered with an error; it
+// never changes the provider's state halfway.
 
 import { isExtensionId, isObject } from '../shared/protocol.ts';
+import { cleanName, utf8Length } from '../shared/text.ts';
 
-export type Check = { ok: true } | { ok: false; field: string; why: string };
+// code: the error code a request with this fault is answered with
+// (bad_field unless said).
+export type Check = { ok: true } | { ok: false; field: string; why: string; code?: string };
 
 const OK: Check = { ok: true };
-const bad = (field: string, why: string): Check => ({ ok: false, field, why });
+const bad = (field: string, why: string, code?: string): Check =>
+  code === undefined ? { ok: false, field, why } : { ok: false, field, why, code };
+
+// A virtual port's id, chosen by the app, and the bound of a close reason.
+export const AGENT_PORT_RE = /^[A-Za-z0-9_-]{1,64}$/;
+export const MAX_CLOSE_REASON_BYTES = 512;
+export const MAX_CALLER_NAME_BYTES = 128;
+
+export function isAgentPort (value: unknown): value is string {
+  return typeof value === 'string' && AGENT_PORT_RE.test(value);
+}
+
+// agentMessage and agentClose, either way: the app's are checked with it
+// before the provider acts, and the provider's own follow the same rules
+// (the tests check them with it against messages-agent-provider.json).
+export function checkAgentPush (m: Record<string, unknown>): Check {
+  if (!isAgentPort(m.port))
+    return bad('port', 'must match ^[A-Za-z0-9_-]{1,64}$');
+  if (m.type === 'agentMessage') {
+    if (!isObject(m.message) || m.message.jsonrpc !== '2.0')
+      return bad('message', 'must be one JSON-RPC 2.0 object');
+    return OK;
+  }
+  if (typeof m.reason !== 'string' || utf8Length(m.reason) > MAX_CLOSE_REASON_BYTES)
+    return bad('reason', `must be a string of at most ${MAX_CLOSE_REASON_BYTES} bytes`);
+  return OK;
+}
+
+function checkAgentOpen (m: Record<string, unknown>): Check {
+  if (!isRe(m.id))
+    return bad('id', 'must be a request id');
+  if (!isAgentPort(m.port))
+    return bad('port', 'must match ^[A-Za-z0-9_-]{1,64}$');
+  const c = m.caller;
+  if (!isObject(c))
+    return bad('caller', 'must be an object');
+  if (!isExtensionId(c.id))
+    return bad('caller.id', 'must be an extension ID', 'invalid_id');
+  if (typeof c.name !== 'string' || utf8Length(c.name) > MAX_CALLER_NAME_BYTES || cleanName(c.name, MAX_CALLER_NAME_BYTES) === undefined)
+    return bad('caller.name', `must be display text of 1-${MAX_CALLER_NAME_BYTES} bytes`);
+  if (c.kind !== 'agent')
+    return bad('caller.kind', 'must be "agent"');
+  return OK;
+}
 
 export const DENIAL_REASONS: readonly string[] = [
   'disabled', 'not_authorized', 'pending', 'writes_off', 'rate_limited',
@@ -90,8 +137,13 @@ export function checkAppMessage (m: unknown): Check {
       if (!isRe(m.id))
         return bad('id', 'must be a request id');
       if (!isExtensionId(m.target))
-        return bad('target', 'must be an extension ID');
+        return bad('target', 'must be an extension ID', 'invalid_id');
       return OK;
+    case 'agentOpen':
+      return checkAgentOpen(m);
+    case 'agentMessage':
+    case 'agentClose':
+      return checkAgentPush(m);
     default:
       return bad('type', `"${m.type}" is not a message the app sends`);
   }

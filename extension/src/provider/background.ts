@@ -18,7 +18,7 @@ import { statusReport } from './status.ts';
 import { bundledRecords, chromeSiteBrowser, installedRecord } from '../sitepacks/browser.ts';
 import { offscreenDryRun } from '../sitepacks/dry-run.ts';
 import { INDEX_KEY, type IndexEntry } from '../sitepacks/messages.ts';
-import { perPackWorlds, userScriptsState } from '../sitepacks/permission.ts';
+import { chromeMajor, perPackWorlds, userScriptsAdviceText, userScriptsState, type Translate } from '../sitepacks/permission.ts';
 import { UserScriptsNotice, type NotificationsLike } from '../sitepacks/notice.ts';
 import { needsUserScripts, SiteRegistry, type PackRecord, type SenderLike } from '../sitepacks/registry.ts';
 import { SitePacks } from '../sitepacks/service.ts';
@@ -34,6 +34,8 @@ const selfId = chrome.runtime.id;
 const ua = navigator.userAgent;
 const worlds = perPackWorlds(ua);
 const usState = () => userScriptsState(selfId, ua);
+// The browser's UI language, for the one notification this worker shows.
+const chromeT: Translate = (key, ...subs) => chrome.i18n.getMessage(key, subs.map(String));
 const reserved = new Set(TOOLS.map((t) => t.name));
 
 const store = new ScriptStore(chrome.storage.local);
@@ -64,6 +66,7 @@ const notice = new UserScriptsNotice({
   session: chrome.storage.session,
   extensionId: selfId,
   openTab: (url) => chrome.tabs.create({ url, active: true }),
+  t: chromeT,
   log,
 });
 notice.listen();
@@ -109,7 +112,7 @@ function reload (): Promise<void> {
     const us = usState();
     const waiting = sites.activePacks().filter(needsUserScripts).map((p) => p.meta.name);
     if (!us.available && waiting.length > 0)
-      void notice.notify(us.reason ?? 'User scripts are not allowed for this extension.', waiting);
+      void notice.notify(userScriptsAdviceText(chromeT, chromeMajor(ua), selfId), waiting);
     const index: IndexEntry[] = sites.activePacks().filter((p) => p.origin === 'installed')
       .map((p) => ({ id: p.id, name: p.meta.name, type: p.meta.type, version: p.meta.version }));
     await chrome.storage.local.set({ [INDEX_KEY]: index });

@@ -2,11 +2,14 @@
 //
 // The provider's end of the bridge to Lumo Access (docs/bridge-protocol.md):
 // one native-messaging port, request/answer matching by id, the policy the
-// app pushes, and app requests (probeTarget). The bridge owns the port's
-// life: it says hello on every connect, fails every pending request when the
-// port dies, and reconnects with backoff so an app restart heals by itself.
-// It holds no policy decision of its own; while it is down, every question
-// gets a "cannot reach Lumo Access" answer and callers fail closed.
+// app pushes, app requests (probeTarget, agentOpen) and the virtual ports'
+// pushes (agentMessage, agentClose). The bridge owns the port's life: it
+// says hello on every connect, fails every pending request when the port
+// dies, and reconnects with backoff so an app restart heals by itself. Each
+// connect is a new session (a number): what belongs to one session (a
+// virtual port, an audit id) is never sent on another. The bridge holds no
+// policy decision of its own; while it is down, every question gets a
+// "cannot reach Lumo Access" answer and callers fail closed.
 
 import { NATIVE_HOST_NAME, isObject } from '../shared/protocol.ts';
 import { utf8Length } from '../shared/text.ts';
@@ -45,6 +48,10 @@ export interface BridgeOptions {
   onPolicy?: (push: PolicyPush) => void;
   onStateChange?: (state: BridgeState, reason: string | null) => void;
   onRequest?: (message: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  // A valid push of a virtual port (agentMessage, agentClose).
+  onPush?: (message: Record<string, unknown>) => void;
+  // The session's port died or was closed: what belonged to it is gone.
+  onSessionEnd?: () => void;
   backoffMs?: readonly number[];
   log?: (...args: unknown[]) => void;
 }
@@ -70,6 +77,14 @@ export interface BridgeNotice {
   code: BridgeNoticeCode;
   detail: string | null;
 }
+
+// The app's requests and the pushes it sends besides policy.
+const APP_REQUESTS: readonly string[] = ['probeTarget', 'agentOpen'];
+const APP_PUSHES: readonly string[] = ['agentMessage', 'agentClose'];
+
+// What became of a push: sent, not sent because its session is gone, or
+// not sent because its frame would be over MAX_FRAME_BYTES (its size).
+export type PushOutcome = 'sent' | 'gone' | { tooLarge: number };
 
 // Chrome's texts for a native port that died, and what a person can do.
 export function nativeErrorNotice (text: string | undefined): BridgeNotice {
@@ -129,6 +144,7 @@ export class Bridge {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private waiters: Array<() => void> = [];
   private stopped = false;
+  private sessionSeq = 0;
 
   state: BridgeState = 'down';
   notice: BridgeNotice | null = { code: 'not_yet', detail: null };
@@ -138,6 +154,11 @@ export class Bridge {
 
   constructor (opts: BridgeOptions) {
     this.opts = opts;
+  }
+
+  // The current session: a new number on every connect.
+  get session (): number {
+    return this.sessionSeq;
   }
 
   start (): void {
@@ -155,6 +176,7 @@ export class Bridge {
     this.port = null;
     port?.disconnect();
     this.fail('The bridge was stopped.');
+    this.opts.onSessionEnd?.();
   }
 
   private setState (state: BridgeState, notice: BridgeNotice | null): void {
@@ -172,6 +194,7 @@ export class Bridge {
 
   private connect (): void {
     this.reconnectTimer = null;
+    this.sessionSeq++;
     this.setState('connecting', { code: 'connecting', detail: null });
     let port: NativePortLike;
     try {
@@ -235,6 +258,7 @@ export class Bridge {
     this.helloAnswer = null;
     this.setState('down', why);
     this.fail(noticeText(why));
+    this.opts.onSessionEnd?.();
     if (this.stopped)
       return;
     const backoff = this.opts.backoffMs ?? DEFAULT_BACKOFF;
@@ -297,8 +321,10 @@ export class Bridge {
         p.resolve(message);
       return;
     }
-    if (type === 'probeTarget' && !check.ok && check.field !== 'id') {
-      this.post({ type: 'error', re: message.id, code: check.field === 'target' ? 'invalid_id' : 'bad_field',
+    // A request with a bad field gets its error answer; one whose id
+    // cannot be read, and a bad push, are dropped.
+    if (APP_REQUESTS.includes(type) && !check.ok && check.field !== 'id') {
+      this.post({ type: 'error', re: message.id, code: check.code ?? 'bad_field',
         field: check.field, message: `${check.field} ${check.why}.` });
       return;
     }
@@ -308,6 +334,8 @@ export class Bridge {
     }
     if (type === 'policy')
       this.onPolicyPush(message);
+    else if (APP_PUSHES.includes(type))
+      this.opts.onPush?.(message);
     else
       void this.answerRequest(message);
   }
@@ -355,10 +383,14 @@ export class Bridge {
   // Sends a request and resolves with its answer. Rejects with a BridgeError:
   // code "unreachable" when the bridge is not ready (or dies before the
   // answer), or the app's error code. waitMs bounds how long a request may
-  // wait for a bridge that is still connecting.
-  async request (type: string, fields: Record<string, unknown>, waitMs = 0): Promise<Record<string, unknown>> {
-    if (this.state === 'connecting' && waitMs > 0)
+  // wait for a bridge that is still connecting. With @session, the request
+  // is sent only on that session (it belongs to it: a virtual port's
+  // authorize, an audit id's result), never on a later one.
+  async request (type: string, fields: Record<string, unknown>, waitMs = 0, session?: number): Promise<Record<string, unknown>> {
+    if (this.state === 'connecting' && waitMs > 0 && session === undefined)
       await this.whenSettled(waitMs);
+    if (session !== undefined && session !== this.sessionSeq)
+      throw new BridgeError('The connection to Lumo Access this port belonged to has ended.', 'unreachable');
     if (this.state !== 'ready' || this.port === null)
       throw new BridgeError(this.state === 'connecting'
         ? 'Lumo Access is starting; try again in a moment.'
@@ -372,6 +404,15 @@ export class Bridge {
         reject(new BridgeError(Bridge.tooLarge(type, size), 'too_large'));
       }
     });
+  }
+
+  // Sends a push (no id, no answer) on @session, if that session is still
+  // the ready one and the frame fits.
+  push (session: number, type: string, fields: Record<string, unknown>): PushOutcome {
+    if (session !== this.sessionSeq || this.state !== 'ready' || this.port === null)
+      return 'gone';
+    const size = this.post({ ...fields, type });
+    return size > 0 ? { tooLarge: size } : 'sent';
   }
 
   // Fire-and-forget requests (result, port, tools): failures only logged.

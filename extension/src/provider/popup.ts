@@ -8,7 +8,7 @@
 // themselves stays as they say it: it is the text their tools answer with.
 
 import { NATIVE_HOST_NAME } from '../shared/protocol.ts';
-import { chromeMajor, userScriptsAdvice } from '../sitepacks/permission.ts';
+import { chromeMajor, userScriptsAdviceText } from '../sitepacks/permission.ts';
 import { MAX_FRAME_BYTES, type BridgeNotice } from './bridge.ts';
 import type { StatusReport } from './status.ts';
 
@@ -52,15 +52,7 @@ function policyText (policy: NonNullable<StatusReport['policy']>): string {
 }
 
 function userScriptsText (): string {
-  const major = chromeMajor(navigator.userAgent);
-  switch (userScriptsAdvice(major)) {
-    case 'update_browser':
-      return t('userScriptsUpdateBrowser', major ?? '');
-    case 'allow_user_scripts':
-      return t('userScriptsAllow', chrome.runtime.id);
-    case 'developer_mode':
-      return t('userScriptsDeveloperMode');
-  }
+  return userScriptsAdviceText(t, chromeMajor(navigator.userAgent), chrome.runtime.id);
 }
 
 // The static texts of popup.html, by data-i18n.

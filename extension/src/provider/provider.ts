@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 //
 // The provider as one object: the bridge to the app, the open L1 ports per
-// caller, and the handlers the service worker's top-level listeners call.
+// caller, the virtual ports the app opens for desktop agents
+// (agent-ports.ts), and the handlers the service worker's top-level
+// listeners call.
 // Everything browser-specific comes in through ProviderDeps, so the unit
 // tests run the same code with fakes.
 
@@ -9,6 +11,7 @@ import type { ServiceInfo } from '../shared/protocol.ts';
 import { MCP_PORT_NAME, isExtensionId } from '../shared/protocol.ts';
 import type { PortLike } from '../shared/port.ts';
 import { probeExtension, type SendMessage } from '../host/probe.ts';
+import { AgentPorts, type AgentPortInfo } from './agent-ports.ts';
 import { Bridge, BridgeError, type BridgeOptions, type BridgePolicy, type PolicyPush } from './bridge.ts';
 import { bridgeCatalogue, catalogue, createProviderServer, SERVICE } from './mcp-server.ts';
 import { bounded, handleProbe } from './probe.ts';
@@ -98,6 +101,15 @@ function foreignAnswer (answer: unknown): unknown {
   return a;
 }
 
+// How a call of a virtual port reaches the app: its authorize names the
+// port and goes only on the session the port belongs to, never on a later
+// one; none goes once the port has closed.
+interface VirtualVia {
+  port: string;
+  session: number;
+  isOpen: () => boolean;
+}
+
 // Open lumo:mcp ports: per caller (a host needs one, a few while an old
 // one closes), and in all (the app counts at most 256 per session).
 export const MAX_PORTS_PER_CALLER = 8;
@@ -117,6 +129,7 @@ export class Provider {
   private readonly deps: ProviderDeps;
   private readonly ports = new Map<string, OpenPort>();
   private portCounter = 0;
+  private readonly agents: AgentPorts;
 
   constructor (deps: ProviderDeps) {
     this.deps = deps;
@@ -130,8 +143,16 @@ export class Provider {
       onReady: (answer) => this.onBridgeReady(answer),
       onPolicy: (push) => this.onPolicy(push),
       onRequest: (m) => this.onAppRequest(m),
+      onPush: (m) => this.agents.onPush(m),
+      onSessionEnd: () => this.agents.dropAll(),
       onStateChange: (state, reason) => deps.log?.(`bridge ${state}${reason ? `: ${reason}` : ''}`),
       ...(deps.backoffMs ? { backoffMs: deps.backoffMs } : {}),
+      ...(deps.log ? { log: deps.log } : {}),
+    });
+    this.agents = new AgentPorts({
+      bridge: this.bridge,
+      newServer: (port, isOpen) => this.agentServer(port, isOpen),
+      ready: () => this.whenReady(),
       ...(deps.log ? { log: deps.log } : {}),
     });
   }
@@ -181,10 +202,15 @@ export class Provider {
     for (const p of this.ports.values())
       if (p.announced && !p.transport.isClosed)
         p.server.sendToolListChanged().catch(() => undefined);
+    this.agents.notifyToolsChanged();
   }
 
   get openPortCount (): number {
     return this.ports.size;
+  }
+
+  get openAgentPortCount (): number {
+    return this.agents.size;
   }
 
   // ---- L0 ----------------------------------------------------------------
@@ -246,11 +272,7 @@ export class Provider {
       open.transport.closeWithReason(status.pendingApproval === true ? REASON_TEXT.pending as string : REASON_TEXT.not_authorized as string);
       return;
     }
-    if (this.deps.ready !== undefined) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.deps.ready.catch(() => undefined), new Promise((r) => { timer = setTimeout(r, 3000); })]);
-      clearTimeout(timer);
-    }
+    await this.whenReady();
     if (open.transport.isClosed)
       return;
     open.announced = true;
@@ -258,20 +280,40 @@ export class Provider {
     open.transport.release();
   }
 
-  private toolContext (callerId: string, callerName: () => string | undefined): ToolContext {
+  // Settles once the provider knows what it serves, at most 3 s.
+  private async whenReady (): Promise<void> {
+    if (this.deps.ready === undefined)
+      return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([this.deps.ready.catch(() => undefined), new Promise((r) => { timer = setTimeout(r, 3000); })]);
+    clearTimeout(timer);
+  }
+
+  // ---- virtual ports (desktop agents) -------------------------------------
+
+  // The server of a virtual port: the one of a lumo:mcp port, its calls
+  // authorized under the agent's ID with the port named, on the session
+  // the port belongs to.
+  private agentServer (port: AgentPortInfo, isOpen: () => boolean): Server {
+    return createProviderServer(() => this.tools, this.bridge.policy,
+      this.toolContext(port.callerId, () => port.name, { port: port.id, session: port.session, isOpen }), this.deps.progressIntervalMs);
+  }
+
+  private toolContext (callerId: string, callerName: () => string | undefined, via?: VirtualVia): ToolContext {
     return {
       ...(this.deps.sitePacks !== undefined ? { sitePacks: this.deps.sitePacks } : {}),
       ...(this.deps.applied !== undefined ? { applied: this.deps.applied } : {}),
       store: this.deps.store,
       newUuid: this.deps.newUuid,
-      authorize: (req) => this.authorize(callerId, callerName(), req),
+      authorize: (req) => this.authorize(callerId, callerName(), req, via),
       complete: async (auditId, ok, error) => {
         const fields: Record<string, unknown> = { auditId, ok };
         const text = bounded(error, 1024);
         if (text !== undefined)
           fields.error = text;
         try {
-          await this.bridge.request('result', fields);
+          // An audit id is of the session that gave it.
+          await this.bridge.request('result', fields, 0, via?.session);
         } catch (e) {
           this.deps.log?.('result not recorded:', e instanceof Error ? e.message : e);
         }
@@ -279,14 +321,17 @@ export class Provider {
     };
   }
 
-  private async authorize (callerId: string, name: string | undefined, req: AuthorizeRequest): Promise<AuthorizeOutcome> {
+  private async authorize (callerId: string, name: string | undefined, req: AuthorizeRequest, via?: VirtualVia): Promise<AuthorizeOutcome> {
     const caller: Record<string, unknown> = { id: callerId };
     const shown = cleanName(name, 128);
     if (shown !== undefined)
       caller.name = shown;
+    if (via !== undefined && !via.isOpen())
+      return { allow: false, reason: 'closed', message: 'The call was not run: its session with the provider was closed.' };
+    const fields = via === undefined ? { caller, ...req } : { caller, port: via.port, ...req };
     let answer: Record<string, unknown>;
     try {
-      answer = await this.bridge.request('authorize', { caller, ...req }, 3000);
+      answer = await this.bridge.request('authorize', fields, 3000, via?.session);
     } catch (e) {
       const why = e instanceof Error ? e.message : String(e);
       if (e instanceof BridgeError && e.code !== 'unreachable')
@@ -318,10 +363,12 @@ export class Provider {
 
   private onPolicy (push: PolicyPush): void {
     const reason = !push.enabled ? REASON_TEXT.disabled as string : 'Access for this caller was revoked in Lumo Access.';
+    const closes = (callerId: string) => !push.enabled || push.revoked.includes(callerId);
     for (const p of [...this.ports.values()]) {
-      if (!push.enabled || push.revoked.includes(p.callerId))
+      if (closes(p.callerId))
         p.transport.closeWithReason(reason);
     }
+    this.agents.closeWhere(closes, reason);
   }
 
   get policy (): BridgePolicy | null {
@@ -329,6 +376,9 @@ export class Provider {
   }
 
   private async onAppRequest (m: Record<string, unknown>): Promise<Record<string, unknown>> {
+    // Before any await: the port exists when the next message comes.
+    if (m.type === 'agentOpen')
+      return this.agents.open(m);
     if (m.type !== 'probeTarget')
       throw new BridgeError(`"${String(m.type)}" is not a request this provider handles.`, 'unknown_type');
     if (!isExtensionId(m.target))

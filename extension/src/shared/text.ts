@@ -85,3 +85,18 @@ export function wellFormedJson (value: unknown): unknown {
   }
   return value;
 }
+
+// The same, without the g flag: test() must not keep a lastIndex.
+const HAS_LONE_SURROGATE = new RegExp(LONE_SURROGATE.source);
+
+// True when every string of a JSON value (keys too) is well-formed: most
+// values are, and need no copy.
+export function isWellFormedJson (value: unknown): boolean {
+  if (typeof value === 'string')
+    return !HAS_LONE_SURROGATE.test(value);
+  if (Array.isArray(value))
+    return value.every(isWellFormedJson);
+  if (typeof value === 'object' && value !== null)
+    return Object.entries(value).every(([k, v]) => !HAS_LONE_SURROGATE.test(k) && isWellFormedJson(v));
+  return true;
+}

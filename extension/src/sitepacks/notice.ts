@@ -8,9 +8,10 @@
 // lives in chrome.storage.session, which a restarted service worker still
 // has and a restarted browser has not. The reason stays in the popup, in
 // list_site_packs and in each refused call's isError, however often those
-// come.
+// come. Its words are the browser's UI language (_locales/, by @t).
 
 import type { StorageAreaLike } from '../provider/scripts.ts';
+import type { Translate } from './permission.ts';
 
 export const NOTICE_ID = 'lumo-user-scripts';
 const SHOWN_KEY = 'sitepacks:userScriptsNotice';
@@ -40,6 +41,7 @@ export interface UserScriptsNoticeOptions {
   session: StorageAreaLike;
   extensionId: string;
   openTab: (url: string) => Promise<unknown>;
+  t: Translate;
   log?: (...args: unknown[]) => void;
 }
 
@@ -71,7 +73,7 @@ export class UserScriptsNotice {
   }
 
   // Shows the notification unless it was shown in this browser session.
-  // @reason is the exact thing to do (userScriptsReason), @packs the
+  // @reason is the exact thing to do (userScriptsAdviceText), @packs the
   // domains of the packs that need it. Resolves to whether it showed it.
   notify (reason: string, packs: readonly string[]): Promise<boolean> {
     // Callers at the same moment share one look at the mark.
@@ -80,17 +82,17 @@ export class UserScriptsNotice {
   }
 
   private async once (reason: string, packs: readonly string[]): Promise<boolean> {
-    const { session, notifications, log } = this.opts;
+    const { session, notifications, log, t } = this.opts;
     try {
       if ((await session.get(SHOWN_KEY))[SHOWN_KEY] === true)
         return false;
       await notifications.create(NOTICE_ID, {
         type: 'basic',
         iconUrl: NOTICE_ICON,
-        title: 'Site packs need user scripts',
+        title: t('noticeTitle'),
         message: reason,
-        ...(packs.length > 0 ? { contextMessage: `Waiting: ${packs.join(', ')}` } : {}),
-        buttons: [{ title: 'Open the extension\'s details' }],
+        ...(packs.length > 0 ? { contextMessage: t('noticeWaiting', packs.join(t('listSeparator'))) } : {}),
+        buttons: [{ title: t('noticeOpenDetails') }],
         requireInteraction: true,
         priority: 1,
       });

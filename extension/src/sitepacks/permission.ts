@@ -26,6 +26,23 @@ export function userScriptsAdvice (major: number | null): UserScriptsAdvice {
   return 'developer_mode';
 }
 
+// A chrome.i18n.getMessage() with positional substitutions.
+export type Translate = (key: string, ...substitutions: Array<string | number>) => string;
+
+// The same advice in the browser's UI language, for the popup and the
+// notification (test/locales.test.ts checks the English messages say what
+// userScriptsReason() says).
+export function userScriptsAdviceText (t: Translate, major: number | null, extensionId: string): string {
+  switch (userScriptsAdvice(major)) {
+    case 'update_browser':
+      return t('userScriptsUpdateBrowser', major ?? '');
+    case 'allow_user_scripts':
+      return t('userScriptsAllow', extensionId);
+    case 'developer_mode':
+      return t('userScriptsDeveloperMode');
+  }
+}
+
 export function userScriptsReason (major: number | null, extensionId: string): string {
   switch (userScriptsAdvice(major)) {
     case 'update_browser':

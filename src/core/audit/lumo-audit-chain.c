@@ -132,7 +132,7 @@ lumo_audit_chain_result_mac (GBytes       *secret,
     put_field (buf, 'n', NULL, 0);
   put_int (buf, result_time_us);
 
-  lumo_audit_secret_hmac (secret, buf->data, buf->len, out_mac);
+  lumo_secret_hmac (secret, buf->data, buf->len, out_mac);
 }
 
 void
@@ -149,7 +149,7 @@ lumo_audit_chain_head_mac (GBytes       *secret,
   put_int (buf, id);
   put_field (buf, 'b', hash, LUMO_AUDIT_HASH_SIZE);
 
-  lumo_audit_secret_hmac (secret, buf->data, buf->len, out_mac);
+  lumo_secret_hmac (secret, buf->data, buf->len, out_mac);
 }
 
 /* ---- the head checkpoint --------------------------------------------------- */
@@ -203,7 +203,7 @@ lumo_audit_chain_read_checkpoint (const char  *path,
     }
 
   lumo_audit_chain_head_mac (secret, "head", value, hash, expected);
-  if (memcmp (mac, expected, sizeof mac) != 0)
+  if (!lumo_secret_equal (mac, expected, sizeof mac))
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
                    "The audit head checkpoint “%s” was not written with this "
@@ -409,7 +409,7 @@ read_anchor (sqlite3                *db,
     return TRUE;
 
   lumo_audit_chain_head_mac (secret, "anchor", *anchor_id, anchor_hash, expected);
-  if (memcmp (mac, expected, sizeof mac) != 0)
+  if (!lumo_secret_equal (mac, expected, sizeof mac))
     return fault (report, LUMO_AUDIT_FAULT_ANCHOR, *anchor_id + 1, error,
                   "The retention anchor (rows up to %" G_GINT64_FORMAT " deleted) was not "
                   "written by retention with this install's secret: the front of the "
@@ -450,7 +450,7 @@ check_result (GBytes                 *secret,
 
   lumo_audit_chain_result_mac (secret, row_hash, result, text,
                                sqlite3_column_int64 (stmt, LUMO_AUDIT_COL_RESULT_TIME_US), expected);
-  if (memcmp (mac, expected, sizeof mac) != 0)
+  if (!lumo_secret_equal (mac, expected, sizeof mac))
     return fault (report, LUMO_AUDIT_FAULT_RESULT_CHANGED, id, error,
                   "The result of row %" G_GINT64_FORMAT " does not match its MAC: it was "
                   "edited or moved from another row", id);

@@ -60,7 +60,7 @@ load_key (const char  *key_path,
       return NULL;
     }
 
-  return lumo_audit_secret_load_or_create (key_path, error);
+  return lumo_secret_load_or_create (key_path, LUMO_AUDIT_SECRET_WHAT, error);
 }
 
 /* ---- a database ---------------------------------------------------------------- */

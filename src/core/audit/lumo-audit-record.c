@@ -152,7 +152,7 @@ _lumo_audit_validate_record (GBytes                 *secret,
                        "The params hash “%s” is not a SHA-256 in 64 lowercase hex digits", shown);
           return FALSE;
         }
-      lumo_audit_secret_hmac (secret, (const guint8 *) record->params_sha256, 64,
+      lumo_secret_hmac (secret, (const guint8 *) record->params_sha256, 64,
                               row->params_hmac);
     }
 

@@ -2,31 +2,24 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The secret is 32 random bytes in audit.key, beside the audit database and
- * never inside it, mode 0600. It keys the stored params hash (so a short
- * argument set cannot be confirmed by guessing from a copy of the database),
- * the result MACs, the retention anchor and the head checkpoint. It is
- * created atomically on first use: written to a temporary file, synced, then
- * linked into place, so two processes starting at once agree on one secret.
- * A key file that others can read, or of the wrong size, is refused
- * (LUMO_ERROR_SECRET) rather than used or replaced.
+ * The secret is a key file of lumo-secret.h, audit.key, beside the audit
+ * database and never inside it. It keys the stored params hash (so a short
+ * argument set cannot be confirmed by guessing from a copy of the
+ * database), the result MACs, the retention anchor and the head
+ * checkpoint. Here: its name in messages, and the hex forms the log uses.
  */
 #pragma once
 
 #include <glib.h>
 
+#include "lumo-secret.h"
+
 G_BEGIN_DECLS
 
-#define LUMO_AUDIT_SECRET_SIZE 32
+#define LUMO_AUDIT_SECRET_SIZE LUMO_SECRET_SIZE
+/* What lumo_secret_load_or_create() calls audit.key in messages. */
+#define LUMO_AUDIT_SECRET_WHAT "audit secret"
 
-/* Returns the secret (zeroed when freed), creating the file if needed. */
-GBytes   *lumo_audit_secret_load_or_create (const char   *path,
-                                            GError      **error);
-/* HMAC-SHA256 of @data under @secret into @out (32 bytes). */
-void      lumo_audit_secret_hmac           (GBytes       *secret,
-                                            const guint8 *data,
-                                            gsize         len,
-                                            guint8       *out);
 /* TRUE if @s is exactly 64 lowercase hex digits (a SHA-256 in hex). */
 gboolean  lumo_audit_is_sha256_hex         (const char   *s);
 char     *lumo_audit_hex_encode            (const guint8 *data,

@@ -297,7 +297,7 @@ _lumo_audit_store_new_full (const char  *path,
       return NULL;
     }
 
-  if (!(self->secret = lumo_audit_secret_load_or_create (key_path, error)))
+  if (!(self->secret = lumo_secret_load_or_create (key_path, LUMO_AUDIT_SECRET_WHAT, error)))
     return NULL;
 
   /* Our own WAL checkpoints, after the waiters are woken (see
@@ -738,6 +738,6 @@ lumo_audit_store_key_params_hash (LumoAuditStore  *self,
       return NULL;
     }
 
-  lumo_audit_secret_hmac (self->secret, (const guint8 *) sha256_hex, 64, mac);
+  lumo_secret_hmac (self->secret, (const guint8 *) sha256_hex, 64, mac);
   return lumo_audit_hex_encode (mac, sizeof mac);
 }

@@ -40,6 +40,7 @@ typedef enum
   LUMO_ERROR_UNAVAILABLE,          /* the app or a peer cannot be reached */
   LUMO_ERROR_IO,                   /* a file outside the databases cannot be read or written */
   LUMO_ERROR_PERMISSION_DENIED,    /* the peer may not do this (a sandboxed app, not the helper) */
+  LUMO_ERROR_NOT_AUTHORIZED,       /* a desktop agent's token refused, or the agent not allowed */
 } LumoError;
 
 GQuark lumo_error_quark (void);

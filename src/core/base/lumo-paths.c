@@ -95,3 +95,14 @@ lumo_paths_ensure_data_dir (GError **error)
 {
   return lumo_paths_ensure_private_dir (lumo_paths_get_data_dir (), error);
 }
+
+char *
+lumo_paths_dup_flatpak_app_id (void)
+{
+  g_autoptr(GKeyFile) info = g_key_file_new ();
+
+  if (!g_key_file_load_from_file (info, "/.flatpak-info", G_KEY_FILE_NONE, NULL))
+    return NULL;
+
+  return g_key_file_get_string (info, "Application", "name", NULL);
+}

@@ -9,6 +9,7 @@
  *   audit.db     the append-only audit log (SQLite, WAL, synchronous=FULL)
  *   audit.key    the per-install HMAC secret, mode 0600, outside the database
  *   audit.head   the hash-chain head checkpoint, outside the database
+ *   agents.key   the per-install key of desktop agents' token MACs, mode 0600
  *
  * The directory is 0700 and every file in it 0600 from its creation on
  * (the databases' -wal and -shm files take the database's mode).
@@ -31,5 +32,9 @@ gboolean    lumo_paths_ensure_private_dir (const char  *dir,
                                            GError     **error);
 /* lumo_paths_ensure_private_dir() of the data directory. */
 gboolean    lumo_paths_ensure_data_dir (GError    **error);
+/* Inside a Flatpak sandbox, the application ID /.flatpak-info names (how
+ * this installation is started from outside: `flatpak run … ID`); NULL
+ * outside one. */
+char       *lumo_paths_dup_flatpak_app_id (void);
 
 G_END_DECLS

@@ -18,6 +18,9 @@ typedef struct _LumoFrameReader   LumoFrameReader;
 typedef struct _LumoFrameWriter   LumoFrameWriter;
 typedef struct _LumoBridgeSession LumoBridgeSession;
 typedef struct _LumoBackend       LumoBackend;
+typedef struct _LumoAgentPort     LumoAgentPort;
+typedef struct _LumoGateway       LumoGateway;
+typedef struct _LumoAgentSession  LumoAgentSession;
 
 /* A monotonic clock in microseconds, injectable so that tests can step time
  * (forwards, and backwards to prove nothing reopens). NULL means

@@ -32,6 +32,7 @@ struct _LumoBackend
   char             *app_version;
   GListStore       *sessions;      /* LumoBridgeSession */
   GHashTable       *recommended;   /* provider ID → GPtrArray of LumoRecommendedServer */
+  guint64           n_hellos;      /* sessions' hello_serial: which said hello last */
 };
 
 enum {
@@ -46,6 +47,8 @@ enum {
   PORT_OPENED,
   PORT_CLOSED,
   RECOMMENDED_CHANGED,
+  PROVIDER_CONNECTED,
+  PROVIDER_DISCONNECTED,
   N_SIGNALS
 };
 
@@ -204,6 +207,12 @@ lumo_backend_class_init (LumoBackendClass *klass)
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, LUMO_TYPE_BRIDGE_PORT);
   signals[RECOMMENDED_CHANGED] =
     g_signal_new ("recommended-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[PROVIDER_CONNECTED] =
+    g_signal_new ("provider-connected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[PROVIDER_DISCONNECTED] =
+    g_signal_new ("provider-disconnected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
@@ -393,6 +402,75 @@ find_session (LumoBackend *self,
   return NULL;
 }
 
+/* The session of @provider_id that said hello last: it serves new
+ * virtual ports (several browser profiles run one provider each). */
+static LumoBridgeSession *
+find_newest_session (LumoBackend *self,
+                     const char  *provider_id)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->sessions));
+  LumoBridgeSession *newest = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(LumoBridgeSession) session = g_list_model_get_item (G_LIST_MODEL (self->sessions), i);
+
+      if (g_str_equal (lumo_bridge_session_get_provider_id (session), provider_id) &&
+          session->hello_done && !session->closed &&
+          (newest == NULL || session->hello_serial > newest->hello_serial))
+        newest = session;
+    }
+
+  return newest;
+}
+
+void
+_lumo_backend_session_said_hello (LumoBackend       *self,
+                                  LumoBridgeSession *session)
+{
+  g_return_if_fail (LUMO_IS_BACKEND (self));
+
+  session->hello_serial = ++self->n_hellos;
+  g_signal_emit (self, signals[PROVIDER_CONNECTED], 0, session->provider_id);
+}
+
+/* After @session left the list: the provider is gone if it was the last
+ * of its sessions that said hello. */
+static void
+note_session_gone (LumoBackend       *self,
+                   LumoBridgeSession *session)
+{
+  if (session->hello_serial != 0 && find_session (self, session->provider_id) == NULL)
+    g_signal_emit (self, signals[PROVIDER_DISCONNECTED], 0, session->provider_id);
+}
+
+LumoAgentPort *
+lumo_backend_open_agent_port (LumoBackend  *self,
+                              const char   *provider_id,
+                              const char   *caller_id,
+                              const char   *caller_name,
+                              GError      **error)
+{
+  LumoBridgeSession *session;
+
+  g_return_val_if_fail (LUMO_IS_BACKEND (self), NULL);
+  g_return_val_if_fail (caller_name != NULL, NULL);
+
+  if (!lumo_validate_extension_id (provider_id, "provider ID", error) ||
+      !lumo_validate_extension_id (caller_id, "caller ID", error))
+    return NULL;
+
+  if (!(session = find_newest_session (self, provider_id)))
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                   "The provider %s is not connected: it has no bridge session that said hello",
+                   provider_id);
+      return NULL;
+    }
+
+  return _lumo_bridge_session_open_agent_port (session, caller_id, caller_name, error);
+}
+
 gboolean
 lumo_backend_is_provider_connected (LumoBackend *self,
                                     const char  *provider_id)
@@ -491,6 +569,7 @@ on_session_closed_cb (LumoBridgeSession *session,
 
       g_signal_emit (self, signals[SESSION_REMOVED], 0, session, reason);
       g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_SESSIONS]);
+      note_session_gone (self, session);
     }
 
   g_task_return_pointer (task, g_strdup (reason), g_free);
@@ -651,7 +730,10 @@ _lumo_backend_remove_detached_session (LumoBackend       *self,
 
   lumo_bridge_session_close (session);
   if (g_list_store_find (self->sessions, session, &position))
-    g_list_store_remove (self->sessions, position);
+    {
+      g_list_store_remove (self->sessions, position);
+      note_session_gone (self, session);
+    }
   if (find_session (self, lumo_bridge_session_get_provider_id (session)) == NULL)
     lumo_tool_registry_remove_provider (self->registry, lumo_bridge_session_get_provider_id (session));
 }

@@ -15,6 +15,7 @@
 
 #include <gio/gio.h>
 
+#include "lumo-agent-port.h"
 #include "lumo-bridge-session.h"
 #include "lumo-probe-status.h"
 #include "lumo-recommended-server.h"
@@ -59,6 +60,20 @@ guint             lumo_backend_get_n_sessions     (LumoBackend       *self);
 /* TRUE if a session of @provider_id has said hello. */
 gboolean          lumo_backend_is_provider_connected (LumoBackend    *self,
                                                       const char     *provider_id);
+/* Opens a virtual port for the desktop agent @caller_id (shown to the
+ * provider as @caller_name, already cleaned) on the session of
+ * @provider_id that said hello last (docs/bridge-protocol.md, "Desktop
+ * agents"). The caller owns the new reference. NULL with
+ * LUMO_ERROR_INVALID_ID, LUMO_ERROR_UNAVAILABLE when no session of the
+ * provider said hello, LUMO_ERROR_LIMIT_EXCEEDED when that session has
+ * LUMO_BRIDGE_MAX_AGENT_PORTS open. Who may call is not checked here: the
+ * gateway opens ports only for agents the policy allows, and every call
+ * is authorized on its own. */
+LumoAgentPort    *lumo_backend_open_agent_port    (LumoBackend       *self,
+                                                   const char        *provider_id,
+                                                   const char        *caller_id,
+                                                   const char        *caller_name,
+                                                   GError           **error);
 /* LumoBridgePort of @provider_id (NULL: every provider), oldest first. */
 GPtrArray        *lumo_backend_list_ports         (LumoBackend       *self,
                                                    const char        *provider_id);
@@ -122,6 +137,10 @@ GStrv             lumo_backend_dup_recommending_providers (LumoBackend *self);
  *   ::port-opened     (LumoBridgePort *port)
  *   ::port-closed     (LumoBridgePort *port)
  *   ::recommended-changed (const char *provider_id)
+ *   ::provider-connected    (const char *provider_id)  a session of it said
+ *                           hello (each time one does)
+ *   ::provider-disconnected (const char *provider_id)  its last session that
+ *                           said hello ended
  */
 
 G_END_DECLS

@@ -194,6 +194,10 @@ handle_hello (LumoBridgeRequest *request)
   g_object_notify (G_OBJECT (self), "service-name");
   g_object_notify (G_OBJECT (self), "hello-done");
   request_finish (request, answer);
+
+  /* After the answer: the gateway's agentOpen for a waiting agent session
+   * comes once the provider knows it said hello. */
+  _lumo_backend_session_said_hello (self->backend, self);
 }
 
 static void
@@ -330,6 +334,10 @@ audit_then_answer (LumoBridgeRequest *request,
     .params_sha256 = m->params_hash,
     .decision = request->reason == NULL ? LUMO_AUDIT_DECISION_ALLOW : LUMO_AUDIT_DECISION_DENY,
     .reason = stored_reason != NULL ? stored_reason : request->reason,
+    /* The policy's word on who the caller is, so the row can say
+     * "desktop agent" after the agent is gone. */
+    .caller_kind = lumo_policy_is_agent (request->policy, m->caller_id)
+                   ? LUMO_AUDIT_CALLER_KIND_AGENT : LUMO_AUDIT_CALLER_KIND_EXTENSION,
   };
 
   /* Not the session's cancellable: a decision already made is recorded
@@ -433,6 +441,20 @@ handle_authorize (LumoBridgeRequest *request)
       request_fail (request, LUMO_BRIDGE_ERROR_BAD_FIELD, "write",
                     request->tool->write ? "The tool is a write tool in the catalogue: write must be true"
                                          : "The tool is a read tool in the catalogue: write must be false");
+      return;
+    }
+
+  /* A call on a virtual port is the call of the agent it was opened for,
+   * and a desktop agent calls on nothing else: a provider can act as an
+   * agent neither on a Chrome port nor on another agent's port. */
+  if (m->port != NULL ? !_lumo_bridge_session_is_agent_port (self, m->port, m->caller_id)
+                      : lumo_policy_is_agent (lumo_backend_get_policy (self->backend), m->caller_id))
+    {
+      request->reason = lumo_deny_reason_to_string (LUMO_DENY_REASON_NOT_AUTHORIZED);
+      if (m->write)
+        audit_then_answer (request, NULL);
+      else
+        answer_decision (request, 0);
       return;
     }
 
@@ -578,10 +600,24 @@ _lumo_bridge_session_dispatch (LumoBridgeSession *self,
           return;
         }
     }
+  else if (!self->hello_done && lumo_bridge_message_peek_push (object))
+    {
+      /* A push has no id: the answer's re is null. */
+      _lumo_bridge_session_send_fault (self,
+                                       lumo_bridge_fault_new (LUMO_BRIDGE_ERROR_HELLO_REQUIRED, NULL, NULL,
+                                                              "A virtual port exists only after hello"));
+      return;
+    }
 
   if (!(message = lumo_bridge_message_parse (object, &fault)))
     {
       _lumo_bridge_session_send_fault (self, g_steal_pointer (&fault));
+      return;
+    }
+
+  if (lumo_bridge_message_is_push (message))
+    {
+      _lumo_bridge_session_handle_agent_push (self, message);
       return;
     }
 

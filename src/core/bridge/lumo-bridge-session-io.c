@@ -107,6 +107,47 @@ _lumo_bridge_session_send (LumoBridgeSession *self,
     }
 }
 
+gboolean
+_lumo_bridge_session_send_checked (LumoBridgeSession  *self,
+                                   JsonObject         *object,
+                                   GError            **error)
+{
+  /* Consumed whatever happens. */
+  g_autoptr(JsonObject) owned = NULL;
+
+  owned = object;
+  g_assert (LUMO_IS_BRIDGE_SESSION (self));
+
+  if (self->closed)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                   "The session of the provider %s has ended", self->provider_id);
+      return FALSE;
+    }
+
+  if (self->writer == NULL)
+    {
+      g_autoptr(GBytes) frame = lumo_frame_encode (object, LUMO_FRAME_MAX_OUT, error);
+
+      if (frame == NULL)
+        return FALSE;
+      g_queue_push_tail (&self->outgoing, g_steal_pointer (&owned));
+      return TRUE;
+    }
+
+  /* Not the session's own answers: an agent that sends faster than the
+   * provider reads hears so, and the provider's session goes on. */
+  if (lumo_frame_writer_get_queued_bytes (self->writer) >= LUMO_FRAME_WRITER_HIGH_WATER)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
+                   "The provider %s is not reading: %" G_GSIZE_FORMAT " bytes wait for it already",
+                   self->provider_id, lumo_frame_writer_get_queued_bytes (self->writer));
+      return FALSE;
+    }
+
+  return lumo_frame_writer_send (self->writer, object, error);
+}
+
 void
 _lumo_bridge_session_send_fault (LumoBridgeSession *self,
                                  LumoBridgeFault   *fault)

@@ -19,6 +19,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "lumo-agent-port.h"
 #include "lumo-audit-row.h"
 #include "lumo-backend.h"
 #include "lumo-bridge-message.h"
@@ -60,7 +61,13 @@ struct _LumoBridgeSession
   GQueue           allowed_order;     /* the same keys, oldest first (borrowed) */
   GPtrArray       *ports;             /* LumoBridgePort, in opening order */
   GHashTable      *probe_targets;     /* app request id → GTask */
-  guint            next_probe_target;
+  guint            next_app_request;  /* the app's request ids: "app-N" */
+
+  /* Virtual ports of desktop agents (lumo-bridge-session-agents.c). */
+  GHashTable      *agent_ports;       /* port id → LumoAgentPort (a reference) */
+  GHashTable      *agent_opens;       /* app request id of an agentOpen → port id */
+  guint            next_agent_port;   /* port ids: "aN" */
+  guint64          hello_serial;      /* the backend's count at our hello; 0 before */
 
   /* The policy push: what the provider was told last, and what changed. */
   gboolean         told_enabled;
@@ -126,6 +133,11 @@ void               _lumo_bridge_session_probe_target   (LumoBridgeSession *self,
 void               _lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
                                                            const char        *reason);
 
+/* The session said hello: the backend notes which is the newest and
+ * emits ::provider-connected. */
+void               _lumo_backend_session_said_hello      (LumoBackend       *self,
+                                                          LumoBridgeSession *session);
+
 /* A detached session of @provider_id in the backend's list (no streams, no
  * Attach task): for the fuzzer and the scenario tests. Remove it with
  * _lumo_backend_remove_detached_session(), which closes it. */
@@ -166,5 +178,55 @@ void               _lumo_bridge_session_port           (LumoBridgeSession *self,
                                                         const char        *caller_id,
                                                         const char        *port_id,
                                                         gboolean           open);
+/* The next id of an app request, "app-N" (probeTarget, agentOpen). */
+char              *_lumo_bridge_session_next_request_id (LumoBridgeSession *self);
+/* Sends @object (consumed) or says why not, with nothing sent: the
+ * session is closed (LUMO_ERROR_UNAVAILABLE), the frame would pass 1 MiB,
+ * or the provider does not read and its queue is past the high-water mark
+ * (LUMO_ERROR_LIMIT_EXCEEDED). For what an agent sends: the agent hears
+ * the refusal, the session stays. */
+gboolean           _lumo_bridge_session_send_checked   (LumoBridgeSession *self,
+                                                        JsonObject        *object,
+                                                        GError           **error);
+
+/* ---- lumo-bridge-session-agents.c: virtual ports ---- */
+
+/* Opens a virtual port for @caller_id (sends agentOpen). NULL with
+ * LUMO_ERROR_UNAVAILABLE when the session is closed or has not said
+ * hello, LUMO_ERROR_LIMIT_EXCEEDED when LUMO_BRIDGE_MAX_AGENT_PORTS are
+ * open. The caller owns the returned reference; the session keeps one. */
+LumoAgentPort     *_lumo_bridge_session_open_agent_port  (LumoBridgeSession *self,
+                                                          const char        *caller_id,
+                                                          const char        *caller_name,
+                                                          GError           **error);
+/* The app ends @port: agentClose, and the session forgets it. */
+void               _lumo_bridge_session_close_agent_port (LumoBridgeSession *self,
+                                                          LumoAgentPort     *port,
+                                                          const char        *reason);
+/* The provider's agentMessage and agentClose. */
+void               _lumo_bridge_session_handle_agent_push (LumoBridgeSession *self,
+                                                           LumoBridgeMessage *message);
+/* TRUE if @message answers one of our agentOpen requests (and handles it). */
+gboolean           _lumo_bridge_session_handle_agent_open_answer (LumoBridgeSession *self,
+                                                                  LumoBridgeMessage *message);
+/* TRUE if @port_id is a virtual port of this session opened for exactly
+ * @caller_id: what an authorize with `port` must name. */
+gboolean           _lumo_bridge_session_is_agent_port    (LumoBridgeSession *self,
+                                                          const char        *port_id,
+                                                          const char        *caller_id);
+/* The session ends: each port's owner hears ::closed with @reason. */
+void               _lumo_bridge_session_end_agent_ports  (LumoBridgeSession *self,
+                                                          const char        *reason);
+
+/* lumo-agent-port.c, for the session */
+LumoAgentPort     *_lumo_agent_port_new                  (LumoBridgeSession *session,
+                                                          const char        *port_id,
+                                                          const char        *caller_id);
+void               _lumo_agent_port_opened               (LumoAgentPort     *self);
+void               _lumo_agent_port_deliver              (LumoAgentPort     *self,
+                                                          JsonObject        *message);
+/* The provider's side ended the port: ::closed, once. */
+void               _lumo_agent_port_ended                (LumoAgentPort     *self,
+                                                          const char        *reason);
 
 G_END_DECLS

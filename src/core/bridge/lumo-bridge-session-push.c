@@ -1,5 +1,5 @@
 /* lumo-bridge-session-push.c — what the app says first: the policy push and
- * the probeTarget requests
+ * the probeTarget requests, and the answers to the app's requests
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -213,7 +213,7 @@ _lumo_bridge_session_probe_target (LumoBridgeSession *self,
 
   data = g_new0 (ProbeTargetData, 1);
   data->session = self;
-  data->id = g_strdup_printf ("app-%u", ++self->next_probe_target);
+  data->id = _lumo_bridge_session_next_request_id (self);
   data->timeout = g_timeout_source_new (LUMO_BRIDGE_PROBE_TARGET_TIMEOUT_MS);
   g_source_set_callback (data->timeout, on_probe_target_timeout_cb, data, NULL);
   g_source_attach (data->timeout, g_main_context_get_thread_default ());
@@ -223,11 +223,20 @@ _lumo_bridge_session_probe_target (LumoBridgeSession *self,
   _lumo_bridge_session_send (self, lumo_bridge_build_probe_target (data->id, target_id));
 }
 
+char *
+_lumo_bridge_session_next_request_id (LumoBridgeSession *self)
+{
+  return g_strdup_printf ("app-%u", ++self->next_app_request);
+}
+
 void
 _lumo_bridge_session_handle_answer (LumoBridgeSession *self,
                                     LumoBridgeMessage *message)
 {
   g_autofree char *id = NULL;
+
+  if (_lumo_bridge_session_handle_agent_open_answer (self, message))
+    return;
 
   /* The app's ids are strings; anything else is nobody's answer. */
   if (!JSON_NODE_HOLDS_VALUE (message->re) || json_node_get_value_type (message->re) != G_TYPE_STRING ||

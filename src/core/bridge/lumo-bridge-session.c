@@ -5,7 +5,8 @@
  * The lifecycle, the getters and the ports. The frame I/O with
  * back-pressure is in lumo-bridge-session-io.c, what each provider request
  * does in lumo-bridge-session-dispatch.c, the policy push and the app's
- * probeTarget requests in lumo-bridge-session-push.c.
+ * probeTarget requests in lumo-bridge-session-push.c, the virtual ports of
+ * desktop agents in lumo-bridge-session-agents.c.
  */
 #define G_LOG_DOMAIN "lumo-bridge-session"
 
@@ -106,6 +107,8 @@ lumo_bridge_session_finalize (GObject *object)
   g_clear_pointer (&self->allowed_audit_ids, g_hash_table_unref);
   g_clear_pointer (&self->ports, g_ptr_array_unref);
   g_clear_pointer (&self->probe_targets, g_hash_table_unref);
+  g_clear_pointer (&self->agent_ports, g_hash_table_unref);
+  g_clear_pointer (&self->agent_opens, g_hash_table_unref);
   g_clear_pointer (&self->caller_states, g_hash_table_unref);
   g_clear_pointer (&self->revoked, g_ptr_array_unref);
 
@@ -194,6 +197,8 @@ lumo_bridge_session_init (LumoBridgeSession *self)
   self->allowed_audit_ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   self->ports = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_bridge_port_free);
   self->probe_targets = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->agent_ports = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->agent_opens = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->caller_states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->revoked = g_ptr_array_new_with_free_func (g_free);
   g_queue_init (&self->outgoing);
@@ -277,6 +282,10 @@ _lumo_bridge_session_close_with_reason (LumoBridgeSession *self,
   self->ports = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_bridge_port_free);
   for (guint i = 0; i < ports->len; i++)
     g_signal_emit (self, signals[PORT_CLOSED], 0, g_ptr_array_index (ports, i));
+
+  /* A desktop agent's session outlives the provider's: its owner answers
+   * for it until the provider says hello again. */
+  _lumo_bridge_session_end_agent_ports (self, "The browser extension's connection to Lumo Access ended");
 
   if (self->writer != NULL)
     lumo_frame_writer_close (self->writer);

@@ -15,6 +15,7 @@
 #include "lumo-browser-manifest-private.h"
 #include "lumo-browser-private.h"
 #include "lumo-error.h"
+#include "lumo-paths.h"
 #include "lumo-protocol.h"
 
 /* ---- LumoBrowserIntegration --------------------------------------------- */
@@ -56,18 +57,6 @@ lumo_browser_integration_get_host_name (void)
 #else
   return "dev.lumo.access";
 #endif
-}
-
-/* Inside a Flatpak sandbox /.flatpak-info names the application. */
-static char *
-read_flatpak_app_id (void)
-{
-  g_autoptr(GKeyFile) info = g_key_file_new ();
-
-  if (!g_key_file_load_from_file (info, "/.flatpak-info", G_KEY_FILE_NONE, NULL))
-    return NULL;
-
-  return g_key_file_get_string (info, "Application", "name", NULL);
 }
 
 /* An explicit home wins over the environment, so that a test with a fake
@@ -221,7 +210,7 @@ static void
 lumo_browser_integration_init (LumoBrowserIntegration *self)
 {
   self->host_path = g_build_filename (LIBEXECDIR, "lumo-access-host", NULL);
-  self->flatpak_app_id = read_flatpak_app_id ();
+  self->flatpak_app_id = lumo_paths_dup_flatpak_app_id ();
   self->search_path = g_new0 (char *, 1);
   self->extension_ids = g_new0 (char *, 1);
   self->origins = g_new0 (char *, 1);

@@ -359,6 +359,27 @@ lumo_peer_helper_for_app (const char  *app_exe,
   return NULL;
 }
 
+/* Inside a Flatpak sandbox the app has a PID namespace of its own: a
+ * program started with `flatpak run --command=…` is out of sight. Any peer
+ * the app can see must be of its own app. */
+static gboolean
+flatpak_app_accepts (const LumoPeer  *peer,
+                     const LumoPeer  *app,
+                     const char      *own_app_id,
+                     const char      *what,
+                     GError         **error)
+{
+  g_autofree char *who = NULL;
+
+  if (peer->sandbox == LUMO_PEER_SANDBOX_UNKNOWN || is_own_sandbox (peer, app, own_app_id))
+    return TRUE;
+
+  who = lumo_peer_describe (peer);
+  g_set_error (error, LUMO_ERROR, LUMO_ERROR_PERMISSION_DENIED,
+               "Refused %s from %s: only Lumo Access's own programs may hand one over", what, who);
+  return FALSE;
+}
+
 gboolean
 lumo_peer_may_attach (const LumoPeer  *peer,
                       const LumoPeer  *app,
@@ -372,18 +393,9 @@ lumo_peer_may_attach (const LumoPeer  *peer,
   g_return_val_if_fail (peer != NULL, FALSE);
   g_return_val_if_fail (app != NULL, FALSE);
 
-  /* Inside a Flatpak sandbox the app has a PID namespace of its own: the
-   * helper (started by `flatpak run --command=lumo-access-host`) is out of
-   * sight. Any peer it can see must be of its own app. */
+  /* The helper is started by `flatpak run --command=lumo-access-host`. */
   if (app->sandbox == LUMO_PEER_SANDBOX_FLATPAK)
-    {
-      if (peer->sandbox == LUMO_PEER_SANDBOX_UNKNOWN || is_own_sandbox (peer, app, own_app_id))
-        return TRUE;
-      who = lumo_peer_describe (peer);
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_PERMISSION_DENIED,
-                   "Refused a session from %s: only the helper of Lumo Access may attach one", who);
-      return FALSE;
-    }
+    return flatpak_app_accepts (peer, app, own_app_id, "a session", error);
 
   if (!lumo_peer_may_decide (peer, app, own_app_id, error))
     return FALSE;
@@ -403,4 +415,20 @@ lumo_peer_may_attach (const LumoPeer  *peer,
                "Refused a session from %s: only the helper of this installation, %s, may "
                "attach one", who, helper);
   return FALSE;
+}
+
+gboolean
+lumo_peer_may_attach_agent (const LumoPeer  *peer,
+                            const LumoPeer  *app,
+                            const char      *own_app_id,
+                            GError         **error)
+{
+  g_return_val_if_fail (peer != NULL, FALSE);
+  g_return_val_if_fail (app != NULL, FALSE);
+
+  /* The launcher is started by `flatpak run --command=lumo-access-mcp`. */
+  if (app->sandbox == LUMO_PEER_SANDBOX_FLATPAK)
+    return flatpak_app_accepts (peer, app, own_app_id, "a desktop agent's session", error);
+
+  return lumo_peer_may_decide (peer, app, own_app_id, error);
 }

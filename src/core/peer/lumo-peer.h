@@ -21,6 +21,11 @@
  *   over a session — lumo_peer_helper_for_app() names it. Inside a Flatpak
  *   sandbox the app sees no other process (its own PID namespace): there a
  *   peer it cannot see is accepted, one it can see must be of its own app.
+ * - lumo_peer_may_attach_agent(): a desktop agent's launcher
+ *   (AttachAgent) may hand over a session unless it is another app's
+ *   sandbox — the rule of lumo_peer_may_decide(), with the Flatpak
+ *   exception above. The agent's token says who the agent is; the program
+ *   is not checked, since any unsandboxed process may run the launcher.
  *
  * What this does not stop: an unsandboxed process of the same user can
  * start the real helper with pipes and an origin of its own choosing.
@@ -94,6 +99,13 @@ char        *lumo_peer_helper_for_app   (const char       *app_exe,
 
 /* May @peer hand a session over (Attach)? See the rules above. */
 gboolean     lumo_peer_may_attach       (const LumoPeer   *peer,
+                                         const LumoPeer   *app,
+                                         const char       *own_app_id,
+                                         GError          **error);
+
+/* May @peer hand a desktop agent's session over (AttachAgent)? See the
+ * rules above. */
+gboolean     lumo_peer_may_attach_agent (const LumoPeer   *peer,
                                          const LumoPeer   *app,
                                          const char       *own_app_id,
                                          GError          **error);

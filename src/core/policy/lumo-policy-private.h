@@ -45,6 +45,7 @@ struct _LumoPolicy
    * data_version (-1: unknown, reload before the next decision). */
   GHashTable       *providers;      /* id → LumoProviderInfo */
   GHashTable       *callers;        /* "provider/caller" → LumoCallerInfo */
+  GHashTable       *agents;         /* agent id → LumoAgentInfo */
   gint64            last_history_id;
   gint64            data_version;
 
@@ -53,6 +54,9 @@ struct _LumoPolicy
   GHashTable       *bookkeeping;    /* "provider/caller" → LumoPolicyBookkeeping */
   GMainContext     *context;        /* the creator's thread-default context */
   GSource          *flush_source;
+
+  /* agents.key beside the database, loaded when an agent first needs it. */
+  GBytes           *agent_key;
 };
 
 /* After our own commit: emits the signals for what changed. The change is
@@ -91,6 +95,14 @@ void        _lumo_policy_bookkeeping_overlay   (LumoPolicy      *self,
                                                 LumoCallerInfo  *info);
 /* Dispose: writes what waits without announcing it, and stops the timer. */
 void        _lumo_policy_bookkeeping_dispose   (LumoPolicy      *self);
+
+/* The kind a new caller row gets: an ID of the agents table is an agent.
+ * The one place that says so, for every insert (a person's allow of an
+ * agent ID, a probe, an undo), so a caller row never disagrees with the
+ * agents table. @id_sql is the SQL expression of the caller's ID. */
+#define LUMO_POLICY_CALLER_KIND_SQL(id_sql) \
+  "CASE WHEN EXISTS (SELECT 1 FROM agents WHERE agents.id = " id_sql ") " \
+  "THEN 'agent' ELSE 'extension' END"
 
 extern const LumoMigration lumo_policy_migrations[];
 extern const guint lumo_policy_n_migrations;
@@ -172,6 +184,19 @@ gboolean          _lumo_policy_store_restore_provider (sqlite3          *db,
                                                        const char       *snapshot,
                                                        GError          **error);
 gboolean          _lumo_policy_store_restore_caller  (sqlite3           *db,
+                                                      const char        *snapshot,
+                                                      GError           **error);
+
+/* ---- desktop agents: lumo-policy-agents.c, -snapshot.c ---- */
+
+GPtrArray        *_lumo_policy_store_list_agents     (sqlite3           *db,
+                                                      GError           **error);
+/* Deletes the agent and its caller rows; returns the JSON snapshot from
+ * which restore_agent() rebuilds them (its token MAC too, never a token). */
+char             *_lumo_policy_store_remove_agent    (sqlite3           *db,
+                                                      const char        *agent_id,
+                                                      GError           **error);
+gboolean          _lumo_policy_store_restore_agent   (sqlite3           *db,
                                                       const char        *snapshot,
                                                       GError           **error);
 

@@ -2,15 +2,20 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Removing a provider or forgetting a caller deletes rows (a provider's
- * callers go with it), so the history row keeps a JSON snapshot of
- * everything deleted, and undo rebuilds the rows from it. The snapshot is
+ * Removing a provider, forgetting a caller or removing a desktop agent
+ * deletes rows (a provider's callers go with it, and an agent's caller
+ * rows of every provider with it), so the history row keeps a JSON
+ * snapshot of everything deleted, and undo rebuilds the rows from it. An
+ * agent's snapshot holds its token's MAC, as the agents table did — never
+ * the token, which the policy never had. The snapshot is
  * ours, but it is read back from a file a person could edit, so it is
  * checked as it is read and the schema's CHECKs guard the IDs.
  */
 #define G_LOG_DOMAIN "lumo-policy"
 
 #include "config.h"
+
+#include <string.h>
 
 #include <json-glib/json-glib.h>
 
@@ -195,8 +200,8 @@ restore_caller_object (sqlite3     *db,
    * it was forgotten gets its old state and counters back. */
   if (!(stmt = lumo_db_prepare (db,
                                 "INSERT INTO callers (provider_id, id, display_name, state, "
-                                "  first_seen, last_seen, probe_count, write_count) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                                "  first_seen, last_seen, probe_count, write_count, kind) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, " LUMO_POLICY_CALLER_KIND_SQL ("?2") ") "
                                 "ON CONFLICT (provider_id, id) DO UPDATE SET "
                                 "  display_name = excluded.display_name, state = excluded.state, "
                                 "  first_seen = min (first_seen, excluded.first_seen), "
@@ -215,6 +220,40 @@ restore_caller_object (sqlite3     *db,
   sqlite3_bind_int64 (stmt, 8, json_object_get_int_member_with_default (o, "write_count", 0));
 
   return _lumo_policy_store_step_done (db, stmt, "Cannot restore the caller", error);
+}
+
+/* The "callers" of a snapshot. @skip_gone: a caller of a provider removed
+ * since is left out (an agent's callers span providers); else it fails. */
+static gboolean
+restore_callers (sqlite3     *db,
+                 JsonObject  *o,
+                 gboolean     skip_gone,
+                 GError     **error)
+{
+  JsonNode *callers_node = json_object_get_member (o, "callers");
+  JsonArray *callers = callers_node != NULL && JSON_NODE_HOLDS_ARRAY (callers_node)
+                       ? json_node_get_array (callers_node) : NULL;
+
+  for (guint i = 0; callers != NULL && i < json_array_get_length (callers); i++)
+    {
+      JsonNode *caller = json_array_get_element (callers, i);
+      g_autoptr(LumoProviderInfo) provider = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (caller))
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                       "Caller %u of the snapshot is not an object", i);
+          return FALSE;
+        }
+      if (skip_gone &&
+          !(provider = _lumo_policy_store_get_provider (db, json_object_get_string_member_with_default (
+                          json_node_get_object (caller), "provider_id", ""), NULL)))
+        continue;
+      if (!restore_caller_object (db, json_node_get_object (caller), error))
+        return FALSE;
+    }
+
+  return TRUE;
 }
 
 gboolean
@@ -237,8 +276,6 @@ _lumo_policy_store_restore_provider (sqlite3     *db,
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
   g_autoptr(JsonObject) o = NULL;
-  JsonNode *callers_node;
-  JsonArray *callers;
 
   if (!(o = parse_snapshot (snapshot, error)))
     return FALSE;
@@ -274,22 +311,138 @@ _lumo_policy_store_restore_provider (sqlite3     *db,
   if (!_lumo_policy_store_step_done (db, stmt, "Cannot restore the provider", error))
     return FALSE;
 
-  callers_node = json_object_get_member (o, "callers");
-  callers = callers_node != NULL && JSON_NODE_HOLDS_ARRAY (callers_node)
-            ? json_node_get_array (callers_node) : NULL;
-  for (guint i = 0; callers != NULL && i < json_array_get_length (callers); i++)
-    {
-      JsonNode *caller = json_array_get_element (callers, i);
+  return restore_callers (db, o, FALSE, error);
+}
 
-      if (!JSON_NODE_HOLDS_OBJECT (caller))
-        {
-          g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
-                       "Caller %u of the snapshot is not an object", i);
-          return FALSE;
-        }
-      if (!restore_caller_object (db, json_node_get_object (caller), error))
-        return FALSE;
+/* ---- desktop agents -------------------------------------------------------- */
+
+static GPtrArray *
+callers_of_agent (sqlite3     *db,
+                  const char  *agent_id,
+                  GError     **error)
+{
+  g_autoptr(GPtrArray) all = NULL;
+  GPtrArray *mine;
+
+  if (!(all = _lumo_policy_store_list_callers (db, NULL, LUMO_CALLER_STATE_ANY, error)))
+    return NULL;
+
+  mine = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_caller_info_free);
+  for (guint i = 0; i < all->len; i++)
+    {
+      LumoCallerInfo *caller = g_ptr_array_index (all, i);
+
+      if (g_str_equal (caller->id, agent_id))
+        g_ptr_array_add (mine, lumo_caller_info_copy (caller));
     }
 
-  return TRUE;
+  return mine;
+}
+
+char *
+_lumo_policy_store_remove_agent (sqlite3     *db,
+                                 const char  *agent_id,
+                                 GError     **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autoptr(GPtrArray) callers = NULL;
+  int rc;
+
+  if (!(stmt = lumo_db_prepare (db, "SELECT id, name, hex (token_mac), created FROM agents WHERE id = ?",
+                                error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, agent_id, -1, SQLITE_TRANSIENT);
+  rc = sqlite3_step (stmt);
+  if (rc != SQLITE_ROW)
+    {
+      if (rc == SQLITE_DONE)
+        g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND,
+                     "No desktop agent with the ID “%s” is known", agent_id);
+      else
+        lumo_db_set_error (error, db, rc, "Cannot read the desktop agent");
+      return NULL;
+    }
+
+  json_builder_begin_object (builder);
+  add_optional_string (builder, "id", (const char *) sqlite3_column_text (stmt, 0));
+  add_optional_string (builder, "name", (const char *) sqlite3_column_text (stmt, 1));
+  add_optional_string (builder, "token_mac", (const char *) sqlite3_column_text (stmt, 2));
+  json_builder_set_member_name (builder, "created");
+  json_builder_add_int_value (builder, sqlite3_column_int64 (stmt, 3));
+  g_clear_pointer (&stmt, sqlite3_finalize);
+
+  if (!(callers = callers_of_agent (db, agent_id, error)))
+    return NULL;
+  json_builder_set_member_name (builder, "callers");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < callers->len; i++)
+    build_caller (builder, g_ptr_array_index (callers, i));
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  for (guint i = 0; i < callers->len; i++)
+    {
+      LumoCallerInfo *caller = g_ptr_array_index (callers, i);
+
+      if (!delete_caller (db, caller->provider_id, caller->id, error))
+        return NULL;
+    }
+
+  if (!(stmt = lumo_db_prepare (db, "DELETE FROM agents WHERE id = ?", error)))
+    return NULL;
+  sqlite3_bind_text (stmt, 1, agent_id, -1, SQLITE_TRANSIENT);
+  if (!_lumo_policy_store_step_done (db, stmt, "Cannot remove the desktop agent", error))
+    return NULL;
+
+  return builder_to_string (builder);
+}
+
+gboolean
+_lumo_policy_store_restore_agent (sqlite3     *db,
+                                  const char  *snapshot,
+                                  GError     **error)
+{
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autoptr(JsonObject) o = NULL;
+
+  if (!(o = parse_snapshot (snapshot, error)))
+    return FALSE;
+
+  /* The schema's CHECKs refuse a snapshot that does not hold an agent
+   * (an ID of the wrong form, no name); the MAC is decoded here, as
+   * SQLite 3.40 has no unhex(). */
+  {
+    const char *hex = json_object_get_string_member_with_default (o, "token_mac", NULL);
+    guint8 mac[32];
+    gboolean ok = hex != NULL && strlen (hex) == 64;
+
+    for (guint i = 0; ok && i < 32; i++)
+      {
+        int hi = g_ascii_xdigit_value (hex[2 * i]);
+        int lo = g_ascii_xdigit_value (hex[2 * i + 1]);
+
+        ok = hi >= 0 && lo >= 0;
+        mac[i] = (guint8) (hi << 4 | lo);
+      }
+    if (!ok)
+      {
+        g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                     "The history entry's snapshot holds no token MAC, so the agent cannot be restored");
+        return FALSE;
+      }
+
+    if (!(stmt = lumo_db_prepare (db,
+                                  "INSERT INTO agents (id, name, token_mac, created) VALUES (?, ?, ?, ?)",
+                                  error)))
+      return FALSE;
+    bind_member_text (stmt, 1, o, "id");
+    bind_member_text (stmt, 2, o, "name");
+    sqlite3_bind_blob (stmt, 3, mac, sizeof mac, SQLITE_TRANSIENT);
+    sqlite3_bind_int64 (stmt, 4, json_object_get_int_member_with_default (o, "created", g_get_real_time ()));
+    if (!_lumo_policy_store_step_done (db, stmt, "Cannot restore the desktop agent", error))
+      return FALSE;
+  }
+
+  return restore_callers (db, o, TRUE, error);
 }

@@ -57,8 +57,44 @@ static const char migration_1[] =
   "  undoes       INTEGER UNIQUE REFERENCES history (id)"
   ") STRICT;";
 
+/* Desktop agents (issue 12). A caller has a kind, and the existing ones
+ * are extensions; an agent's token is stored only as HMAC-SHA256 under
+ * agents.key. The history gets agent entries, which belong to no
+ * provider: SQLite cannot change a CHECK in place, so the table is
+ * rebuilt (ids, and so the undo links and AUTOINCREMENT, kept). */
+static const char migration_2[] =
+  "ALTER TABLE callers ADD COLUMN kind TEXT NOT NULL DEFAULT 'extension'"
+  "  CHECK (kind IN ('extension', 'agent'));"
+  "CREATE TABLE agents ("
+  "  id           TEXT PRIMARY KEY NOT NULL " ID_CHECK ("id") ","
+  "  name         TEXT NOT NULL CHECK (length (CAST (name AS BLOB)) BETWEEN 1 AND 128),"
+  "  token_mac    BLOB NOT NULL CHECK (length (token_mac) = 32),"
+  "  created      INTEGER NOT NULL"
+  ") STRICT;"
+  "CREATE TABLE history_new ("
+  "  id           INTEGER PRIMARY KEY AUTOINCREMENT,"
+  "  time         INTEGER NOT NULL,"
+  "  origin       TEXT NOT NULL CHECK (origin IN ('ui', 'cli', 'import', 'bridge')),"
+  "  provider_id  TEXT,"
+  "  caller_id    TEXT,"
+  "  field        TEXT NOT NULL"
+  "               CHECK (field IN ('provider', 'enabled', 'writes', 'review', 'caller', 'agent')),"
+  "  old_value    TEXT,"
+  "  new_value    TEXT,"
+  "  snapshot     TEXT,"
+  "  undoes       INTEGER UNIQUE REFERENCES history_new (id),"
+  "  CHECK ((field = 'agent') = (provider_id IS NULL))"
+  ") STRICT;"
+  "INSERT INTO history_new (id, time, origin, provider_id, caller_id, field, old_value, new_value,"
+  "                         snapshot, undoes)"
+  "  SELECT id, time, origin, provider_id, caller_id, field, old_value, new_value, snapshot, undoes"
+  "  FROM history ORDER BY id;"
+  "DROP TABLE history;"
+  "ALTER TABLE history_new RENAME TO history;";
+
 const LumoMigration lumo_policy_migrations[] = {
   { 1, migration_1 },
+  { 2, migration_2 },
 };
 const guint lumo_policy_n_migrations = G_N_ELEMENTS (lumo_policy_migrations);
 
@@ -66,7 +102,7 @@ const guint lumo_policy_n_migrations = G_N_ELEMENTS (lumo_policy_migrations);
   "id, namespace, display_name, version, enabled, writes, review, watched, " \
   "created, first_seen, last_seen"
 #define CALLER_COLUMNS \
-  "provider_id, id, display_name, state, first_seen, last_seen, probe_count, write_count"
+  "provider_id, id, display_name, state, first_seen, last_seen, probe_count, write_count, kind"
 #define HISTORY_COLUMNS \
   "h.id, h.time, h.origin, h.provider_id, h.caller_id, h.field, h.old_value, " \
   "h.new_value, coalesce (h.undoes, 0), " \
@@ -139,6 +175,8 @@ caller_from_row (sqlite3_stmt *stmt)
   info->last_seen = sqlite3_column_int64 (stmt, 5);
   info->probe_count = sqlite3_column_int64 (stmt, 6);
   info->write_count = sqlite3_column_int64 (stmt, 7);
+  info->kind = g_strcmp0 ((const char *) sqlite3_column_text (stmt, 8), "agent") == 0
+               ? LUMO_CALLER_KIND_AGENT : LUMO_CALLER_KIND_EXTENSION;
 
   return info;
 }
@@ -449,8 +487,8 @@ _lumo_policy_store_put_caller (sqlite3          *db,
 
   if (!(stmt = lumo_db_prepare (db,
                                 "INSERT INTO callers (provider_id, id, state, display_name, "
-                                "                     first_seen, last_seen) "
-                                "VALUES (?1, ?2, ?3, ?4, ?5, ?5) "
+                                "                     first_seen, last_seen, kind) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?5, " LUMO_POLICY_CALLER_KIND_SQL ("?2") ") "
                                 "ON CONFLICT (provider_id, id) DO UPDATE SET "
                                 "  state = excluded.state, "
                                 "  display_name = coalesce (excluded.display_name, display_name)",

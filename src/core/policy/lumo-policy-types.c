@@ -18,6 +18,8 @@ G_DEFINE_BOXED_TYPE (LumoCallerInfo, lumo_caller_info,
                      lumo_caller_info_copy, lumo_caller_info_free)
 G_DEFINE_BOXED_TYPE (LumoHistoryEntry, lumo_history_entry,
                      lumo_history_entry_copy, lumo_history_entry_free)
+G_DEFINE_BOXED_TYPE (LumoAgentInfo, lumo_agent_info,
+                     lumo_agent_info_copy, lumo_agent_info_free)
 
 LumoProviderInfo *
 lumo_provider_info_copy (const LumoProviderInfo *info)
@@ -106,6 +108,31 @@ lumo_history_entry_free (LumoHistoryEntry *entry)
   g_free (entry);
 }
 
+LumoAgentInfo *
+lumo_agent_info_copy (const LumoAgentInfo *info)
+{
+  LumoAgentInfo *copy;
+
+  g_return_val_if_fail (info != NULL, NULL);
+
+  copy = g_memdup2 (info, sizeof *info);
+  copy->id = g_strdup (info->id);
+  copy->name = g_strdup (info->name);
+
+  return copy;
+}
+
+void
+lumo_agent_info_free (LumoAgentInfo *info)
+{
+  if (info == NULL)
+    return;
+
+  g_free (info->id);
+  g_free (info->name);
+  g_free (info);
+}
+
 const char *
 lumo_deny_reason_to_string (LumoDenyReason reason)
 {
@@ -149,6 +176,18 @@ lumo_caller_state_to_string (LumoCallerState state)
     case LUMO_CALLER_STATE_ALLOWED: return "allowed";
     case LUMO_CALLER_STATE_DENIED:  return "denied";
     case LUMO_CALLER_STATE_ANY:
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+const char *
+lumo_caller_kind_to_string (LumoCallerKind kind)
+{
+  switch (kind)
+    {
+    case LUMO_CALLER_KIND_EXTENSION: return "extension";
+    case LUMO_CALLER_KIND_AGENT:     return "agent";
     default:
       g_return_val_if_reached (NULL);
     }

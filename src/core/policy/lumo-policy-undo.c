@@ -209,6 +209,53 @@ undo_provider (sqlite3                 *db,
                                          entry->id, error);
 }
 
+/* Undoing an agent's creation removes it (and its caller rows) again;
+ * undoing its removal brings back its row — the token's MAC, so the same
+ * token works again — and its caller rows on providers that still exist. */
+static gboolean
+undo_agent (sqlite3                 *db,
+            const LumoHistoryEntry  *entry,
+            const char              *snapshot,
+            LumoPolicyOrigin         origin,
+            GError                 **error)
+{
+  g_autofree char *removed = NULL;
+  g_autoptr(GPtrArray) agents = NULL;
+  const char *current_name = NULL;
+
+  if (!(agents = _lumo_policy_store_list_agents (db, error)))
+    return FALSE;
+  for (guint i = 0; i < agents->len; i++)
+    {
+      LumoAgentInfo *agent = g_ptr_array_index (agents, i);
+
+      if (g_strcmp0 (agent->id, entry->caller_id) == 0)
+        current_name = agent->name;
+    }
+
+  if (entry->old_value == NULL)
+    {
+      if (current_name != NULL &&
+          !(removed = _lumo_policy_store_remove_agent (db, entry->caller_id, error)))
+        return FALSE;
+    }
+  else if (current_name != NULL)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE,
+                   "Cannot undo change #%" G_GINT64_FORMAT ": the desktop agent “%s” exists",
+                   entry->id, entry->caller_id);
+      return FALSE;
+    }
+  else if (!_lumo_policy_store_restore_agent (db, snapshot, error))
+    {
+      return FALSE;
+    }
+
+  return _lumo_policy_store_add_history (db, origin, NULL, entry->caller_id, "agent",
+                                         current_name, entry->old_value, removed,
+                                         entry->id, error);
+}
+
 LumoHistoryEntry *
 _lumo_policy_store_undo_last (sqlite3           *db,
                               LumoPolicyOrigin   origin,
@@ -225,6 +272,8 @@ _lumo_policy_store_undo_last (sqlite3           *db,
     ok = undo_caller (db, entry, snapshot, origin, error);
   else if (g_str_equal (entry->field, "provider"))
     ok = undo_provider (db, entry, snapshot, origin, error);
+  else if (g_str_equal (entry->field, "agent"))
+    ok = undo_agent (db, entry, snapshot, origin, error);
   else
     ok = undo_switch (db, entry, origin, error);
 

@@ -41,6 +41,7 @@ enum {
   CALLER_PENDING,
   REVOKED,
   HISTORY_CHANGED,
+  AGENT_CHANGED,
   N_SIGNALS
 };
 
@@ -95,7 +96,15 @@ caller_equal (const LumoCallerInfo *a,
   return g_strcmp0 (a->display_name, b->display_name) == 0 &&
          a->state == b->state &&
          a->first_seen == b->first_seen && a->last_seen == b->last_seen &&
-         a->probe_count == b->probe_count && a->write_count == b->write_count;
+         a->probe_count == b->probe_count && a->write_count == b->write_count &&
+         a->kind == b->kind;
+}
+
+static gboolean
+agent_equal (const LumoAgentInfo *a,
+             const LumoAgentInfo *b)
+{
+  return g_strcmp0 (a->name, b->name) == 0 && a->created == b->created;
 }
 
 /* What L1 needs: an allowed caller of an enabled provider. */
@@ -135,11 +144,13 @@ static void
 diff_state (LumoPolicy *self,
             GHashTable *providers,
             GHashTable *callers,
+            GHashTable *agents,
             gint64      last_history_id,
             GArray     *emissions)
 {
   g_autoptr(GList) provider_keys = sorted_union_keys (self->providers, providers);
   g_autoptr(GList) caller_keys = sorted_union_keys (self->callers, callers);
+  g_autoptr(GList) agent_keys = sorted_union_keys (self->agents, agents);
 
   for (const GList *l = provider_keys; l != NULL; l = l->next)
     {
@@ -174,6 +185,17 @@ diff_state (LumoPolicy *self,
         queue (emissions, signals[REVOKED], before->provider_id, before->id);
     }
 
+  /* After ::revoked: a gateway that ends an agent's sessions on either
+   * sees the caller rows gone first. */
+  for (const GList *l = agent_keys; l != NULL; l = l->next)
+    {
+      const LumoAgentInfo *before = g_hash_table_lookup (self->agents, l->data);
+      const LumoAgentInfo *after = g_hash_table_lookup (agents, l->data);
+
+      if (before == NULL || after == NULL || !agent_equal (before, after))
+        queue (emissions, signals[AGENT_CHANGED], l->data, NULL);
+    }
+
   if (last_history_id != self->last_history_id)
     queue (emissions, signals[HISTORY_CHANGED], NULL, NULL);
 }
@@ -203,14 +225,17 @@ static gboolean
 load_state (LumoPolicy  *self,
             GHashTable **providers_out,
             GHashTable **callers_out,
+            GHashTable **agents_out,
             gint64      *last_history_id,
             gint64      *data_version,
             GError     **error)
 {
   g_autoptr(GHashTable) providers = NULL;
   g_autoptr(GHashTable) callers = NULL;
+  g_autoptr(GHashTable) agents = NULL;
   g_autoptr(GPtrArray) provider_list = NULL;
   g_autoptr(GPtrArray) caller_list = NULL;
+  g_autoptr(GPtrArray) agent_list = NULL;
 
   /* Read the version first: a commit racing with the reads below is then
    * seen again by the next refresh rather than missed. */
@@ -222,7 +247,9 @@ load_state (LumoPolicy  *self,
   provider_list = _lumo_policy_store_list_providers (self->db, error);
   if (provider_list != NULL)
     caller_list = _lumo_policy_store_list_callers (self->db, NULL, LUMO_CALLER_STATE_ANY, error);
-  *last_history_id = caller_list ? _lumo_policy_store_last_history_id (self->db, error) : -1;
+  if (caller_list != NULL)
+    agent_list = _lumo_policy_store_list_agents (self->db, error);
+  *last_history_id = agent_list ? _lumo_policy_store_last_history_id (self->db, error) : -1;
   if (*last_history_id < 0 || !lumo_db_commit (self->db, error))
     {
       lumo_db_rollback (self->db);
@@ -249,8 +276,19 @@ load_state (LumoPolicy  *self,
     }
   g_ptr_array_set_free_func (caller_list, NULL);
 
+  agents = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                  (GDestroyNotify) lumo_agent_info_free);
+  for (guint i = 0; i < agent_list->len; i++)
+    {
+      LumoAgentInfo *info = g_ptr_array_index (agent_list, i);
+
+      g_hash_table_insert (agents, info->id, info);
+    }
+  g_ptr_array_set_free_func (agent_list, NULL);
+
   *providers_out = g_steal_pointer (&providers);
   *callers_out = g_steal_pointer (&callers);
+  *agents_out = g_steal_pointer (&agents);
 
   return TRUE;
 }
@@ -261,12 +299,13 @@ sync_state (LumoPolicy  *self,
 {
   g_autoptr(GHashTable) providers = NULL;
   g_autoptr(GHashTable) callers = NULL;
+  g_autoptr(GHashTable) agents = NULL;
   g_autoptr(GArray) emissions = NULL;
   g_autoptr(LumoPolicy) hold = NULL;
   gint64 last_history_id;
   gint64 data_version;
 
-  if (!load_state (self, &providers, &callers, &last_history_id, &data_version, error))
+  if (!load_state (self, &providers, &callers, &agents, &last_history_id, &data_version, error))
     {
       /* The snapshot may be behind the file: never decide from it. */
       self->data_version = -1;
@@ -275,14 +314,16 @@ sync_state (LumoPolicy  *self,
 
   emissions = g_array_new (FALSE, FALSE, sizeof (Emission));
   g_array_set_clear_func (emissions, emission_clear);
-  diff_state (self, providers, callers, last_history_id, emissions);
+  diff_state (self, providers, callers, agents, last_history_id, emissions);
 
   /* Swap before emitting: a handler that reads or changes the policy sees
    * the new state, and a nested change diffs against it. */
   g_clear_pointer (&self->providers, g_hash_table_unref);
   g_clear_pointer (&self->callers, g_hash_table_unref);
+  g_clear_pointer (&self->agents, g_hash_table_unref);
   self->providers = g_steal_pointer (&providers);
   self->callers = g_steal_pointer (&callers);
+  self->agents = g_steal_pointer (&agents);
   self->last_history_id = last_history_id;
   self->data_version = data_version;
 
@@ -293,7 +334,7 @@ sync_state (LumoPolicy  *self,
 
       if (e->signal == signals[HISTORY_CHANGED])
         g_signal_emit (self, e->signal, 0);
-      else if (e->signal == signals[PROVIDER_CHANGED])
+      else if (e->signal == signals[PROVIDER_CHANGED] || e->signal == signals[AGENT_CHANGED])
         g_signal_emit (self, e->signal, 0, e->provider_id);
       else
         g_signal_emit (self, e->signal, 0, e->provider_id, e->caller_id);
@@ -452,6 +493,8 @@ lumo_policy_finalize (GObject *object)
   g_clear_pointer (&self->db, lumo_db_close);
   g_clear_pointer (&self->providers, g_hash_table_unref);
   g_clear_pointer (&self->callers, g_hash_table_unref);
+  g_clear_pointer (&self->agents, g_hash_table_unref);
+  g_clear_pointer (&self->agent_key, g_bytes_unref);
   g_clear_pointer (&self->bookkeeping, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->path, g_free);
@@ -532,6 +575,9 @@ lumo_policy_class_init (LumoPolicyClass *klass)
   signals[HISTORY_CHANGED] =
     g_signal_new ("history-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[AGENT_CHANGED] =
+    g_signal_new ("agent-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void
@@ -542,6 +588,7 @@ lumo_policy_init (LumoPolicy *self)
                                                  LUMO_POLICY_NEW_PENDING_WINDOW_US);
   self->providers = g_hash_table_new (g_str_hash, g_str_equal);
   self->callers = g_hash_table_new (g_str_hash, g_str_equal);
+  self->agents = g_hash_table_new (g_str_hash, g_str_equal);
   self->data_version = -1;
   self->bookkeeping = _lumo_policy_bookkeeping_new_table ();
   self->context = g_main_context_ref_thread_default ();

@@ -56,7 +56,9 @@
  *   ::caller-pending   (provider_id, caller_id) a new caller waits for approval
  *   ::revoked          (provider_id, caller_id) the caller could use L1 (allowed
  *                      on an enabled provider) and no longer can: denied,
- *                      forgotten, provider disabled or removed. Close its ports.
+ *                      forgotten, provider disabled or removed, a desktop
+ *                      agent removed. Close its ports (and agent sessions).
+ *   ::agent-changed    (agent_id)               a desktop agent added or removed
  *   ::history-changed  ()                       new history rows
  *
  * Not thread-safe: use one LumoPolicy from one thread.
@@ -86,6 +88,16 @@ typedef enum
   LUMO_CALLER_STATE_ALLOWED,
   LUMO_CALLER_STATE_DENIED,
 } LumoCallerState;
+
+/* Who a caller is: an extension (its ID is Chrome's sender.id) or a
+ * desktop agent the app made (lumo_policy_add_agent()). Stored with the
+ * caller ("extension", "agent"), so every place that shows a caller can
+ * say "desktop agent" from the policy alone. */
+typedef enum
+{
+  LUMO_CALLER_KIND_EXTENSION = 1,
+  LUMO_CALLER_KIND_AGENT,
+} LumoCallerKind;
 
 typedef enum
 {
@@ -160,19 +172,21 @@ typedef struct
   gint64           last_seen;     /* latest probe or admitted write */
   guint64          probe_count;
   guint64          write_count;   /* writes that passed the policy (allowed or sent to review) */
+  LumoCallerKind   kind;
 } LumoCallerInfo;
 
 /* One history row. @field is "provider" (values "watched"/"registered"),
- * "enabled", "writes", "review" (values "on"/"off") or "caller" (values
- * "pending"/"allowed"/"denied"); NULL old_value means the thing did not
- * exist, NULL new_value means it was removed. */
+ * "enabled", "writes", "review" (values "on"/"off"), "caller" (values
+ * "pending"/"allowed"/"denied") or "agent" (the value is the agent's name;
+ * provider_id is NULL and caller_id the agent's ID); NULL old_value means
+ * the thing did not exist, NULL new_value means it was removed. */
 typedef struct
 {
   gint64            id;
   gint64            time;
   LumoPolicyOrigin  origin;
-  char             *provider_id;
-  char             *caller_id;     /* NULL unless field is "caller" */
+  char             *provider_id;   /* NULL when field is "agent" */
+  char             *caller_id;     /* NULL unless field is "caller" or "agent" */
   char             *field;
   char             *old_value;
   char             *new_value;
@@ -194,9 +208,25 @@ GType              lumo_history_entry_get_type  (void) G_GNUC_CONST;
 LumoHistoryEntry  *lumo_history_entry_copy      (const LumoHistoryEntry *entry);
 void               lumo_history_entry_free      (LumoHistoryEntry       *entry);
 
+/* A desktop agent (docs/policy.md, "Desktop agents"). Its token is never
+ * here: the policy keeps only its keyed hash. */
+typedef struct
+{
+  char   *id;           /* 32 letters a–p, random, made by the app */
+  char   *name;         /* cleaned display text, ≤ LUMO_AGENT_MAX_NAME_LEN bytes */
+  gint64  created;
+} LumoAgentInfo;
+
+#define LUMO_TYPE_AGENT_INFO     (lumo_agent_info_get_type ())
+GType              lumo_agent_info_get_type     (void) G_GNUC_CONST;
+LumoAgentInfo     *lumo_agent_info_copy         (const LumoAgentInfo    *info);
+void               lumo_agent_info_free         (LumoAgentInfo          *info);
+
 const char *lumo_deny_reason_to_string     (LumoDenyReason    reason);
 const char *lumo_policy_origin_to_string   (LumoPolicyOrigin  origin);
 const char *lumo_caller_state_to_string    (LumoCallerState   state);
+/* "extension", "agent" (stored, and in the CLI's JSON). */
+const char *lumo_caller_kind_to_string     (LumoCallerKind    kind);
 /* FALSE for anything but "pending", "allowed", "denied". */
 gboolean    lumo_caller_state_from_string  (const char       *str,
                                             LumoCallerState  *state);
@@ -363,6 +393,58 @@ gboolean   lumo_policy_undo_last         (LumoPolicy        *self,
                                           LumoHistoryEntry **undone,
                                           GError           **error);
 
+/* ---- desktop agents ----------------------------------------------------- */
+
+/* A token is "lumo_" + the agent's ID + "_" + 256 random bits in base64url
+ * (43 characters, no padding): LUMO_AGENT_TOKEN_LEN characters. */
+#define LUMO_AGENT_TOKEN_PREFIX   "lumo_"
+#define LUMO_AGENT_TOKEN_LEN      81
+/* Bytes of an agent's name once cleaned. */
+#define LUMO_AGENT_MAX_NAME_LEN   128
+
+/* Creates a desktop agent named @name (cleaned: control and bidi
+ * characters out, cut on a character boundary; nothing visible left is
+ * LUMO_ERROR_INVALID_ARGUMENT) and makes it an allowed caller of kind
+ * agent of each of @provider_ids (NULL or empty: of none; each must be a
+ * known provider, else LUMO_ERROR_NOT_FOUND and nothing is created). On
+ * success *@agent_id is its new random ID and *@token its bearer token —
+ * the only time the token exists outside the agent: the policy keeps
+ * HMAC-SHA256 (agents.key, token) and nothing else of it. One history
+ * entry (field "agent"), undoable. */
+gboolean        lumo_policy_add_agent          (LumoPolicy          *self,
+                                                const char          *name,
+                                                const char * const  *provider_ids,
+                                                LumoPolicyOrigin     origin,
+                                                char               **agent_id,
+                                                char               **token,
+                                                GError             **error);
+/* Removes the agent and its caller rows of every provider (::revoked for
+ * the ones that could call, ::agent-changed): its token stops working at
+ * once. The history keeps the entry (never the token); undo brings the
+ * agent back. LUMO_ERROR_NOT_FOUND for an unknown (valid) ID. */
+gboolean        lumo_policy_remove_agent       (LumoPolicy          *self,
+                                                const char          *agent_id,
+                                                LumoPolicyOrigin     origin,
+                                                GError             **error);
+LumoAgentInfo  *lumo_policy_get_agent          (LumoPolicy          *self,
+                                                const char          *agent_id,
+                                                GError             **error);
+/* LumoAgentInfo, ordered by name then ID. */
+GPtrArray      *lumo_policy_list_agents        (LumoPolicy          *self,
+                                                GError             **error);
+/* TRUE if @id is a desktop agent now (after other processes' commits). */
+gboolean        lumo_policy_is_agent           (LumoPolicy          *self,
+                                                const char          *id);
+/* The agent @token belongs to (a new string), compared in constant time.
+ * NULL with LUMO_ERROR_INVALID_ARGUMENT for no token or one not of the
+ * token's form, LUMO_ERROR_NOT_FOUND for a well-formed token that is no
+ * agent's (unknown, removed, or wrong). The token is never logged, and
+ * the messages never quote it. Permission is not checked here: an
+ * agent's state per provider is its caller row's. */
+char           *lumo_policy_authenticate_agent (LumoPolicy          *self,
+                                                const char          *token,
+                                                GError             **error);
+
 /* ---- other processes ---------------------------------------------------- */
 
 /* Writes the waiting bookkeeping, then checks PRAGMA data_version now
@@ -389,5 +471,6 @@ gboolean   lumo_policy_has_unwritten_bookkeeping (LumoPolicy       *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoProviderInfo, lumo_provider_info_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCallerInfo, lumo_caller_info_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoHistoryEntry, lumo_history_entry_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAgentInfo, lumo_agent_info_free)
 
 G_END_DECLS

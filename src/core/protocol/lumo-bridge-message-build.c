@@ -262,6 +262,66 @@ lumo_bridge_build_probe_target (const char *id,
   return object;
 }
 
+JsonObject *
+lumo_bridge_build_agent_open (JsonNode   *id,
+                              const char *port,
+                              const char *caller_id,
+                              const char *caller_name)
+{
+  JsonObject *object;
+  JsonObject *caller;
+
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (lumo_bridge_is_agent_port_id (port), NULL);
+  g_return_val_if_fail (lumo_is_extension_id (caller_id), NULL);
+  g_return_val_if_fail (caller_name != NULL, NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "type", "agentOpen");
+  json_object_set_member (object, "id", json_node_copy (id));
+  json_object_set_string_member (object, "port", port);
+  caller = json_object_new ();
+  json_object_set_string_member (caller, "id", caller_id);
+  json_object_set_string_member (caller, "name", caller_name);
+  json_object_set_string_member (caller, "kind", "agent");
+  json_object_set_object_member (object, "caller", caller);
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_agent_message (const char *port,
+                                 JsonObject *message)
+{
+  JsonObject *object;
+
+  g_return_val_if_fail (lumo_bridge_is_agent_port_id (port), NULL);
+  g_return_val_if_fail (message != NULL, NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "type", "agentMessage");
+  json_object_set_string_member (object, "port", port);
+  json_object_set_object_member (object, "message", json_object_ref (message));
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_agent_close (const char *port,
+                               const char *reason)
+{
+  JsonObject *object;
+  g_autofree char *cut = NULL;
+
+  g_return_val_if_fail (lumo_bridge_is_agent_port_id (port), NULL);
+  g_return_val_if_fail (reason != NULL, NULL);
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "type", "agentClose");
+  json_object_set_string_member (object, "port", port);
+  cut = lumo_utf8_cut (reason, LUMO_BRIDGE_MAX_REASON_LEN);
+  json_object_set_string_member (object, "reason", cut);
+  return object;
+}
+
 gboolean
 lumo_bridge_is_deny_reason (const char *reason)
 {
@@ -427,6 +487,70 @@ check_tools (Check      *check,
   return TRUE;
 }
 
+/* A display name as the provider takes it: within its bound, and with
+ * something left once it is cleaned as display text. */
+static gboolean
+is_display_name (const char *name)
+{
+  g_autofree char *clean = NULL;
+
+  if (name == NULL || strlen (name) > LUMO_BRIDGE_MAX_DISPLAY_LEN)
+    return FALSE;
+
+  return (clean = lumo_clean_display_name (name, LUMO_BRIDGE_MAX_DISPLAY_LEN)) != NULL;
+}
+
+static gboolean
+check_agent_message (Check      *check,
+                     JsonObject *object,
+                     const char *type)
+{
+  JsonNode *port = json_object_get_member (object, "port");
+
+  if (!is_type (port, G_TYPE_STRING) || !lumo_bridge_is_agent_port_id (json_node_get_string (port)))
+    return bad (check, "port", "must be a virtual port id");
+
+  if (g_str_equal (type, "agentOpen"))
+    {
+      JsonObject *caller = get_object (object, "caller");
+      JsonNode *id;
+      JsonNode *name;
+      JsonNode *kind;
+
+      if (!is_id (json_object_get_member (object, "id")))
+        return bad (check, "id", "must be a request id");
+      if (caller == NULL)
+        return bad (check, "caller", "must be an object");
+      id = json_object_get_member (caller, "id");
+      name = json_object_get_member (caller, "name");
+      kind = json_object_get_member (caller, "kind");
+      if (!is_type (id, G_TYPE_STRING) || !lumo_is_extension_id (json_node_get_string (id)))
+        return bad (check, "caller.id", "must be an extension ID");
+      if (!is_type (name, G_TYPE_STRING) || !is_display_name (json_node_get_string (name)))
+        return bad (check, "caller.name", "must be a cleaned display name of 1–128 bytes");
+      if (!is_type (kind, G_TYPE_STRING) || !g_str_equal (json_node_get_string (kind), "agent"))
+        return bad (check, "caller.kind", "must be \"agent\"");
+      return TRUE;
+    }
+
+  if (g_str_equal (type, "agentMessage"))
+    {
+      JsonObject *message = get_object (object, "message");
+
+      if (!lumo_bridge_is_jsonrpc_message (message))
+        return bad (check, "message", "must be one JSON-RPC 2.0 object");
+      return TRUE;
+    }
+
+  {
+    JsonNode *reason = json_object_get_member (object, "reason");
+
+    if (!is_type (reason, G_TYPE_STRING) || strlen (json_node_get_string (reason)) > LUMO_BRIDGE_MAX_REASON_LEN)
+      return bad (check, "reason", "must be a string of at most 512 bytes");
+    return TRUE;
+  }
+}
+
 gboolean
 lumo_bridge_validate_app_message (JsonObject  *object,
                                   char       **field,
@@ -474,6 +598,10 @@ lumo_bridge_validate_app_message (JsonObject  *object,
         return bad (&check, "target", "must be an extension ID");
       return TRUE;
     }
+
+  if (g_str_equal (type, "agentOpen") || g_str_equal (type, "agentMessage") ||
+      g_str_equal (type, "agentClose"))
+    return check_agent_message (&check, object, type);
 
   /* Every other message is an answer. */
   if (g_str_equal (type, "error"))

@@ -294,7 +294,7 @@ static gboolean
 type_from_string (const char            *str,
                   LumoBridgeMessageType *type)
 {
-  for (LumoBridgeMessageType t = LUMO_BRIDGE_MESSAGE_HELLO; t <= LUMO_BRIDGE_MESSAGE_ERROR; t++)
+  for (LumoBridgeMessageType t = LUMO_BRIDGE_MESSAGE_HELLO; t <= LUMO_BRIDGE_MESSAGE_AGENT_CLOSE; t++)
     {
       if (g_str_equal (str, lumo_bridge_message_type_to_string (t)))
         {
@@ -372,6 +372,28 @@ parse_hello (Ctx               *ctx,
   return read_tools (ctx, object, message);
 }
 
+/* A virtual port's id (@required: agentMessage, agentClose; optional in
+ * authorize). */
+static gboolean
+read_agent_port (Ctx               *ctx,
+                 JsonObject        *object,
+                 gboolean           required,
+                 LumoBridgeMessage *message)
+{
+  JsonNode *node = get_member (object, "port");
+
+  if (node == NULL && !required)
+    return TRUE;
+
+  if (!node_is_string (node) || !lumo_bridge_is_agent_port_id (json_node_get_string (node)))
+    return fail (ctx, LUMO_BRIDGE_ERROR_BAD_FIELD, "port",
+                 node == NULL ? "The field “port” is missing"
+                              : "The field “port” must be a virtual port id: 1–64 of A–Z, a–z, 0–9, _ and -");
+
+  message->port = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
 static gboolean
 parse_authorize (Ctx               *ctx,
                  JsonObject        *object,
@@ -380,7 +402,8 @@ parse_authorize (Ctx               *ctx,
   JsonNode *preview;
   g_autofree char *target = NULL;
 
-  if (!read_caller (ctx, object, message))
+  if (!read_caller (ctx, object, message) ||
+      !read_agent_port (ctx, object, FALSE, message))
     return FALSE;
 
   if (!read_string (ctx, object, "tool", "tool", 1, LUMO_MAX_TOOL_NAME_LEN, TRUE, &message->tool))
@@ -529,6 +552,37 @@ parse_probe_target_result (Ctx               *ctx,
 }
 
 static gboolean
+parse_agent_message (Ctx               *ctx,
+                     JsonObject        *object,
+                     LumoBridgeMessage *message)
+{
+  JsonNode *node;
+
+  if (!read_agent_port (ctx, object, TRUE, message))
+    return FALSE;
+
+  node = get_member (object, "message");
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node) ||
+      !lumo_bridge_is_jsonrpc_message (json_node_get_object (node)))
+    return fail (ctx, LUMO_BRIDGE_ERROR_BAD_FIELD, "message",
+                 node == NULL ? "The field “message” is missing"
+                              : "The field “message” must be one JSON-RPC 2.0 object (not a batch)");
+
+  message->jsonrpc = json_object_ref (json_node_get_object (node));
+  return TRUE;
+}
+
+static gboolean
+parse_agent_close (Ctx               *ctx,
+                   JsonObject        *object,
+                   LumoBridgeMessage *message)
+{
+  return read_agent_port (ctx, object, TRUE, message) &&
+         read_string (ctx, object, "reason", "reason", 0, LUMO_BRIDGE_MAX_REASON_LEN,
+                      TRUE, &message->reason);
+}
+
+static gboolean
 parse_error_answer (Ctx               *ctx,
                     JsonObject        *object,
                     LumoBridgeMessage *message)
@@ -579,7 +633,21 @@ lumo_bridge_message_parse (JsonObject       *object,
   message = g_new0 (LumoBridgeMessage, 1);
   message->type = type;
 
-  if (type == LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT || type == LUMO_BRIDGE_MESSAGE_ERROR)
+  /* A push has no id: its faults are answered with re null, and an id it
+   * carries anyway is not read. */
+  if (lumo_bridge_message_is_push (message))
+    {
+      ctx.re = NULL;
+      if (type == LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE)
+        ok = parse_agent_message (&ctx, object, message);
+      else
+        ok = parse_agent_close (&ctx, object, message);
+
+      return ok ? g_steal_pointer (&message) : NULL;
+    }
+
+  if (type == LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT || type == LUMO_BRIDGE_MESSAGE_ERROR ||
+      type == LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT)
     {
       JsonNode *re = json_object_get_member (object, "re");
 
@@ -596,6 +664,8 @@ lumo_bridge_message_parse (JsonObject       *object,
 
       if (type == LUMO_BRIDGE_MESSAGE_ERROR)
         ok = parse_error_answer (&ctx, object, message);
+      else if (type == LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT)
+        ok = TRUE;
       else
         ok = parse_probe_target_result (&ctx, object, message);
 
@@ -647,6 +717,9 @@ lumo_bridge_message_parse (JsonObject       *object,
 
     case LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT:
     case LUMO_BRIDGE_MESSAGE_ERROR:
+    case LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT:
+    case LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE:
+    case LUMO_BRIDGE_MESSAGE_AGENT_CLOSE:
     default:
       g_assert_not_reached ();
     }
@@ -672,7 +745,8 @@ lumo_bridge_message_peek_request (JsonObject            *object,
   id = json_object_get_member (object, "id");
   if (!node_is_string (type_node) || !type_from_string (json_node_get_string (type_node), &t) ||
       t == LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT || t == LUMO_BRIDGE_MESSAGE_ERROR ||
-      !id_is_valid (id))
+      t == LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT || t == LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE ||
+      t == LUMO_BRIDGE_MESSAGE_AGENT_CLOSE || !id_is_valid (id))
     return FALSE;
 
   if (type != NULL)
@@ -680,4 +754,17 @@ lumo_bridge_message_peek_request (JsonObject            *object,
   if (id_key_out != NULL)
     *id_key_out = id_key (id);
   return TRUE;
+}
+
+gboolean
+lumo_bridge_message_peek_push (JsonObject *object)
+{
+  JsonNode *type_node;
+  LumoBridgeMessageType t;
+
+  g_return_val_if_fail (object != NULL, FALSE);
+
+  type_node = json_object_get_member (object, "type");
+  return node_is_string (type_node) && type_from_string (json_node_get_string (type_node), &t) &&
+         (t == LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE || t == LUMO_BRIDGE_MESSAGE_AGENT_CLOSE);
 }

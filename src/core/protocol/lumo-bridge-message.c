@@ -41,6 +41,9 @@ static const char * const message_types[] = {
   [LUMO_BRIDGE_MESSAGE_PORT] = "port",
   [LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT] = "probeTarget.result",
   [LUMO_BRIDGE_MESSAGE_ERROR] = "error",
+  [LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT] = "agentOpen.result",
+  [LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE] = "agentMessage",
+  [LUMO_BRIDGE_MESSAGE_AGENT_CLOSE] = "agentClose",
 };
 
 const char *
@@ -176,6 +179,8 @@ lumo_bridge_message_free (LumoBridgeMessage *message)
   g_free (message->preview_json);
   g_free (message->error);
   g_free (message->port);
+  g_clear_pointer (&message->jsonrpc, json_object_unref);
+  g_free (message->reason);
   g_clear_pointer (&message->outcome, lumo_probe_outcome_free);
   g_free (message->error_code);
   g_free (message->error_message);
@@ -188,7 +193,105 @@ lumo_bridge_message_is_request (const LumoBridgeMessage *message)
   g_return_val_if_fail (message != NULL, FALSE);
 
   return message->type != LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT &&
-         message->type != LUMO_BRIDGE_MESSAGE_ERROR;
+         message->type != LUMO_BRIDGE_MESSAGE_ERROR &&
+         message->type != LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT &&
+         !lumo_bridge_message_is_push (message);
+}
+
+gboolean
+lumo_bridge_message_is_push (const LumoBridgeMessage *message)
+{
+  g_return_val_if_fail (message != NULL, FALSE);
+
+  return message->type == LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE ||
+         message->type == LUMO_BRIDGE_MESSAGE_AGENT_CLOSE;
+}
+
+/* ---- desktop agents ------------------------------------------------------- */
+
+gboolean
+lumo_bridge_is_agent_port_id (const char *port)
+{
+  gsize len;
+
+  if (port == NULL)
+    return FALSE;
+
+  len = strlen (port);
+  if (len < 1 || len > LUMO_BRIDGE_MAX_PORT_LEN)
+    return FALSE;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      if (!(g_ascii_isalnum (port[i]) || port[i] == '_' || port[i] == '-'))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+static gboolean
+is_jsonrpc_id (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         (json_node_get_value_type (node) == G_TYPE_STRING ||
+          json_node_get_value_type (node) == G_TYPE_INT64);
+}
+
+static gboolean
+jsonrpc_refuse (GError     **error,
+                const char  *message)
+{
+  g_set_error_literal (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT, message);
+  return FALSE;
+}
+
+gboolean
+lumo_bridge_check_jsonrpc_message (JsonObject  *object,
+                                   GError     **error)
+{
+  JsonNode *version;
+  JsonNode *method;
+  JsonNode *id;
+  gboolean result;
+  gboolean has_error;
+
+  if (object == NULL)
+    return jsonrpc_refuse (error, "A JSON-RPC message is an object");
+
+  version = json_object_get_member (object, "jsonrpc");
+  if (version == NULL || !JSON_NODE_HOLDS_VALUE (version) ||
+      json_node_get_value_type (version) != G_TYPE_STRING ||
+      !g_str_equal (json_node_get_string (version), "2.0"))
+    return jsonrpc_refuse (error, "jsonrpc: a JSON-RPC message says \"jsonrpc\": \"2.0\"");
+
+  method = json_object_get_member (object, "method");
+  id = json_object_get_member (object, "id");
+  if (method != NULL)
+    {
+      if (!JSON_NODE_HOLDS_VALUE (method) || json_node_get_value_type (method) != G_TYPE_STRING)
+        return jsonrpc_refuse (error, "method: must be a string");
+      if (id != NULL && !is_jsonrpc_id (id))
+        return jsonrpc_refuse (error, "id: a request id is a string or an integer");
+      return TRUE;
+    }
+
+  result = json_object_has_member (object, "result");
+  has_error = json_object_has_member (object, "error");
+  if (result == has_error)
+    return jsonrpc_refuse (error, result ? "result: a response has a result or an error, not both"
+                                         : "method: neither a request, a notification nor a response");
+
+  if (!is_jsonrpc_id (id) && !(has_error && id != NULL && JSON_NODE_HOLDS_NULL (id)))
+    return jsonrpc_refuse (error, "id: a response id is a string or an integer");
+
+  return TRUE;
+}
+
+gboolean
+lumo_bridge_is_jsonrpc_message (JsonObject *object)
+{
+  return lumo_bridge_check_jsonrpc_message (object, NULL);
 }
 
 /* ---- catalogues ----------------------------------------------------------- */

@@ -33,6 +33,11 @@ G_BEGIN_DECLS
 #define LUMO_BRIDGE_MAX_RESULT_ERROR_LEN  1024
 #define LUMO_BRIDGE_MAX_PORT_LEN          64
 #define LUMO_BRIDGE_MAX_PREVIEW_LEN       (16 * 1024)
+/* agentClose's `reason`. */
+#define LUMO_BRIDGE_MAX_REASON_LEN        512
+/* Virtual ports (desktop agents) open per session: the provider serves
+ * at most this many, and the app opens no more. */
+#define LUMO_BRIDGE_MAX_AGENT_PORTS       64
 /* Entries of a hello's or tools' catalogue (at most LUMO_MAX_TOOLS are
  * accepted; the rest are refused one by one, up to this many). */
 #define LUMO_BRIDGE_MAX_CATALOGUE_ENTRIES 256
@@ -54,6 +59,11 @@ typedef enum
   /* answers to the app's probeTarget request */
   LUMO_BRIDGE_MESSAGE_PROBE_TARGET_RESULT,
   LUMO_BRIDGE_MESSAGE_ERROR,
+  /* desktop agents: the answer to the app's agentOpen, and the pushes of
+   * a virtual port (no id, no answer) */
+  LUMO_BRIDGE_MESSAGE_AGENT_OPEN_RESULT,
+  LUMO_BRIDGE_MESSAGE_AGENT_MESSAGE,
+  LUMO_BRIDGE_MESSAGE_AGENT_CLOSE,
 } LumoBridgeMessageType;
 
 /* The `code` of an error answer. */
@@ -141,9 +151,15 @@ typedef struct
   gboolean               ok;
   char                  *error;           /* NULL if absent */
 
-  /* port */
+  /* port; authorize from a virtual port (NULL if absent); agentMessage,
+   * agentClose: the virtual port */
   char                  *port;
   gboolean               open;
+
+  /* agentMessage: the JSON-RPC object */
+  JsonObject            *jsonrpc;
+  /* agentClose */
+  char                  *reason;
 
   /* probeTarget.result */
   LumoProbeOutcome      *outcome;
@@ -158,12 +174,17 @@ void               lumo_bridge_message_free    (LumoBridgeMessage   *message);
 LumoBridgeMessage *lumo_bridge_message_parse   (JsonObject          *object,
                                                 LumoBridgeFault    **fault);
 gboolean           lumo_bridge_message_is_request (const LumoBridgeMessage *message);
+/* agentMessage and agentClose: neither request nor answer. */
+gboolean           lumo_bridge_message_is_push (const LumoBridgeMessage *message);
 /* The envelope alone (checks 2–4), for the session's state checks that come
  * before the fields: TRUE if @object is a provider *request* with a valid
  * id, with its type and in-flight key (free with g_free). */
 gboolean           lumo_bridge_message_peek_request (JsonObject            *object,
                                                      LumoBridgeMessageType *type,
                                                      char                 **id_key);
+/* TRUE if @object's type is a push (agentMessage, agentClose): for the
+ * session's hello_required, which comes before the fields of a push too. */
+gboolean           lumo_bridge_message_peek_push    (JsonObject            *object);
 
 /* The catalogue of a hello or tools message: lumo_catalogue_validate() plus
  * the bridge's stricter entry rules (`write` must be a boolean; title and
@@ -174,6 +195,20 @@ LumoCatalogue     *lumo_bridge_validate_catalogue (const char       *ns,
 /* The wire `reason` of a LumoToolRefusal: invalid, invalid_name, limit,
  * duplicate. */
 const char        *lumo_bridge_refusal_reason  (int                  lumo_error_code);
+
+/* A virtual port's id: ^[A-Za-z0-9_-]{1,64}$ (agentOpen, agentMessage,
+ * agentClose, and authorize's `port`). */
+gboolean           lumo_bridge_is_agent_port_id (const char          *port);
+/* One JSON-RPC 2.0 object, never a batch: `"jsonrpc": "2.0"` and either a
+ * string `method` (a request or notification; an `id`, when present, a
+ * string or an integer) or an `id` (a string or an integer, or null on an
+ * error) with exactly one of `result` and `error`. What agentMessage
+ * carries both ways, and what a desktop agent's session takes. */
+gboolean           lumo_bridge_is_jsonrpc_message (JsonObject        *object);
+/* The same, saying why not (LUMO_ERROR_INVALID_ARGUMENT, naming the
+ * member): what a desktop agent's transport answers a bad message with. */
+gboolean           lumo_bridge_check_jsonrpc_message (JsonObject     *object,
+                                                      GError        **error);
 
 /* ---- app → provider ------------------------------------------------------ */
 
@@ -218,6 +253,17 @@ JsonObject *lumo_bridge_build_policy          (gboolean                enabled,
                                                const char * const     *revoked);
 JsonObject *lumo_bridge_build_probe_target    (const char             *id,
                                                const char             *target);
+/* Desktop agents (docs/bridge-protocol.md, "Desktop agents"). @id is the
+ * request id node (copied); @caller_name is the agent's cleaned name. */
+JsonObject *lumo_bridge_build_agent_open      (JsonNode               *id,
+                                               const char             *port,
+                                               const char             *caller_id,
+                                               const char             *caller_name);
+/* @message: a JSON-RPC object (a reference is taken). */
+JsonObject *lumo_bridge_build_agent_message   (const char             *port,
+                                               JsonObject             *message);
+JsonObject *lumo_bridge_build_agent_close     (const char             *port,
+                                               const char             *reason);
 
 /* The English sentence for the model in an authorize answer: "Allowed." or
  * the one of @reason (a wire reason), with the wait for rate_limited. */

@@ -7,6 +7,11 @@
  * decoded from it, so several frames that arrive together cost one read and
  * one main-loop iteration, and a frame split across reads waits in the
  * buffer for its rest.
+ *
+ * A reader of lines (MCP's stdio framing) shares all of that; only the
+ * decoding differs, and a line that passes LUMO_LINE_MAX is dropped as it
+ * arrives: the reader forgets what it has of it and skips the rest up to
+ * the next "\n", so the buffer never holds more than the bound and a read.
  */
 #define G_LOG_DOMAIN "lumo-frame"
 
@@ -42,6 +47,8 @@ struct _LumoFrameReader
   GError       *broken;    /* the out-of-sync error, returned again */
 
   guint         eof : 1;
+  guint         lines : 1;       /* lumo_line_decode(), not frames */
+  guint         discarding : 1;  /* inside an over-long line: drop to its "\n" */
 };
 
 G_DEFINE_FINAL_TYPE (LumoFrameReader, lumo_frame_reader, G_TYPE_OBJECT)
@@ -168,6 +175,18 @@ lumo_frame_reader_new (GInputStream *stream)
   return g_object_new (LUMO_TYPE_FRAME_READER, "stream", stream, NULL);
 }
 
+LumoFrameReader *
+lumo_frame_reader_new_for_lines (GInputStream *stream)
+{
+  LumoFrameReader *self;
+
+  g_return_val_if_fail (G_IS_INPUT_STREAM (stream), NULL);
+
+  self = g_object_new (LUMO_TYPE_FRAME_READER, "stream", stream, NULL);
+  self->lines = TRUE;
+  return self;
+}
+
 GInputStream *
 lumo_frame_reader_get_stream (LumoFrameReader *self)
 {
@@ -263,6 +282,67 @@ reader_take (LumoFrameReader  *self,
   return take_error (self, local_error, in_sync, error);
 }
 
+/* The rest of an over-long line goes as it comes, up to its "\n". */
+static void
+skip_discarded (LumoFrameReader *self)
+{
+  const guint8 *nl;
+
+  if (!self->discarding || self->end == self->start)
+    return;
+
+  nl = memchr (self->buf + self->start, '\n', self->end - self->start);
+  if (nl == NULL)
+    {
+      self->start = self->end;
+      return;
+    }
+
+  self->start = (gsize) (nl - self->buf) + 1;
+  self->discarding = FALSE;
+}
+
+static LumoFrameReadStatus
+reader_take_line (LumoFrameReader  *self,
+                  JsonNode        **out,
+                  gboolean         *in_sync,
+                  GError          **error)
+{
+  GError *local_error = NULL;
+  gsize consumed = 0;
+  gsize have;
+
+  *out = NULL;
+  if (in_sync != NULL)
+    *in_sync = TRUE;
+
+  if (self->broken != NULL)
+    return take_error (self, g_error_copy (self->broken), in_sync, error);
+
+  skip_discarded (self);
+  if (self->discarding)
+    return self->eof ? LUMO_FRAME_READ_END : LUMO_FRAME_READ_NEED_MORE;
+
+  have = self->end - self->start;
+  if (lumo_line_decode (have > 0 ? self->buf + self->start : NULL, have, self->eof,
+                        &consumed, out, &local_error))
+    {
+      self->start += consumed;
+      return LUMO_FRAME_READ_OBJECT;
+    }
+
+  self->start += consumed;
+  if (local_error != NULL)
+    {
+      if (g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_FRAME_TOO_LARGE))
+        self->discarding = !self->eof;
+      g_propagate_error (error, local_error);
+      return LUMO_FRAME_READ_ERROR;
+    }
+
+  return self->eof && self->start == self->end ? LUMO_FRAME_READ_END : LUMO_FRAME_READ_NEED_MORE;
+}
+
 LumoFrameReadStatus
 lumo_frame_reader_take (LumoFrameReader  *self,
                         JsonObject      **out,
@@ -270,9 +350,32 @@ lumo_frame_reader_take (LumoFrameReader  *self,
                         GError          **error)
 {
   g_return_val_if_fail (LUMO_IS_FRAME_READER (self), LUMO_FRAME_READ_ERROR);
+  g_return_val_if_fail (!self->lines, LUMO_FRAME_READ_ERROR);
   g_return_val_if_fail (out != NULL, LUMO_FRAME_READ_ERROR);
 
   return reader_take (self, out, in_sync, error);
+}
+
+LumoFrameReadStatus
+lumo_frame_reader_take_node (LumoFrameReader  *self,
+                             JsonNode        **out,
+                             gboolean         *in_sync,
+                             GError          **error)
+{
+  g_autoptr(JsonObject) object = NULL;
+  LumoFrameReadStatus status;
+
+  g_return_val_if_fail (LUMO_IS_FRAME_READER (self), LUMO_FRAME_READ_ERROR);
+  g_return_val_if_fail (out != NULL, LUMO_FRAME_READ_ERROR);
+
+  if (self->lines)
+    return reader_take_line (self, out, in_sync, error);
+
+  *out = NULL;
+  status = reader_take (self, &object, in_sync, error);
+  if (object != NULL)
+    *out = json_node_init_object (json_node_alloc (), object);
+  return status;
 }
 
 /* Room for the rest of the frame being read, or for a chunk. */
@@ -291,7 +394,7 @@ make_room (LumoFrameReader *self)
           self->alloc = 0;
         }
     }
-  else if (have >= LUMO_FRAME_HEADER_SIZE)
+  else if (!self->lines && have >= LUMO_FRAME_HEADER_SIZE)
     {
       guint32 body_len;
 

@@ -486,7 +486,6 @@ lumo_frame_writer_send (LumoFrameWriter  *self,
                         GError          **error)
 {
   g_autoptr(GBytes) frame = NULL;
-  gsize size;
 
   g_return_val_if_fail (LUMO_IS_FRAME_WRITER (self), FALSE);
   g_return_val_if_fail (object != NULL, FALSE);
@@ -501,11 +500,33 @@ lumo_frame_writer_send (LumoFrameWriter  *self,
   if (!(frame = lumo_frame_encode (object, LUMO_FRAME_MAX_OUT, error)))
     return FALSE;
 
+  return lumo_frame_writer_send_bytes (self, frame, error);
+}
+
+gboolean
+lumo_frame_writer_send_bytes (LumoFrameWriter  *self,
+                              GBytes           *bytes,
+                              GError          **error)
+{
+  g_autoptr(GBytes) frame = NULL;
+  gsize size;
+
+  g_return_val_if_fail (LUMO_IS_FRAME_WRITER (self), FALSE);
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  if (self->closed)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_UNAVAILABLE,
+                   "The connection is closed; the message was not sent");
+      return FALSE;
+    }
+
+  frame = g_bytes_ref (bytes);
   size = g_bytes_get_size (frame);
   if (self->queued_bytes + size > LUMO_FRAME_WRITER_MAX_QUEUED)
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
-                   "The browser is not reading: %" G_GSIZE_FORMAT " bytes are waiting "
+                   "The other end is not reading: %" G_GSIZE_FORMAT " bytes are waiting "
                    "and a message of %" G_GSIZE_FORMAT " bytes would pass the limit of %d",
                    self->queued_bytes, size, LUMO_FRAME_WRITER_MAX_QUEUED);
       return FALSE;

@@ -51,16 +51,17 @@ describe_node_type (JsonNode *node)
     }
 }
 
-JsonObject *
-lumo_frame_parse_body (const guint8  *body,
-                       gsize          len,
-                       GError       **error)
+/* One JSON value from a frame body or a line: UTF-8, then strict JSON, then
+ * an object (or, for a line, a batch array). */
+static JsonNode *
+parse_message (const guint8  *body,
+               gsize          len,
+               gboolean       allow_array,
+               GError       **error)
 {
   g_autoptr(GError) local_error = NULL;
   g_autoptr(JsonNode) node = NULL;
   const char *end = NULL;
-
-  g_return_val_if_fail (body != NULL || len == 0, NULL);
 
   if (len == 0)
     {
@@ -92,12 +93,29 @@ lumo_frame_parse_body (const guint8  *body,
       return NULL;
     }
 
-  if (!JSON_NODE_HOLDS_OBJECT (node))
+  if (!JSON_NODE_HOLDS_OBJECT (node) && !(allow_array && JSON_NODE_HOLDS_ARRAY (node)))
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_FRAME_NOT_OBJECT,
-                   "The message is %s, not a JSON object", describe_node_type (node));
+                   allow_array ? "The message is %s, not a JSON object or array"
+                               : "The message is %s, not a JSON object",
+                   describe_node_type (node));
       return NULL;
     }
+
+  return g_steal_pointer (&node);
+}
+
+JsonObject *
+lumo_frame_parse_body (const guint8  *body,
+                       gsize          len,
+                       GError       **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+
+  g_return_val_if_fail (body != NULL || len == 0, NULL);
+
+  if (!(node = parse_message (body, len, FALSE, error)))
+    return NULL;
 
   return json_object_ref (json_node_get_object (node));
 }
@@ -184,4 +202,116 @@ lumo_frame_encode (JsonObject  *object,
   memcpy (frame + LUMO_FRAME_HEADER_SIZE, body, len);
 
   return g_bytes_new_take (frame, LUMO_FRAME_HEADER_SIZE + len);
+}
+
+/* ---- lines -------------------------------------------------------------- */
+
+static gboolean
+is_blank (const guint8 *line,
+          gsize         len)
+{
+  for (gsize i = 0; i < len; i++)
+    if (line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+      return FALSE;
+
+  return TRUE;
+}
+
+gboolean
+lumo_line_decode (const guint8  *buf,
+                  gsize          len,
+                  gboolean       at_end,
+                  gsize         *consumed,
+                  JsonNode     **out,
+                  GError       **error)
+{
+  gsize pos = 0;
+
+  g_return_val_if_fail (buf != NULL || len == 0, FALSE);
+  g_return_val_if_fail (consumed != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  *consumed = 0;
+  *out = NULL;
+
+  for (;;)
+    {
+      const guint8 *line = buf + pos;
+      gsize have = len - pos;
+      /* Looked for only as far as the bound: a line that goes on past it
+       * is refused, however much of it has arrived. */
+      gsize window = MIN (have, (gsize) LUMO_LINE_MAX + 1);
+      const guint8 *nl = window > 0 ? memchr (line, '\n', window) : NULL;
+      gsize line_len;
+
+      if (nl == NULL)
+        {
+          if (have > LUMO_LINE_MAX)
+            {
+              *consumed = len;
+              g_set_error (error, LUMO_ERROR, LUMO_ERROR_FRAME_TOO_LARGE,
+                           "A line of more than %d bytes was sent; at most %d are "
+                           "accepted, and the rest of it is dropped",
+                           LUMO_LINE_MAX, LUMO_LINE_MAX);
+              return FALSE;
+            }
+          if (!at_end || have == 0 || is_blank (line, have))
+            {
+              *consumed = at_end ? len : pos;
+              return FALSE;
+            }
+          line_len = have;
+          *consumed = len;
+        }
+      else
+        {
+          line_len = (gsize) (nl - line);
+          *consumed = pos + line_len + 1;
+        }
+
+      if (is_blank (line, line_len))
+        {
+          pos = *consumed;
+          continue;
+        }
+
+      if (line_len > 0 && line[line_len - 1] == '\r')
+        line_len--;
+
+      *out = parse_message (line, line_len, TRUE, error);
+      return *out != NULL;
+    }
+}
+
+GBytes *
+lumo_line_encode (JsonObject  *object,
+                  GError     **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *body = NULL;
+  gsize len;
+  guint8 *line;
+
+  g_return_val_if_fail (object != NULL, NULL);
+
+  /* Canonical JSON never holds a raw newline: control characters in
+   * strings are escaped, so the line cannot be split. */
+  node = json_node_init_object (json_node_alloc (), object);
+  if (!(body = lumo_canonical_json (node, error)))
+    return NULL;
+
+  len = strlen (body);
+  if (len > LUMO_LINE_MAX)
+    {
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_LIMIT_EXCEEDED,
+                   "The message is %" G_GSIZE_FORMAT " bytes; at most %d may be sent",
+                   len, LUMO_LINE_MAX);
+      return NULL;
+    }
+
+  line = g_malloc (len + 1);
+  memcpy (line, body, len);
+  line[len] = '\n';
+
+  return g_bytes_new_take (line, len + 1);
 }

@@ -1,9 +1,13 @@
-/* lumo-frame.h — Chrome native-messaging framing
+/* lumo-frame.h — Chrome native-messaging framing, and MCP's stdio lines
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A frame is a 32-bit native-endian length followed by that many bytes of
- * UTF-8 JSON, which must be one object. LumoFrameReader owns the reading
+ * UTF-8 JSON, which must be one object. A line (MCP's stdio transport, the
+ * desktop agents' launcher) is one JSON-RPC message, an object or a batch
+ * array, ended by "\n"; the reader and writer below serve both framings,
+ * so the non-blocking reading, the bounded queue and the congestion flag
+ * have one home. LumoFrameReader owns the reading
  * side of one stream and its input buffer: it reads whatever the stream
  * holds in one non-blocking read and decodes every complete frame from it
  * (never blocks). LumoFrameWriter owns the writing side: an answer is
@@ -44,6 +48,10 @@ G_BEGIN_DECLS
 #define LUMO_FRAME_WRITER_MAX_QUEUED    (8 * 1024 * 1024)
 #define LUMO_FRAME_WRITER_HIGH_WATER    (2 * 1024 * 1024)
 #define LUMO_FRAME_WRITER_LOW_WATER     (512 * 1024)
+/* The longest line either way, without its "\n": a line that passes it
+ * is refused as soon as the bound is passed and dropped up to its end,
+ * never buffered whole. */
+#define LUMO_LINE_MAX                   (1024 * 1024)
 
 /* TRUE for the error codes after which the stream is still in sync. */
 gboolean     lumo_frame_error_is_in_sync (const GError  *error);
@@ -69,12 +77,37 @@ GBytes      *lumo_frame_encode          (JsonObject     *object,
                                          gsize           max_body,
                                          GError        **error);
 
+/* Decodes the next line from the start of @buf (@at_end: the stream ended
+ * after @len bytes, so an unterminated last line counts as a line). Blank
+ * lines (nothing, or only spaces, tabs and a "\r", before the "\n") are
+ * skipped. "\r\n" ends a line too.
+ * - a whole valid line: returns TRUE, sets @out (an object or an array)
+ *   and @consumed (the line and the blank lines before it);
+ * - not enough bytes yet: returns FALSE without error; @consumed may be
+ *   more than 0 (blank lines the caller drops);
+ * - a bad line: returns FALSE with @error, @consumed past the bad line.
+ *   LUMO_ERROR_FRAME_TOO_LARGE means no "\n" came within LUMO_LINE_MAX
+ *   bytes: @consumed is @len and the rest of that line, up to its "\n",
+ *   must be dropped too. Every line error leaves the stream in sync. */
+gboolean     lumo_line_decode           (const guint8   *buf,
+                                         gsize           len,
+                                         gboolean        at_end,
+                                         gsize          *consumed,
+                                         JsonNode      **out,
+                                         GError        **error);
+/* @object as one line (canonical JSON and "\n");
+ * LUMO_ERROR_LIMIT_EXCEEDED over LUMO_LINE_MAX. */
+GBytes      *lumo_line_encode           (JsonObject     *object,
+                                         GError        **error);
+
 /* ---- LumoFrameReader ---------------------------------------------------- */
 
 #define LUMO_TYPE_FRAME_READER (lumo_frame_reader_get_type ())
 G_DECLARE_FINAL_TYPE (LumoFrameReader, lumo_frame_reader, LUMO, FRAME_READER, GObject)
 
 LumoFrameReader *lumo_frame_reader_new         (GInputStream         *stream);
+/* A reader of lines (lumo_line_decode()) instead of frames. */
+LumoFrameReader *lumo_frame_reader_new_for_lines (GInputStream       *stream);
 GInputStream    *lumo_frame_reader_get_stream  (LumoFrameReader      *self);
 /* The reader is used without blocking, by a caller that reads on its own
  * schedule (the bridge session; the stream must be pollable): take every
@@ -93,6 +126,12 @@ typedef enum
  * error it returns that error again. */
 LumoFrameReadStatus lumo_frame_reader_take             (LumoFrameReader  *self,
                                                         JsonObject      **out,
+                                                        gboolean         *in_sync,
+                                                        GError          **error);
+/* The same for either framing: *@out is an object node for a frame, an
+ * object or array node for a line. Line errors are all in sync. */
+LumoFrameReadStatus lumo_frame_reader_take_node        (LumoFrameReader  *self,
+                                                        JsonNode        **out,
                                                         gboolean         *in_sync,
                                                         GError          **error);
 /* One non-blocking read into the buffer. TRUE when bytes came or the stream
@@ -128,6 +167,11 @@ GOutputStream   *lumo_frame_writer_get_stream       (LumoFrameWriter   *self);
  * reported here: ::closed reports it from the main loop. */
 gboolean         lumo_frame_writer_send             (LumoFrameWriter   *self,
                                                      JsonObject        *object,
+                                                     GError           **error);
+/* The same for bytes encoded already (lumo_line_encode()): queued whole
+ * or refused whole, under the same bound. */
+gboolean         lumo_frame_writer_send_bytes       (LumoFrameWriter   *self,
+                                                     GBytes            *bytes,
                                                      GError           **error);
 /* Bytes sent and not yet written. */
 gsize            lumo_frame_writer_get_queued_bytes (LumoFrameWriter   *self);

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "lumo-canonical-json.h"
+#include "lumo-client-setup.h"
 #include "lumo-protocol.h"
 #include "lumo-recommended-server.h"
 
@@ -246,26 +246,6 @@ lumo_recommended_server_setup_json (const LumoRecommendedServer *server)
   return json_builder_get_root (b);
 }
 
-/* @text as one JSON string, escaped as RFC 8785 escapes it. */
-static char *
-json_string (const char *text)
-{
-  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), text);
-
-  return lumo_canonical_json (node, NULL);
-}
-
-/* Whether a POSIX shell takes @word as it is: nothing it expands, splits
- * or ends a command at. */
-static gboolean
-shell_plain (const char *word)
-{
-  for (const char *p = word; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && strchr ("-_./:%@+=,", *p) == NULL)
-      return FALSE;
-  return *word != '\0';
-}
-
 char *
 lumo_recommended_server_setup (const LumoRecommendedServer *server,
                                LumoRecommendedSetup         setup)
@@ -279,21 +259,14 @@ lumo_recommended_server_setup (const LumoRecommendedServer *server,
   switch (setup)
     {
     case LUMO_RECOMMENDED_SETUP_MCP_JSON:
-      /* By hand rather than json-glib's pretty printer, whose "key" : value
-       * is not how these files are written. @name needs no escapes. */
-      url = json_string (server->url);
-      return g_strdup_printf ("{\n"
-                              "  \"mcpServers\": {\n"
-                              "    \"%s\": {\n"
-                              "      \"type\": \"%s\",\n"
-                              "      \"url\": %s\n"
-                              "    }\n"
-                              "  }\n"
-                              "}",
-                              name, lumo_recommended_server_client_transport (server), url);
+      {
+        g_autoptr(JsonNode) node = lumo_recommended_server_setup_json (server);
+
+        return lumo_setup_json_text (node);
+      }
 
     case LUMO_RECOMMENDED_SETUP_CLAUDE_MCP_ADD:
-      url = shell_plain (server->url) ? g_strdup (server->url) : g_shell_quote (server->url);
+      url = lumo_setup_shell_word (server->url);
       return g_strdup_printf ("claude mcp add --transport %s %s %s",
                               lumo_recommended_server_client_transport (server), name, url);
 
