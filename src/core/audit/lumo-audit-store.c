@@ -419,6 +419,11 @@ void
 _lumo_audit_store_release_reader (LumoAuditStore *self,
                                   sqlite3        *db)
 {
+  /* An idle reader keeps its connection, not its page cache: the next
+   * query reads its pages from the file system's cache, and the app does
+   * not hold a few MiB of a big log per idle reader. */
+  sqlite3_db_release_memory (db);
+
   g_mutex_lock (&self->lock);
   if (self->idle_readers->len < MAX_IDLE_READERS)
     {
