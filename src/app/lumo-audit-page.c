@@ -529,6 +529,18 @@ on_model_changed_cb (LumoAuditPage *self)
   update_status (self);
 }
 
+/* The log's first rows first, the summary's scan of it after them: on a
+ * big log the two would share the reader threads and the disk at the
+ * moment the page first shows. Later searches are not held. */
+static void
+on_model_first_page_cb (LumoAuditPage *self)
+{
+  if (lumo_audit_model_get_loading (self->model))
+    return;
+  g_signal_handlers_disconnect_by_func (self->model, on_model_first_page_cb, self);
+  lumo_audit_summary_set_held (self->summary, FALSE);
+}
+
 static void
 lumo_audit_page_dispose (GObject *object)
 {
@@ -673,7 +685,11 @@ setup_store (LumoAuditPage  *self,
   g_signal_connect (self->selection, "notify::selected-item", G_CALLBACK (on_selection_changed_cb), self);
   gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
 
+  lumo_audit_summary_set_held (self->summary, TRUE);
+  g_signal_connect_object (self->model, "notify::loading", G_CALLBACK (on_model_first_page_cb), self,
+                           G_CONNECT_SWAPPED);
   lumo_audit_summary_set_store (self->summary, store);
+  on_model_first_page_cb (self);
 
   /* Only a collected log is verified with a key of its own. */
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.verify-with-key",

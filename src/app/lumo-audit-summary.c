@@ -29,6 +29,7 @@ struct _LumoAuditSummary
   guint           generation;
   gboolean        in_flight;
   gboolean        dirty;
+  gboolean        held;
   gint64          started_us;
   gint64          ended_us;
   gint64          duration_us;
@@ -182,15 +183,15 @@ on_spacing_done_cb (gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
-/* Summarizes if something changed, unless one runs or the summary is not
- * on screen; no sooner than SPACING_FACTOR times the last one's duration
- * after it ended. */
+/* Summarizes if something changed, unless one runs, the summary is held
+ * or not on screen; no sooner than SPACING_FACTOR times the last one's
+ * duration after it ended. */
 static void
 run (LumoAuditSummary *self)
 {
   gint64 wait_us;
 
-  if (!self->dirty || self->in_flight || self->spacing_id != 0 || self->store == NULL ||
+  if (!self->dirty || self->in_flight || self->held || self->spacing_id != 0 || self->store == NULL ||
       !gtk_widget_get_mapped (GTK_WIDGET (self)))
     return;
 
@@ -349,6 +350,18 @@ lumo_audit_summary_set_query (LumoAuditSummary *self,
   g_clear_pointer (&self->query, lumo_audit_query_unref);
   self->query = query;
   restart (self);
+}
+
+void
+lumo_audit_summary_set_held (LumoAuditSummary *self,
+                             gboolean          held)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_SUMMARY (self));
+
+  if (self->held == !!held)
+    return;
+  self->held = !!held;
+  run (self);
 }
 
 gboolean

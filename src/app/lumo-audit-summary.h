@@ -33,6 +33,11 @@ void      lumo_audit_summary_set_store (LumoAuditSummary *self,
 /* NULL: every row. Summarizes it at once (when shown). */
 void      lumo_audit_summary_set_query (LumoAuditSummary *self,
                                         LumoAuditQuery   *query);
+/* TRUE: news and a new search wait (and :busy stays TRUE) until it is
+ * FALSE again; the page holds the summary while its list reads its first
+ * rows, so the scan of a big log does not compete with them. */
+void      lumo_audit_summary_set_held  (LumoAuditSummary *self,
+                                        gboolean          held);
 /* TRUE while a summary runs or news waits for one (:busy). */
 gboolean  lumo_audit_summary_get_busy  (LumoAuditSummary *self);
 /* The lines as shown: the total first, then one per agent. */
