@@ -7,6 +7,10 @@
 #   requests, access, activity, providers, audit .png   1280×800
 #   requests-narrow.png, audit-narrow.png                360 px wide
 #   requests-zh_CN.png, providers-zh_CN.png              in Simplified Chinese
+#   agents.png, agent-added.png (and -zh_CN)             the Access page's Desktop
+#                                                        Agents group, and the Add
+#                                                        Agent dialog once it shows
+#                                                        the token and set-ups
 #   first-run.png, first-run-zh_CN.png                   the Requests page of a
 #                                                        machine before its first
 #                                                        connection: the set-up
@@ -39,6 +43,9 @@ shoot "$build/tests/app/lumo-screenshot" "$out" 360 720 -narrow requests audit
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
   "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN requests providers
 shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" first-run
+shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" agents agent-added
+shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
+  "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN agents agent-added
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
   "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN first-run
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "lumo-access-page.h"
+#include "lumo-agents-group.h"
 #include "lumo-id-entry.h"
 #include "lumo-provider-model.h"
 
@@ -27,6 +28,7 @@ struct _LumoAccessPage
   GtkListBox        *allowed_list;
   GtkListBox        *denied_list;
   LumoIdEntry       *add_entry;
+  LumoAgentsGroup   *agents_group;
   GtkListBox        *history_list;
 
   /* Owned */

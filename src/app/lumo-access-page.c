@@ -148,6 +148,8 @@ new_caller_row (LumoCallerItem *item)
 
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
   update_caller_row (ADW_ACTION_ROW (row), item);
+  if (lumo_caller_item_get_info (item)->kind == LUMO_CALLER_KIND_AGENT)
+    adw_action_row_add_suffix (ADW_ACTION_ROW (row), lumo_ui_agent_tag_new ());
   g_signal_connect_object (item, "notify", G_CALLBACK (on_caller_item_notify_cb), row, 0);
 
   return row;
@@ -367,6 +369,7 @@ lumo_access_page_class_init (LumoAccessPageClass *klass)
   object_class->finalize = lumo_access_page_finalize;
 
   g_type_ensure (LUMO_TYPE_ID_ENTRY);
+  g_type_ensure (LUMO_TYPE_AGENTS_GROUP);
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-access-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, stack);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, provider_group);
@@ -380,6 +383,7 @@ lumo_access_page_class_init (LumoAccessPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, allowed_list);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, denied_list);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, add_entry);
+  gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, agents_group);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, history_list);
   gtk_widget_class_bind_template_callback (widget_class, on_add_entry_submit_cb);
 
@@ -440,6 +444,7 @@ lumo_access_page_set_backend (LumoAccessPage *self,
 
   on_providers_items_changed_cb (G_LIST_MODEL (self->providers), 0, 0, 0, self);
   _lumo_access_page_reload_history (self);
+  lumo_agents_group_set_backend (self->agents_group, backend);
 }
 
 gboolean
@@ -520,4 +525,11 @@ lumo_access_page_get_add_error (LumoAccessPage *self)
 {
   g_return_val_if_fail (LUMO_IS_ACCESS_PAGE (self), NULL);
   return lumo_id_entry_get_error_label (self->add_entry);
+}
+
+LumoAgentsGroup *
+lumo_access_page_get_agents_group (LumoAccessPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_ACCESS_PAGE (self), NULL);
+  return self->agents_group;
 }

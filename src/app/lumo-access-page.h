@@ -5,15 +5,17 @@
  * LumoAccessPage presents and edits the policy of one provider at a time (a
  * selector appears when there is more than one): the three switches, the
  * allow-list and the deny-list, adding an agent by its ID (checked as it is
- * typed with the core's own rule), and the policy history with undo of the
- * last change. Every edit goes straight to LumoPolicy, and every change in
- * the policy — from this window, the CLI or another process — moves the
- * widgets; the page keeps no policy state of its own.
+ * typed with the core's own rule), the Desktop Agents group (the same for
+ * every provider, LumoAgentsGroup), and the policy history with undo of
+ * the last change. Every edit goes straight to LumoPolicy, and every
+ * change in the policy — from this window, the CLI or another process —
+ * moves the widgets; the page keeps no policy state of its own.
  */
 #pragma once
 
 #include <adwaita.h>
 
+#include "lumo-agents-group.h"
 #include "lumo-caller-model.h"
 #include "lumo-policy.h"
 
@@ -36,5 +38,7 @@ LumoCallerModel *lumo_access_page_get_denied   (LumoAccessPage   *self);
 AdwEntryRow     *lumo_access_page_get_add_entry (LumoAccessPage  *self);
 GtkWidget       *lumo_access_page_get_add_button (LumoAccessPage *self);
 GtkLabel        *lumo_access_page_get_add_error (LumoAccessPage  *self);
+/* The Desktop Agents group (not per provider). */
+LumoAgentsGroup *lumo_access_page_get_agents_group (LumoAccessPage *self);
 
 G_END_DECLS

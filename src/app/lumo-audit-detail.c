@@ -11,6 +11,7 @@
 
 #include "lumo-audit-detail.h"
 #include "lumo-format.h"
+#include "lumo-ui-util.h"
 
 struct _LumoAuditDetail
 {
@@ -27,7 +28,8 @@ struct _LumoAuditDetail
 
 G_DEFINE_FINAL_TYPE (LumoAuditDetail, lumo_audit_detail, GTK_TYPE_WIDGET)
 
-static void
+/* The value's label, or NULL when there is no value to show. */
+static GtkWidget *
 add_field (LumoAuditDetail *self,
            const char      *key,
            const char      *value,
@@ -37,7 +39,7 @@ add_field (LumoAuditDetail *self,
   GtkWidget *value_label;
 
   if (value == NULL || *value == '\0')
-    return;
+    return NULL;
 
   key_label = gtk_label_new (key);
   gtk_label_set_xalign (GTK_LABEL (key_label), 0);
@@ -59,6 +61,8 @@ add_field (LumoAuditDetail *self,
 
   gtk_box_append (self->fields_box, key_label);
   gtk_box_append (self->fields_box, value_label);
+
+  return value_label;
 }
 
 static char *
@@ -133,6 +137,7 @@ lumo_audit_detail_set_row (LumoAuditDetail             *self,
                            gboolean                     verify_ok)
 {
   GtkWidget *child;
+  GtkWidget *caller_label;
   g_autofree char *id = NULL;
   g_autofree char *local = NULL;
   g_autofree char *utc = NULL;
@@ -185,10 +190,10 @@ lumo_audit_detail_set_row (LumoAuditDetail             *self,
   add_field (self, _("Entry"), id, FALSE);
   add_field (self, _("Time"), when, FALSE);
   add_field (self, _("Provider"), provider, FALSE);
-  add_field (self, _("Agent"), caller, FALSE);
-  add_field (self, _("Agent kind"),
-             lumo_audit_row_get_caller_kind (row) == LUMO_AUDIT_CALLER_KIND_AGENT
-               ? _("Desktop agent") : _("Browser extension"), FALSE);
+  caller_label = add_field (self, _("Agent"), caller, FALSE);
+  /* What the policy said the caller was when the write was recorded. */
+  if (caller_label != NULL && lumo_audit_row_get_caller_kind (row) == LUMO_AUDIT_CALLER_KIND_AGENT)
+    lumo_ui_add_agent_tag_after (caller_label);
   add_field (self, _("Tool"), lumo_audit_row_get_tool (row), TRUE);
   add_field (self, _("Kind"), lumo_audit_row_get_write (row) ? _("Write") : _("Read"), FALSE);
   add_field (self, _("Target"), lumo_audit_row_get_target (row), TRUE);

@@ -2,12 +2,13 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * LumoAuditDetail shows one LumoAuditRow in full: times, provider, agent
- * (and whether it is a browser extension or a desktop agent), tool,
- * target, whether a review grant let the write through, the keyed parameter hash, decision, reason, result, the
- * row's chain hash and what the last "Verify Log" said about it. The row
- * holds no arguments and no source, and neither does this pane: it shows
- * hashes only.
+ * LumoAuditDetail shows one LumoAuditRow in full: times, provider, agent,
+ * tool, target, whether a review grant let the write through, the keyed
+ * parameter hash, decision, reason, result, the row's chain hash and
+ * what the last "Verify Log" said about it; a caller the row records as a
+ * desktop agent carries the "Desktop agent" tag (lumo_ui_agent_tag_new()).
+ * The row holds no arguments and no source, and neither does this pane:
+ * it shows hashes only.
  */
 #pragma once
 

@@ -12,6 +12,7 @@
 #include "lumo-backend.h"
 #include "lumo-format.h"
 #include "lumo-policy.h"
+#include "lumo-ui-util.h"
 
 /* Searching as you type starts at this many characters (the trigram index
  * needs three); Enter searches any text. */
@@ -202,11 +203,9 @@ fill_cell (GtkWidget      *cell,
   if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
     {
       GtkWidget *tag = gtk_widget_get_last_child (cell);
-      const char *text = lumo_audit_item_get_caller_tag (item);
 
       label = gtk_widget_get_first_child (cell);
-      gtk_label_set_text (GTK_LABEL (tag), text != NULL ? text : "");
-      gtk_widget_set_visible (tag, text != NULL);
+      gtk_widget_set_visible (tag, lumo_audit_item_get_caller_tag (item) != NULL);
     }
 
   gtk_label_set_text (GTK_LABEL (label), lumo_audit_item_get_text (item, kind->column));
@@ -245,13 +244,12 @@ on_cell_setup_cb (GtkSignalListItemFactory *factory,
 
   if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
     {
-      GtkWidget *tag = gtk_label_new (NULL);
+      /* The app's one look of a desktop agent (lumo-ui-util.c). */
+      GtkWidget *tag = lumo_ui_agent_tag_new ();
 
       cell = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_widget_add_css_class (label, "audit-caller");
-      gtk_label_set_single_line_mode (GTK_LABEL (tag), TRUE);
-      gtk_widget_add_css_class (tag, "audit-tag");
       gtk_widget_set_visible (tag, FALSE);
       gtk_box_append (GTK_BOX (cell), label);
       gtk_box_append (GTK_BOX (cell), tag);

@@ -182,6 +182,8 @@ lumo_caller_row_new (LumoCallerItem *item,
                                                           : lumo_caller_item_get_provider_id (item));
 
   gtk_label_set_text (self->id_label, lumo_caller_item_get_caller_id (item));
+  if (lumo_caller_item_get_info (item)->kind == LUMO_CALLER_KIND_AGENT)
+    lumo_ui_add_agent_tag_after (GTK_WIDGET (self->title_label));
   update_details (self);
   g_signal_connect (item, "notify", G_CALLBACK (on_item_notify_cb), self);
 

@@ -273,6 +273,15 @@ lumo_format_history_entry (const LumoHistoryEntry *entry,
   else if (g_str_equal (field, "review"))
     return g_strdup_printf (is_on (value) ? _("Turned write review on for %s")
                                           : _("Turned write review off for %s"), provider_title);
+  else if (g_str_equal (field, "agent"))
+    {
+      /* The value is the agent's name; the caller title may be its ID. */
+      if (value != NULL)
+        /* Translators: %s is a desktop agent's name, e.g. "Claude Code". */
+        return g_strdup_printf (_("Added the desktop agent %s"), value);
+      return g_strdup_printf (_("Removed the desktop agent %s"),
+                              entry->old_value != NULL ? entry->old_value : caller_title);
+    }
   else if (g_str_equal (field, "provider"))
     {
       if (value == NULL)
@@ -304,4 +313,14 @@ lumo_format_origin (LumoPolicyOrigin origin)
     default:
       return g_strdup ("");
     }
+}
+
+const char *
+lumo_format_transport (const char *transport)
+{
+  g_return_val_if_fail (transport != NULL, NULL);
+
+  if (g_str_equal (transport, "http"))
+    return "HTTP";
+  return transport;
 }

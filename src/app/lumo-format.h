@@ -49,6 +49,10 @@ const char *lumo_format_provider_title (const LumoProviderInfo *info,
 const char *lumo_format_caller_title   (const LumoCallerInfo   *info,
                                         const char             *caller_id);
 
+/* How a desktop agent's session reaches the app, from its transport
+ * ("http", "stdio"): "HTTP", "stdio"; anything else as it is. */
+const char *lumo_format_transport      (const char             *transport);
+
 /* A path as GNOME shows one: the home folder as "~" ("~/.local/share/…"),
  * anything else as it is. For reading only; copy the path itself. */
 char *lumo_format_path          (const char   *path);

@@ -8,6 +8,7 @@
 
 #include "lumo-id-entry.h"
 #include "lumo-protocol.h"
+#include "lumo-ui-util.h"
 
 struct _LumoIdEntry
 {
@@ -192,12 +193,7 @@ lumo_id_entry_show_error (LumoIdEntry *self,
 {
   g_return_if_fail (LUMO_IS_ID_ENTRY (self));
 
-  gtk_label_set_text (self->error_label, message != NULL ? message : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->error_label), message != NULL);
-  if (message != NULL)
-    gtk_widget_add_css_class (GTK_WIDGET (self->row), "error");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (self->row), "error");
+  lumo_ui_show_row_error (GTK_WIDGET (self->row), self->error_label, message);
 }
 
 void

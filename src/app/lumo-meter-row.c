@@ -11,6 +11,7 @@
 #include "lumo-format.h"
 #include "lumo-meter-row.h"
 #include "lumo-rate-meter.h"
+#include "lumo-ui-util.h"
 
 struct _LumoMeterRow
 {
@@ -150,4 +151,12 @@ lumo_meter_row_get_status (LumoMeterRow *self)
   g_return_val_if_fail (LUMO_IS_METER_ROW (self), NULL);
 
   return gtk_label_get_text (self->status_label);
+}
+
+void
+lumo_meter_row_set_desktop_agent (LumoMeterRow *self)
+{
+  g_return_if_fail (LUMO_IS_METER_ROW (self));
+
+  lumo_ui_add_agent_tag_after (GTK_WIDGET (self->title_label));
 }

@@ -22,5 +22,7 @@ GtkWidget     *lumo_meter_row_new      (LumoMeterItem *item,
 LumoMeterItem *lumo_meter_row_get_item (LumoMeterRow  *self);
 /* The status line as shown ("Full: next write allowed in 14 s"). */
 const char    *lumo_meter_row_get_status (LumoMeterRow *self);
+/* The caller is a desktop agent: the row says so beside its name. */
+void           lumo_meter_row_set_desktop_agent (LumoMeterRow *self);
 
 G_END_DECLS

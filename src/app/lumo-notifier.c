@@ -161,11 +161,17 @@ on_caller_pending_cb (LumoPolicy   *policy,
     return;
 
   name = info->display_name != NULL && *info->display_name != '\0' ? info->display_name : _("An agent");
-  /* Translators: "“Foo Agent” (ID) wants to use Lumo Userscripts." */
-  body = g_strdup_printf (_("“%s” (%s) wants to use %s. Approve it only if you installed it yourself."),
-                          name, caller_id, provider);
+  if (info->kind == LUMO_CALLER_KIND_AGENT)
+    /* Translators: "The desktop agent “Claude Code” (ID) wants to use Lumo Userscripts." */
+    body = g_strdup_printf (_("The desktop agent “%s” (%s) wants to use %s. Approve it only if you added it yourself."),
+                            name, caller_id, provider);
+  else
+    /* Translators: "“Foo Agent” (ID) wants to use Lumo Userscripts." */
+    body = g_strdup_printf (_("“%s” (%s) wants to use %s. Approve it only if you installed it yourself."),
+                            name, caller_id, provider);
 
-  notification = g_notification_new (_("An Agent Asks for Access"));
+  notification = g_notification_new (info->kind == LUMO_CALLER_KIND_AGENT ? _("A Desktop Agent Asks for Access")
+                                                                          : _("An Agent Asks for Access"));
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
   g_notification_set_default_action (notification, "app.show-requests");
@@ -209,9 +215,14 @@ notify_review (LumoNotifier      *self,
   if (name == NULL || *name == '\0')
     name = lumo_review_request_get_caller_id (request);
 
-  /* Translators: "Foo Agent wants to run userscripts.install_script. It is rejected in 45 s unless you approve it." */
-  body = g_strdup_printf (_("%s wants to run %s. It is rejected in %s unless you approve it."),
-                          name, lumo_review_request_get_tool (request), left);
+  if (lumo_policy_is_agent (lumo_backend_get_policy (self->backend), lumo_review_request_get_caller_id (request)))
+    /* Translators: "The desktop agent Claude Code wants to run userscripts.install_script. It is rejected in 45 s unless you approve it." */
+    body = g_strdup_printf (_("The desktop agent %s wants to run %s. It is rejected in %s unless you approve it."),
+                            name, lumo_review_request_get_tool (request), left);
+  else
+    /* Translators: "Foo Agent wants to run userscripts.install_script. It is rejected in 45 s unless you approve it." */
+    body = g_strdup_printf (_("%s wants to run %s. It is rejected in %s unless you approve it."),
+                            name, lumo_review_request_get_tool (request), left);
   /* What is approved, as in the window: the reviewer may decide from here. */
   if ((preview = lumo_preview_to_text (lumo_review_request_get_preview (request))) != NULL)
     {

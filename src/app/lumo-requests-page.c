@@ -195,8 +195,11 @@ create_review_row_cb (gpointer item,
                       gpointer user_data)
 {
   LumoRequestsPage *self = user_data;
+  GtkWidget *row = lumo_review_row_new (item, lumo_backend_get_review_queue (self->backend));
 
-  return lumo_review_row_new (item, lumo_backend_get_review_queue (self->backend));
+  if (lumo_policy_is_agent (get_policy (self), lumo_review_request_get_caller_id (item)))
+    lumo_review_row_set_desktop_agent (LUMO_REVIEW_ROW (row));
+  return row;
 }
 
 /* ---- the first-run set-up ----------------------------------------------- */

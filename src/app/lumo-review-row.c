@@ -208,3 +208,11 @@ lumo_review_row_update (LumoReviewRow *self)
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->countdown_label), "error");
 }
+
+void
+lumo_review_row_set_desktop_agent (LumoReviewRow *self)
+{
+  g_return_if_fail (LUMO_IS_REVIEW_ROW (self));
+
+  lumo_ui_add_agent_tag_after (GTK_WIDGET (self->caller_label));
+}

@@ -24,5 +24,7 @@ GtkWidget         *lumo_review_row_new         (LumoReviewRequest *request,
 LumoReviewRequest *lumo_review_row_get_request (LumoReviewRow     *self);
 /* Refreshes the countdown from the queue's clock. */
 void               lumo_review_row_update      (LumoReviewRow     *self);
+/* The caller is a desktop agent: the row says so under its name. */
+void               lumo_review_row_set_desktop_agent (LumoReviewRow *self);
 
 G_END_DECLS

@@ -114,3 +114,50 @@ lumo_ui_lookup_settings (const char *first_key,
 
   return g_settings_new_full (schema, NULL, NULL);
 }
+
+void
+lumo_ui_show_row_error (GtkWidget  *row,
+                        GtkLabel   *label,
+                        const char *message)
+{
+  g_return_if_fail (GTK_IS_WIDGET (row));
+  g_return_if_fail (GTK_IS_LABEL (label));
+
+  gtk_label_set_text (label, message != NULL ? message : "");
+  gtk_widget_set_visible (GTK_WIDGET (label), message != NULL);
+  if (message != NULL)
+    gtk_widget_add_css_class (row, "error");
+  else
+    gtk_widget_remove_css_class (row, "error");
+}
+
+GtkWidget *
+lumo_ui_agent_tag_new (void)
+{
+  /* Translators: the tag beside the name of a desktop MCP client (Claude
+   * Code, VS Code, …) wherever a caller is shown. */
+  GtkWidget *tag = gtk_label_new (_("Desktop agent"));
+
+  gtk_widget_add_css_class (tag, "agent-tag");
+  gtk_widget_add_css_class (tag, "caption");
+  gtk_widget_set_valign (tag, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (tag, _("An MCP client on this computer that you added on the Access page, "
+                                      "not a browser extension"));
+
+  return tag;
+}
+
+void
+lumo_ui_add_agent_tag_after (GtkWidget *sibling)
+{
+  GtkWidget *box;
+  GtkWidget *tag;
+
+  g_return_if_fail (GTK_IS_WIDGET (sibling));
+  box = gtk_widget_get_parent (sibling);
+  g_return_if_fail (GTK_IS_BOX (box));
+
+  tag = lumo_ui_agent_tag_new ();
+  gtk_widget_set_halign (tag, GTK_ALIGN_START);
+  gtk_box_insert_child_after (GTK_BOX (box), tag, sibling);
+}

@@ -33,5 +33,16 @@ void      lumo_ui_list_box_remove_all  (GtkListBox *list_box);
  * that each user falls back to its defaults instead of aborting. */
 GSettings *lumo_ui_lookup_settings     (const char *first_key,
                                         ...) G_GNUC_NULL_TERMINATED;
+/* Shows @message (NULL: none) in @label under the entry row @row, and
+ * marks the row with the style class "error" while there is one. */
+void       lumo_ui_show_row_error      (GtkWidget  *row,
+                                        GtkLabel   *label,
+                                        const char *message);
+/* The "Desktop agent" tag: the one look of a caller of kind agent wherever
+ * a caller is shown (a small label with the style class "agent-tag"). */
+GtkWidget *lumo_ui_agent_tag_new       (void);
+/* Puts a new tag right after @sibling in its GtkBox (start-aligned, so it
+ * does not stretch in a vertical box). */
+void       lumo_ui_add_agent_tag_after (GtkWidget  *sibling);
 
 G_END_DECLS

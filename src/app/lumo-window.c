@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 #include <stdio.h>
 
+#include "lumo-application.h"
 #include "lumo-backend.h"
 #include "lumo-resources.h"
 #include "lumo-ui-util.h"
@@ -316,6 +317,15 @@ lumo_window_new (GtkApplication *application,
   lumo_activity_page_set_backend (self->activity_page, backend);
   lumo_providers_page_set_backend (self->providers_page, backend);
   lumo_audit_page_set_backend (self->audit_page, backend);
+  /* The desktop agents' endpoint and sessions are the application's. */
+  if (LUMO_IS_APPLICATION (application))
+    {
+      LumoApplication *app = LUMO_APPLICATION (application);
+
+      lumo_agents_group_set_application (lumo_access_page_get_agents_group (self->access_page), app);
+      if (lumo_application_get_gateway (app) != NULL)
+        lumo_activity_page_set_gateway (self->activity_page, lumo_application_get_gateway (app));
+    }
 
   /* LUMO_ACCESS_PAGE opens another page first (screenshots, the tour in
    * the README). */

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "lumo-paths.h"
+#include "lumo-ui-util.h"
 
 static GtkApplication *test_application;
 
@@ -59,7 +61,9 @@ void
 app_fixture_setup_window (AppFixture *f,
                           gboolean    present)
 {
-  f->window = lumo_window_new (app_test_get_application (), f->backend, NULL);
+  GtkApplication *application = f->app != NULL ? GTK_APPLICATION (f->app) : app_test_get_application ();
+
+  f->window = lumo_window_new (application, f->backend, NULL);
   g_object_ref_sink (f->window);
   if (present)
     gtk_window_present (GTK_WINDOW (f->window));
@@ -74,6 +78,54 @@ app_fixture_setup (AppFixture    *f,
   app_fixture_setup_window (f, GPOINTER_TO_INT (data));
 }
 
+static gboolean
+quit_app_cb (gpointer data)
+{
+  g_application_quit (data);
+  return G_SOURCE_REMOVE;
+}
+
+void
+app_fixture_setup_app_stores (AppFixture *f)
+{
+  static guint n_apps;
+  g_autoptr(GSettings) settings = lumo_ui_lookup_settings ("notify-new-requests", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = g_strdup_printf ("dev.lumo.Access.Test%d.App%u", (int) getpid (), n_apps++);
+
+  f->dir = lumo_test_dir_new ("app-test");
+  lumo_paths_set_data_dir (f->dir);
+  /* Its notifier would talk to a desktop that is not there (test-notifier
+   * stands one in for it). */
+  if (settings != NULL)
+    g_settings_set_boolean (settings, "notify-new-requests", FALSE);
+
+  /* Its own ID: tests run in parallel on one bus. A service, so that
+   * g_application_run() at teardown (which alone unregisters it and lets
+   * it go) opens no window. */
+  f->app = g_object_new (LUMO_TYPE_APPLICATION,
+                         "application-id", id,
+                         "flags", G_APPLICATION_NON_UNIQUE | G_APPLICATION_IS_SERVICE,
+                         "resource-base-path", "/dev/lumo/Access",
+                         NULL);
+  if (!g_application_register (G_APPLICATION (f->app), NULL, &error))
+    g_error ("Cannot register the test's LumoApplication: %s", error->message);
+  g_assert_nonnull (lumo_application_get_backend (f->app));
+
+  f->backend = g_object_ref (lumo_application_get_backend (f->app));
+  f->policy = g_object_ref (lumo_backend_get_policy (f->backend));
+  f->audit = g_object_ref (lumo_backend_get_audit_store (f->backend));
+  f->queue = g_object_ref (lumo_backend_get_review_queue (f->backend));
+}
+
+void
+app_fixture_setup_app (AppFixture    *f,
+                       gconstpointer  data)
+{
+  app_fixture_setup_app_stores (f);
+  app_fixture_setup_window (f, GPOINTER_TO_INT (data));
+}
+
 void
 app_fixture_teardown (AppFixture    *f,
                       gconstpointer  data)
@@ -82,10 +134,38 @@ app_fixture_teardown (AppFixture    *f,
   g_clear_object (&f->window);
   app_test_iterate ();
 
+  if (f->app != NULL)
+    {
+      g_autoptr(GSettings) settings = lumo_ui_lookup_settings ("desktop-agents", "desktop-agents-port",
+                                                               "notify-new-requests", NULL);
+
+      /* The memory backend outlives the test: the next one starts off. */
+      if (settings != NULL)
+        {
+          g_settings_reset (settings, "desktop-agents");
+          g_settings_reset (settings, "desktop-agents-port");
+          g_settings_reset (settings, "notify-new-requests");
+        }
+      app_test_iterate ();
+    }
+
   g_clear_object (&f->backend);
   g_clear_object (&f->queue);
   g_clear_object (&f->audit);
   g_clear_object (&f->policy);
+  if (f->app != NULL)
+    {
+      GObject *app = G_OBJECT (f->app);
+
+      /* Its shutdown, as when the app quits: the endpoint closes, the
+       * bus object goes, and nothing of it follows the next test's keys. */
+      g_idle_add (quit_app_cb, f->app);
+      g_assert_cmpint (g_application_run (G_APPLICATION (f->app), 0, NULL), ==, 0);
+      g_object_add_weak_pointer (app, (gpointer *) &app);
+      g_clear_object (&f->app);
+      app_test_iterate ();
+      g_assert_null (app);
+    }
   app_test_iterate ();
 
   lumo_test_dir_remove (f->dir);

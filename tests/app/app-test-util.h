@@ -13,6 +13,7 @@
 
 #include <adwaita.h>
 
+#include "lumo-application.h"
 #include "lumo-audit-store.h"
 #include "lumo-backend.h"
 #include "lumo-policy.h"
@@ -30,6 +31,7 @@ typedef struct
   LumoReviewQueue *queue;
   LumoBackend     *backend;
   LumoWindow      *window;
+  LumoApplication *app;      /* app_fixture_setup_app() only */
 } AppFixture;
 
 /* Makes the GtkApplication of the test program (call once, after
@@ -46,6 +48,16 @@ void        app_fixture_setup    (AppFixture    *f,
 void        app_fixture_setup_stores (AppFixture *f);
 void        app_fixture_setup_window (AppFixture *f,
                                       gboolean    present);
+/* Instead of app_fixture_setup(): a real LumoApplication (registered,
+ * not run) whose data directory is f->dir, so that it opens the stores
+ * itself and owns the desktop agents' gateway and endpoint, following the
+ * desktop-agents keys; f->policy, audit, queue and backend are its, and
+ * the window is one of its windows. The keys are reset at teardown. */
+void        app_fixture_setup_app (AppFixture    *f,
+                                   gconstpointer  data);
+/* Its first half: the application and its stores, without the window
+ * (app_fixture_setup_window() makes one of the application's). */
+void        app_fixture_setup_app_stores (AppFixture *f);
 void        app_fixture_teardown (AppFixture    *f,
                                   gconstpointer  data);
 /* Registers TEST_PROVIDER_ID as a provider that said hello. */

@@ -18,9 +18,16 @@
  * machine before its first connection (no provider has said hello): the
  * Requests page with its three set-up steps.
  *
+ * The pages "agents" (the Access page's Desktop Agents group) and
+ * "agent-added" (the Add Agent dialog once it shows the token and the
+ * set-ups) need the desktop agents' endpoint, so they run a real
+ * LumoApplication over the temporary stores (app_fixture_setup_app()),
+ * with desktop agents on.
+ *
  * usage: lumo-screenshot OUTDIR WIDTH HEIGHT SUFFIX PAGE...
  *        (SUFFIX is added to each file name: "" gives requests.png;
- *        "first-run" is a page of its own invocation)
+ *        "first-run" is a page of its own invocation, and so are
+ *        "agents" and "agent-added" together)
  */
 #include "config.h"
 
@@ -34,7 +41,9 @@
 #include "lumo-audit-page-private.h"
 #include "lumo-browser-setup.h"
 #include "lumo-first-run.h"
+#include "lumo-ui-util.h"
 #include "lumo-rate-limiter.h"
+#include "lumo-gateway-snippets.h"
 #include "lumo-tool-registry.h"
 
 #define LUMO_ID    TEST_CALLER_ID
@@ -187,6 +196,110 @@ show_probes (AppFixture *f)
   lumo_providers_page_show_outcome (page, TEST_PROVIDER2_ID, rejected);
 }
 
+/* ---- desktop agents ----------------------------------------------------------- */
+
+static gboolean
+listening_cb (gpointer data)
+{
+  return lumo_application_get_desktop_agents_state (data) == LUMO_GATEWAY_LISTENER_LISTENING;
+}
+
+/* The default port when it is free here, else one that is. */
+static guint
+endpoint_port (void)
+{
+  g_autoptr(GSocket) socket = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
+                                            G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) address = g_inet_socket_address_new (loopback, LUMO_GATEWAY_DEFAULT_PORT);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  if (g_socket_bind (socket, address, TRUE, NULL))
+    return LUMO_GATEWAY_DEFAULT_PORT;
+  g_clear_object (&address);
+  address = g_inet_socket_address_new (loopback, 0);
+  g_assert_true (g_socket_bind (socket, address, FALSE, NULL));
+  bound = g_socket_get_local_address (socket, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static void
+seed_agents (AppFixture *f)
+{
+  g_autoptr(GSettings) settings = lumo_ui_lookup_settings ("desktop-agents", "desktop-agents-port", NULL);
+  const char *providers[] = { TEST_PROVIDER_ID, NULL };
+  g_autoptr(GError) error = NULL;
+
+  provider = app_test_provider_connect (f->backend, TEST_PROVIDER_ID);
+  app_test_provider_hello (provider);
+  request ("\"type\":\"probe\",\"caller\":{\"id\":\"%s\",\"name\":\"Lumo\",\"version\":\"1.0.19\"}", LUMO_ID);
+  lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, LUMO_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+
+  /* Two agents added before; one of them is denied on the provider. */
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *agent_id = NULL;
+      g_autofree char *token = NULL;
+
+      lumo_policy_add_agent (f->policy, i == 0 ? "Cursor" : "Claude Desktop", providers, LUMO_POLICY_ORIGIN_UI,
+                             &agent_id, &token, &error);
+      g_assert_no_error (error);
+      if (i == 1)
+        lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, agent_id, LUMO_POLICY_ORIGIN_UI, &error);
+      g_assert_no_error (error);
+    }
+
+  g_settings_set_uint (settings, "desktop-agents-port", endpoint_port ());
+  g_settings_set_boolean (settings, "desktop-agents", TRUE);
+  lumo_test_wait_until (listening_cb, f->app, "the desktop agents' endpoint");
+  app_test_provider_drain (provider);
+}
+
+/* Scrolls the Access page so that the Desktop Agents group is at the top. */
+static void
+show_agents_group (AppFixture *f)
+{
+  GtkWidget *group = GTK_WIDGET (lumo_access_page_get_agents_group (_lumo_window_get_access_page (f->window)));
+  GtkWidget *scrolled = gtk_widget_get_ancestor (group, GTK_TYPE_SCROLLED_WINDOW);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  graphene_point_t point;
+
+  g_assert_true (gtk_widget_compute_point (group, gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled)),
+                                           &GRAPHENE_POINT_INIT (0, 0), &point));
+  gtk_adjustment_set_value (adjustment, point.y - 12);
+
+  /* The last agent opened, to show its providers. */
+  {
+    GtkListBox *list = lumo_agents_group_get_list (LUMO_AGENTS_GROUP (group));
+    GtkListBoxRow *last = NULL;
+
+    for (int i = 0; gtk_list_box_get_row_at_index (list, i) != NULL; i++)
+      last = gtk_list_box_get_row_at_index (list, i);
+    if (last != NULL)
+      adw_expander_row_set_expanded (ADW_EXPANDER_ROW (last), TRUE);
+  }
+}
+
+/* The Add Agent dialog, filled in and added: its one showing of the token. */
+static GtkWidget *
+add_agent (AppFixture *f,
+           int         width,
+           int         height)
+{
+  LumoAgentsGroup *group = lumo_access_page_get_agents_group (_lumo_window_get_access_page (f->window));
+  LumoAgentDialog *dialog;
+
+  app_test_click (lumo_agents_group_get_add_button (group));
+  dialog = lumo_agents_group_get_dialog (group);
+  g_assert_nonnull (dialog);
+  gtk_editable_set_text (GTK_EDITABLE (lumo_agent_dialog_get_name_row (dialog)), "Claude Code");
+  app_test_click (lumo_agent_dialog_get_add_button (dialog));
+  g_assert_nonnull (lumo_agent_dialog_get_agent_id (dialog));
+  gtk_window_set_default_size (GTK_WINDOW (dialog), width, height);
+  return GTK_WIDGET (dialog);
+}
+
 /* ---- the machine ------------------------------------------------------------ */
 
 static char *machine_dir;
@@ -317,6 +430,7 @@ main (int   argc,
   const char *outdir;
   const char *suffix;
   gboolean first_run = FALSE;
+  gboolean agents = FALSE;
   int width, height;
 
   setlocale (LC_ALL, "");
@@ -335,16 +449,63 @@ main (int   argc,
   height = atoi (argv[3]);
   suffix = argv[4];
   for (int i = 5; i < argc; i++)
-    first_run |= g_str_equal (argv[i], "first-run");
+    {
+      first_run |= g_str_equal (argv[i], "first-run");
+      agents |= g_str_equal (argv[i], "agents") || g_str_equal (argv[i], "agent-added");
+    }
   if (first_run && argc != 6)
     {
       g_printerr ("%s: the page first-run is rendered alone\n", argv[0]);
       return 2;
     }
+  for (int i = 5; agents && i < argc; i++)
+    if (!g_str_equal (argv[i], "agents") && !g_str_equal (argv[i], "agent-added"))
+      {
+        g_printerr ("%s: the pages agents and agent-added are rendered without the others\n", argv[0]);
+        return 2;
+      }
   prepare_machine ();
 
   gtk_init ();
   app_test_init_application ();
+
+  if (agents)
+    {
+      /* An expander row caught half-way through opening is no picture. */
+      g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+      /* The provider connected long before the window opened. */
+      app_fixture_setup_app_stores (&f);
+      seed_agents (&f);
+      app_fixture_setup_window (&f, FALSE);
+      gtk_window_set_default_size (GTK_WINDOW (f.window), width, height);
+      gtk_window_present (GTK_WINDOW (f.window));
+      lumo_window_set_page (f.window, "access");
+      wait_frames (GTK_WIDGET (f.window), 3);
+
+      for (int i = 5; i < argc; i++)
+        {
+          g_autofree char *name = g_strdup_printf ("%s%s.png", argv[i], suffix);
+          g_autofree char *path = g_build_filename (outdir, name, NULL);
+          GtkWidget *shown = GTK_WIDGET (f.window);
+
+          if (g_str_equal (argv[i], "agents"))
+            show_agents_group (&f);
+          else
+            shown = add_agent (&f, 640, 780);
+          gtk_window_present (GTK_WINDOW (shown));
+          wait_frames (shown, 3);
+          render (shown, path);
+          if (shown != GTK_WIDGET (f.window))
+            gtk_window_destroy (GTK_WINDOW (shown));
+        }
+
+      app_test_provider_free (provider);
+      app_fixture_teardown (&f, NULL);
+      lumo_test_dir_remove (machine_dir);
+      app_test_fake_helper_remove (machine_helper);
+      g_free (machine_dir);
+      return 0;
+    }
 
   /* The fixture's stores, with the clock in place before the window (its
    * meters) reads it. */

@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * A write a review grant let through says so in the list and in the
- * detail pane; a desktop agent's rows carry a "desktop agent" tag beside
+ * detail pane; a desktop agent's rows carry the "Desktop agent" tag beside
  * its name and say so in the detail. The summary above the list counts the
  * writes of the current search per agent — allowed, denied, failed — and
  * its numbers are those of the rows this test wrote, counted here; it
@@ -159,7 +159,7 @@ test_grant_and_agent_labels (AppFixture    *f,
   assert_shown (view, "Allowed by grant · succeeded", 1);
   assert_shown (view, "Allowed by grant", 1);
   assert_shown (view, "Allowed", 1);
-  assert_shown (view, "desktop agent", 2);
+  assert_shown (view, "Desktop agent", 2);
   assert_shown (view, "Claude Desktop", 2);
 
   /* The detail pane, newest first: both, agent, granted, plain. */
@@ -175,7 +175,6 @@ test_grant_and_agent_labels (AppFixture    *f,
 
   detail = select_row (page, 2);
   g_assert_cmpint (lumo_audit_row_get_id (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail))), ==, granted);
-  g_assert_true (app_test_any_text_contains (detail, "Browser extension"));
   g_assert_false (app_test_any_text_contains (detail, "Desktop agent"));
   g_assert_true (app_test_any_text_contains (detail, "Allowed by grant · succeeded"));
   g_assert_true (app_test_any_text_contains (detail, "a grant allowed this agent this tool"));

@@ -268,6 +268,67 @@ test_review_notifies_and_rejects (NotifierFixture *f,
   g_assert_cmpuint (lumo_notifier_get_n_withdrawn (f->notifier), ==, 1);
 }
 
+/* A desktop agent says what it is, in its request for access and in its
+ * writes that wait for review; an extension's text does not. */
+static void
+test_desktop_agent_is_named (NotifierFixture *f,
+                             gconstpointer    data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(LumoReviewRequest) request = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *agent_id = NULL;
+  g_autofree char *token = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *body = NULL;
+  ReviewResult result = { 0 };
+  LumoPolicyStatus status;
+
+  app_fixture_add_provider (&f->base, TEST_PROVIDER_ID, "Lumo Userscripts");
+  lumo_policy_add_agent (f->base.policy, "Claude Code", NULL, LUMO_POLICY_ORIGIN_CLI, &agent_id, &token, &error);
+  g_assert_no_error (error);
+
+  /* Its first request makes it wait: the gateway probes for it, as the
+   * provider does for an extension. */
+  lumo_policy_probe (f->base.policy, TEST_PROVIDER_ID, agent_id, "Claude Code", &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (status.pending_approval);
+  id = lumo_notifier_caller_id (TEST_PROVIDER_ID, agent_id);
+  expected = g_strdup_printf ("add %s 3", id);
+  lumo_test_wait_until (server_saw, expected, expected);
+  body = g_strdup_printf ("The desktop agent “Claude Code” (%s) wants to use Lumo Userscripts. "
+                          "Approve it only if you added it yourself.", agent_id);
+  g_assert_cmpstr (g_hash_table_lookup (server_bodies, id), ==, body);
+
+  lumo_policy_probe (f->base.policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent", &status, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&id, g_free);
+  g_clear_pointer (&expected, g_free);
+  id = lumo_notifier_caller_id (TEST_PROVIDER_ID, TEST_CALLER_ID);
+  expected = g_strdup_printf ("add %s 3", id);
+  lumo_test_wait_until (server_saw, expected, expected);
+  g_assert_null (strstr (g_hash_table_lookup (server_bodies, id), "desktop agent"));
+
+  /* Allowed, it writes; the write waits for review. */
+  lumo_policy_allow_caller (f->base.policy, TEST_PROVIDER_ID, agent_id, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  lumo_review_queue_submit_async (f->base.queue, TEST_PROVIDER_ID, agent_id, "Claude Code",
+                                  "userscripts.save_script", NULL, "{\"name\":\"x\"}", cancellable,
+                                  on_review_done_cb, &result);
+  request = g_list_model_get_item (G_LIST_MODEL (f->base.queue), 0);
+  g_clear_pointer (&id, g_free);
+  g_clear_pointer (&expected, g_free);
+  id = lumo_notifier_review_id (lumo_review_request_get_id (request));
+  expected = g_strdup_printf ("add %s 3", id);
+  lumo_test_wait_until (server_saw, expected, expected);
+  g_assert_true (g_str_has_prefix (g_hash_table_lookup (server_bodies, id),
+                                   "The desktop agent Claude Code wants to run userscripts.save_script."));
+
+  g_cancellable_cancel (cancellable);
+  lumo_test_wait_until (review_done, &result, "the review's outcome");
+}
+
 /* Anyone on the bus can activate the app's actions; only the click on the
  * notification carries its token, and a token works once. */
 static void
@@ -465,6 +526,8 @@ main (int   argc,
               test_pending_agent_notifies_and_approves, teardown);
   g_test_add ("/notifier/review", NotifierFixture, NULL, setup,
               test_review_notifies_and_rejects, teardown);
+  g_test_add ("/notifier/desktop-agent", NotifierFixture, NULL, setup,
+              test_desktop_agent_is_named, teardown);
   g_test_add ("/notifier/window-active", NotifierFixture, NULL, setup,
               test_no_notification_while_window_active, teardown);
   g_test_add ("/notifier/activation-needs-token", NotifierFixture, NULL, setup,

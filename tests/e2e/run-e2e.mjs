@@ -59,6 +59,9 @@ async function step (name, fn) {
     failed++;
     out(`not ok ${n} - ${name}`);
     note(e instanceof Error ? e.message : String(e));
+    // meson keeps a TAP diagnostic in its log file only; --print-errorlogs
+    // shows stderr, so a failure in CI says why where it is read.
+    console.error(`not ok ${n} - ${name}\n${e instanceof Error ? e.stack ?? e.message : String(e)}`);
     // Every step builds on the ones before it.
     throw new Bail();
   }

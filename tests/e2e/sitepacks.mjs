@@ -193,8 +193,13 @@ export async function siteSteps ({ step, check, poll, browser, worker, caller, c
       { name: 'generate-color', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
       { name: 'page-added', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }] };
     await tiny.eval(`document.dispatchEvent(new CustomEvent(${JSON.stringify(`lumo-sitepack:${tinyId}`)}, { detail: ${JSON.stringify(JSON.stringify(forged))} }))`);
-    const logs = await poll(() => tiny.logs, (l) => l.some((x) => /tool "page-added" refused: the site pack opentiny-e2e\.test was not installed with this tool/.test(x)), 'the refusal in the page console');
-    check(logs.some((x) => /tool "generate-color": the page registered it as read-only, but the pack was installed with it as a write/.test(x)), JSON.stringify(logs.filter((x) => /Lumo/.test(x))));
+    // The page logs the refusal, then the warning: two console events,
+    // each its own CDP message, so the second may come after the first
+    // is seen. Wait for both.
+    const refusal = /tool "page-added" refused: the site pack opentiny-e2e\.test was not installed with this tool/;
+    const warning = /tool "generate-color": the page registered it as read-only, but the pack was installed with it as a write/;
+    const logs = await poll(() => tiny.logs, (l) => l.some((x) => refusal.test(x)) && l.some((x) => warning.test(x)),
+      'the refusal and the warning in the page console');
     // A page may hide a tool: get-app-state goes, page-added never comes.
     const t = await poll(tools, (x) => !x.includes('userscripts.opentiny-e2e_get-app-state'), 'the catalogue to follow the page', 20000);
     check(t.includes('userscripts.opentiny-e2e_generate-color') && !t.includes('userscripts.opentiny-e2e_page-added'), JSON.stringify(t));
