@@ -6,7 +6,10 @@
 # renders the window under Xvfb at a fixed size:
 #   requests, access, activity, providers, audit .png   1280×800
 #   requests-narrow.png, audit-narrow.png                360 px wide
-#   requests-zh_CN.png, providers-zh_CN.png              in Simplified Chinese
+#   grants.png                                           the Access page at its
+#                                                        review grants
+#   requests-zh_CN.png, providers-zh_CN.png,
+#   grants-zh_CN.png                                     in Simplified Chinese
 #   agents.png, agent-added.png (and -zh_CN)             the Access page's Desktop
 #                                                        Agents group, and the Add
 #                                                        Agent dialog once it shows
@@ -38,10 +41,10 @@ shoot () {
         "$@" 2>&1 | grep -v '^dbus-daemon'
 }
 
-shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" requests access activity providers audit
+shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" requests access activity providers audit grants
 shoot "$build/tests/app/lumo-screenshot" "$out" 360 720 -narrow requests audit
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
-  "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN requests providers
+  "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN requests providers grants
 shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" first-run
 shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" agents agent-added
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \

@@ -2,7 +2,7 @@
 // The provider's bridge: it acts only on valid app messages (the shared
 // fixtures), matches answers by id in any order, fails pending requests
 // with a reason a person can act on, and reconnects by itself.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { checkAppMessage } from '../src/provider/app-messages.ts';
@@ -176,6 +176,63 @@ test('a refused hello keeps the bridge down with the app\'s reason', async () =>
   port.deliver({ type: 'error', re: 1, code: 'bad_field', field: 'service.namespace', message: 'namespace is reserved' });
   await until(() => h.bridge.state === 'down', 'down');
   assert.match(h.bridge.reason ?? '', /refused this provider: namespace is reserved/);
+  h.bridge.stop();
+});
+
+// The frame the helper (or the app) sends as the only one of a connection
+// it cannot serve: the shared fixture, which the C builder is checked
+// against (tests/core/test-bridge-fixtures.c).
+const unavailableFrame = (fixture('messages-app.json').cases as Array<{ name: string; message: Record<string, unknown> }>)
+  .find((c) => c.name === 'unavailable')?.message as Record<string, unknown>;
+
+test('an unavailable frame (re: null) ends the session with the helper\'s own words, not Chrome\'s', async () => {
+  assert.equal(unavailableFrame?.re, null);
+  const logs: string[] = [];
+  const h = harness({ backoffMs: [1, 10000] });
+  (h.bridge as any).opts.log = (...a: unknown[]) => logs.push(a.join(' '));
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  const timers = mock.method(globalThis, 'setTimeout');
+  // A request waiting for the bridge fails with the helper's reason too.
+  const waiting = assert.rejects(h.bridge.request('probe', {}, 5000),
+    (e: BridgeError) => e.code === 'unreachable' && e.message === h.bridge.reason);
+  port.deliver(unavailableFrame);
+  await until(() => h.bridge.state === 'down', 'down');
+  assert.deepEqual(h.bridge.notice, { code: 'unavailable', detail: unavailableFrame.message });
+  assert.equal(h.bridge.reason, `Lumo Access is not available. It says: ${String(unavailableFrame.message)}`);
+  assert.ok(port.closed, 'the provider closes the port itself');
+  await waiting;
+  // Then the helper exits, as it does after the frame: Chrome's "exited"
+  // does not replace the helper's reason.
+  h.die(port, 'Native host has exited.');
+  assert.equal(h.bridge.notice?.code, 'unavailable');
+  // It will be sent again: the retry waits on the slow end of the backoff.
+  assert.ok(timers.mock.calls.some((c) => c.arguments[1] === 10000), 'the retry is not on the slow end of the backoff');
+  assert.ok(!timers.mock.calls.some((c) => c.arguments[1] === 1), 'a quick retry after unavailable');
+  timers.mock.restore();
+  assert.ok(logs.some((l) => l.includes('unavailable')), logs.join('\n'));
+  h.bridge.stop();
+});
+
+test('other re: null errors are logged with their code and change nothing', async () => {
+  const logs: string[] = [];
+  const h = harness();
+  (h.bridge as any).opts.log = (...a: unknown[]) => logs.push(a.join(' '));
+  h.bridge.start();
+  const port = h.ports[0] as FakeNativePort;
+  h.helloOk(port);
+  await until(() => h.bridge.state === 'ready', 'ready');
+  const pending = h.bridge.request('probe', {});
+  port.deliver({ type: 'error', re: null, code: 'bad_field', field: 'port', message: 'port must be 1-64 bytes.' });
+  port.deliver({ type: 'error', re: null, code: '', message: 'no code' });
+  await until(() => logs.length >= 2, 'both logged');
+  assert.match(logs[0] ?? '', /error bad_field \(port\): port must be 1-64 bytes/);
+  assert.match(logs[1] ?? '', /dropped an invalid error: code/);
+  assert.equal(h.bridge.state, 'ready');
+  assert.equal(port.closed, false);
+  // The pending request is not taken for the one they answer.
+  port.deliver({ type: 'probe.result', re: port.sent[1]?.id, status: { enabled: true, authorized: true, ready: true, pendingApproval: false } });
+  assert.equal((await pending).type, 'probe.result');
   h.bridge.stop();
 });
 

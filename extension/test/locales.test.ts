@@ -114,6 +114,9 @@ test('the popup says in English what callers are told about the bridge', () => {
     [{ code: 'unreachable', detail: 'Specified native messaging host not found.' }, 'bridgeUnreachableBecause',
       ['Specified native messaging host not found.']],
     [{ code: 'refused', detail: 'bridge version 9 is not supported' }, 'bridgeRefused', ['bridge version 9 is not supported']],
+    [{ code: 'unavailable', detail: null }, 'bridgeUnavailable', []],
+    [{ code: 'unavailable', detail: 'Lumo Access could not be started.' }, 'bridgeUnavailableBecause',
+      ['Lumo Access could not be started.']],
     [{ code: 'too_large', detail: '2000000' }, 'bridgeTooLarge', ['2000000', MAX_FRAME_BYTES]],
   ];
   for (const [notice, key, subs] of cases)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "lumo-access-page.h"
+#include "lumo-grants-group.h"
 #include "lumo-agents-group.h"
 #include "lumo-id-entry.h"
 #include "lumo-provider-model.h"
@@ -26,6 +27,7 @@ struct _LumoAccessPage
   GtkSwitch         *writes_switch;
   GtkSwitch         *review_switch;
   GtkListBox        *allowed_list;
+  LumoGrantsGroup   *grants_group;
   GtkListBox        *denied_list;
   LumoIdEntry       *add_entry;
   LumoAgentsGroup   *agents_group;

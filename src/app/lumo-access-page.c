@@ -266,6 +266,7 @@ show_provider (LumoAccessPage *self,
 
   lumo_caller_model_set_provider_id (self->allowed, provider_id != NULL ? provider_id : "");
   lumo_caller_model_set_provider_id (self->denied, provider_id != NULL ? provider_id : "");
+  lumo_grants_group_set_provider_id (self->grants_group, provider_id);
   sync_switches (self);
   lumo_id_entry_set_ready (self->add_entry, provider_id != NULL);
 }
@@ -370,6 +371,7 @@ lumo_access_page_class_init (LumoAccessPageClass *klass)
 
   g_type_ensure (LUMO_TYPE_ID_ENTRY);
   g_type_ensure (LUMO_TYPE_AGENTS_GROUP);
+  g_type_ensure (LUMO_TYPE_GRANTS_GROUP);
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-access-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, stack);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, provider_group);
@@ -381,6 +383,7 @@ lumo_access_page_class_init (LumoAccessPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, writes_switch);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, review_switch);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, allowed_list);
+  gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, grants_group);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, denied_list);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, add_entry);
   gtk_widget_class_bind_template_child (widget_class, LumoAccessPage, agents_group);
@@ -429,6 +432,7 @@ lumo_access_page_set_backend (LumoAccessPage *self,
                            create_allowed_row_cb, self, NULL);
   gtk_list_box_bind_model (self->denied_list, G_LIST_MODEL (self->denied),
                            create_denied_row_cb, self, NULL);
+  lumo_grants_group_set_policy (self->grants_group, policy);
 
   adw_combo_row_set_expression (self->provider_row,
                                 gtk_property_expression_new (LUMO_TYPE_PROVIDER_ITEM, NULL, "title"));

@@ -4,12 +4,13 @@
  *
  * LumoAccessPage presents and edits the policy of one provider at a time (a
  * selector appears when there is more than one): the three switches, the
- * allow-list and the deny-list, adding an agent by its ID (checked as it is
- * typed with the core's own rule), the Desktop Agents group (the same for
- * every provider, LumoAgentsGroup), and the policy history with undo of
- * the last change. Every edit goes straight to LumoPolicy, and every
- * change in the policy — from this window, the CLI or another process —
- * moves the widgets; the page keeps no policy state of its own.
+ * allow-list, the review grants (LumoGrantsGroup) and the deny-list,
+ * adding an agent by its ID (checked as it is typed with the core's own
+ * rule), the Desktop Agents group (the same for every provider,
+ * LumoAgentsGroup), and the policy history with undo of the last change.
+ * Every edit goes straight to LumoPolicy, and every change in the policy
+ * — from this window, the CLI or another process — moves the widgets; the
+ * page keeps no policy state of its own.
  */
 #pragma once
 

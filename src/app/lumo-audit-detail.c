@@ -199,9 +199,13 @@ lumo_audit_detail_set_row (LumoAuditDetail             *self,
   add_field (self, _("Target"), lumo_audit_row_get_target (row), TRUE);
   add_field (self, _("Outcome"), outcome, FALSE);
   add_field (self, _("Reason"), reason, FALSE);
+  /* The store allows by_grant only on an allowed write: nobody was asked
+   * for this one, and the log must not read as if someone had been. */
   if (lumo_audit_row_get_by_grant (row))
     add_field (self, _("Review"),
-               _("Not asked: a grant allowed this agent this tool without review"), FALSE);
+               _("Allowed by a review grant: this agent’s writes of this tool were approved for 10 minutes "
+                 "or always, so no one was asked"),
+               FALSE);
   add_field (self, _("Result message"), lumo_audit_row_get_result_text (row), FALSE);
   add_field (self, _("Result recorded"), result_time, FALSE);
   add_field (self, _("Parameters hash (keyed)"), lumo_audit_row_get_params_hmac (row), TRUE);

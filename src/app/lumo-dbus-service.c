@@ -466,24 +466,58 @@ list_reviews (LumoDBusService       *self,
                                           g_variant_builder_end (&builder));
 }
 
+/* DecideReview and ApproveReview: the backend makes the grant, if any. */
+static gboolean
+decide_with_grant (LumoDBusService        *self,
+                   GDBusMethodInvocation  *invocation,
+                   const char             *id,
+                   gboolean                approve,
+                   LumoGrantScope          grant)
+{
+  g_autoptr(GError) error = NULL;
+  LumoBackend *backend;
+
+  if (!(backend = self->getter (self->getter_data, &error)) ||
+      !lumo_backend_decide_review (backend, id, approve, grant, LUMO_POLICY_ORIGIN_CLI, &error))
+    {
+      g_dbus_method_invocation_return_gerror (invocation, error);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static void
 decide_review (LumoDBusService       *self,
                GDBusMethodInvocation *invocation)
 {
-  g_autoptr(GError) error = NULL;
-  LumoReviewQueue *queue;
   const char *id = NULL;
   gboolean approve = FALSE;
 
   g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&sb)", &id, &approve);
-  if (!(queue = get_review_queue (self, &error)) ||
-      !lumo_review_queue_decide (queue, id, approve, &error))
+  if (decide_with_grant (self, invocation, id, approve, LUMO_GRANT_SCOPE_ONCE))
+    lumo_dbus_bridge_complete_decide_review (self->skeleton, invocation);
+}
+
+static void
+approve_review (LumoDBusService       *self,
+                GDBusMethodInvocation *invocation)
+{
+  const char *id = NULL;
+  const char *word = NULL;
+  LumoGrantScope grant;
+
+  g_variant_get (g_dbus_method_invocation_get_parameters (invocation), "(&s&s)", &id, &word);
+  if (!lumo_grant_scope_from_string (word, &grant))
     {
-      g_dbus_method_invocation_return_gerror (invocation, error);
+      g_dbus_method_invocation_return_error (invocation, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS,
+                                             "“%s” is not a grant: once, 10m or always",
+                                             g_utf8_validate (word, -1, NULL) ? word : "(not UTF-8)");
       return;
     }
 
-  lumo_dbus_bridge_complete_decide_review (self->skeleton, invocation);
+  if (decide_with_grant (self, invocation, id, TRUE, grant))
+    lumo_dbus_bridge_complete_approve_review (self->skeleton, invocation);
 }
 
 static void
@@ -656,6 +690,16 @@ on_handle_decide_review_cb (LumoDBusBridge        *skeleton,
   return check_then (self, invocation, decide_review, RULE_DECIDE);
 }
 
+static gboolean
+on_handle_approve_review_cb (LumoDBusBridge        *skeleton,
+                             GDBusMethodInvocation *invocation,
+                             const char            *id,
+                             const char            *grant,
+                             LumoDBusService       *self)
+{
+  return check_then (self, invocation, approve_review, RULE_DECIDE);
+}
+
 /* The /proc peers are read in; this process is looked up there too. */
 void
 lumo_dbus_service_set_proc_root (LumoDBusService *self,
@@ -737,6 +781,8 @@ lumo_dbus_service_init (LumoDBusService *self)
                     G_CALLBACK (on_handle_list_reviews_cb), self);
   g_signal_connect (self->skeleton, "handle-decide-review",
                     G_CALLBACK (on_handle_decide_review_cb), self);
+  g_signal_connect (self->skeleton, "handle-approve-review",
+                    G_CALLBACK (on_handle_approve_review_cb), self);
   g_signal_connect (self->skeleton, "handle-list-recommended",
                     G_CALLBACK (on_handle_list_recommended_cb), self);
 }

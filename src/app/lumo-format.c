@@ -273,6 +273,17 @@ lumo_format_history_entry (const LumoHistoryEntry *entry,
   else if (g_str_equal (field, "review"))
     return g_strdup_printf (is_on (value) ? _("Turned write review on for %s")
                                           : _("Turned write review off for %s"), provider_title);
+  else if (g_str_equal (field, "grant") && entry->tool != NULL)
+    {
+      if (value == NULL)
+        /* Translators: "Revoked the grant of userscripts.save_script to Foo Agent". */
+        return g_strdup_printf (_("Revoked the grant of %s to %s"), entry->tool, caller_title);
+      if (g_str_equal (value, "10m"))
+        /* Translators: "Approved Foo Agent’s writes of userscripts.save_script for 10 minutes". */
+        return g_strdup_printf (_("Approved %s’s writes of %s for 10 minutes"), caller_title, entry->tool);
+      if (g_str_equal (value, "always"))
+        return g_strdup_printf (_("Approved all of %s’s writes of %s"), caller_title, entry->tool);
+    }
   else if (g_str_equal (field, "agent"))
     {
       /* The value is the agent's name; the caller title may be its ID. */
@@ -295,6 +306,34 @@ lumo_format_history_entry (const LumoHistoryEntry *entry,
   /* Translators: a history entry of a kind this version does not know:
    * the field and its new value. */
   return g_strdup_printf (_("Changed %s to %s"), field, value != NULL ? value : "—");
+}
+
+char *
+lumo_format_grant_expiry (const LumoGrantInfo *grant,
+                          gint64               now_us)
+{
+  g_autoptr(GDateTime) until = NULL;
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *when = NULL;
+
+  g_return_val_if_fail (grant != NULL, NULL);
+
+  if (grant->expires == 0)
+    return g_strdup (_("Always, until you revoke it"));
+
+  until = g_date_time_new_from_unix_local (grant->expires / G_USEC_PER_SEC);
+  now = g_date_time_new_from_unix_local ((now_us > 0 ? now_us : g_get_real_time ()) / G_USEC_PER_SEC);
+  if (until == NULL || now == NULL)
+    return g_strdup ("?");
+
+  if (g_date_time_get_year (until) == g_date_time_get_year (now) &&
+      g_date_time_get_day_of_year (until) == g_date_time_get_day_of_year (now))
+    when = g_date_time_format (until, "%H:%M");
+  else
+    when = g_date_time_format (until, "%Y-%m-%d %H:%M");
+
+  /* Translators: a grant for ten minutes, e.g. "For 10 minutes, until 14:32". */
+  return g_strdup_printf (_("For 10 minutes, until %s"), when);
 }
 
 char *

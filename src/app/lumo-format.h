@@ -63,6 +63,11 @@ char *lumo_format_path          (const char   *path);
 char *lumo_format_history_entry (const LumoHistoryEntry *entry,
                                  const char             *caller_title,
                                  const char             *provider_title);
+/* How long a review grant stands: "Always, until you revoke it", or
+ * "For 10 minutes, until 14:32" (the date too when it is not today, by
+ * @now_us; 0 = now). */
+char *lumo_format_grant_expiry  (const LumoGrantInfo    *grant,
+                                 gint64                  now_us);
 /* Who made a change: "by you", "by the command line", … */
 char *lumo_format_origin        (LumoPolicyOrigin        origin);
 

@@ -13,6 +13,7 @@
 
 #include "lumo-action-guard.h"
 #include "lumo-backend.h"
+#include "lumo-error.h"
 #include "lumo-format.h"
 #include "lumo-notifier.h"
 #include "lumo-policy.h"
@@ -236,11 +237,17 @@ notify_review (LumoNotifier      *self,
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
   g_notification_set_default_action (notification, "app.show-requests");
+  /* Three buttons, the most a notification shows; the body opens the
+   * window (for ten minutes, among the rest). All three carry the same
+   * one-time token: the first one used spends it. */
   g_notification_add_button_with_target (notification, _("Reject"), "app.reject-review",
                                          "(ss)", lumo_review_request_get_id (request), token);
-  g_notification_add_button_with_target (notification, _("Approve"), "app.approve-review",
+  g_notification_add_button_with_target (notification, _("Approve Once"), "app.approve-review",
                                          "(ss)", lumo_review_request_get_id (request), token);
-  g_notification_add_button (notification, _("Open"), "app.show-requests");
+  /* Translators: a notification button: approve this write and every
+   * later write of the same tool by the same agent. */
+  g_notification_add_button_with_target (notification, _("Always"), "app.approve-review-always",
+                                         "(ss)", lumo_review_request_get_id (request), token);
 
   send (self, id, token, notification);
 }
@@ -329,7 +336,10 @@ decide_review_cb (GSimpleAction *action,
                   gpointer       user_data)
 {
   LumoNotifier *self = user_data;
-  gboolean approve = g_str_equal (g_action_get_name (G_ACTION (action)), "approve-review");
+  const char *name = g_action_get_name (G_ACTION (action));
+  gboolean approve = !g_str_equal (name, "reject-review");
+  LumoGrantScope grant = g_str_equal (name, "approve-review-always") ? LUMO_GRANT_SCOPE_ALWAYS
+                                                                      : LUMO_GRANT_SCOPE_ONCE;
   g_autoptr(GError) error = NULL;
   g_autofree char *id = NULL;
   const char *review_id, *token;
@@ -343,9 +353,11 @@ decide_review_cb (GSimpleAction *action,
       return;
     }
 
-  if (!lumo_review_queue_decide (lumo_backend_get_review_queue (self->backend),
-                                 review_id, approve, &error))
-    report_error (self, _("The write is no longer waiting"), error);
+  if (!lumo_backend_decide_review (self->backend, review_id, approve, grant, LUMO_POLICY_ORIGIN_UI, &error))
+    report_error (self,
+                  g_error_matches (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND)
+                  ? _("The write is no longer waiting") : _("Could not approve the write"),
+                  error);
 }
 
 static void
@@ -370,6 +382,7 @@ static const GActionEntry app_actions[] = {
   { "approve-caller", decide_caller_cb, "(sss)" },
   { "deny-caller", decide_caller_cb, "(sss)" },
   { "approve-review", decide_review_cb, "(ss)" },
+  { "approve-review-always", decide_review_cb, "(ss)" },
   { "reject-review", decide_review_cb, "(ss)" },
   { "show-requests", show_requests_cb },
 };

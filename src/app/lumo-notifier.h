@@ -5,10 +5,12 @@
  * LumoNotifier owns the GNotifications of the app: a new pending agent or a
  * write waiting for review, while no Lumo Access window is active (hidden,
  * in the background, or none at all in service mode), is announced with
- * Approve / Deny (Reject) buttons that work without opening the window,
- * and Open. The notification is withdrawn once the request is decided,
- * wherever that happened. The buttons call application actions
- * (app.approve-caller, app.deny-caller, app.approve-review,
+ * buttons that work without opening the window: Approve / Deny and Open
+ * for an agent, Reject / Approve Once / Always for a write (Always makes
+ * the review grant the window's Always makes; the body opens the window).
+ * The notification is withdrawn once the request is decided, wherever
+ * that happened. The buttons call application actions (app.approve-caller,
+ * app.deny-caller, app.approve-review, app.approve-review-always,
  * app.reject-review, app.show-requests) that this object adds, and which
  * edit the policy and the review queue exactly as the window does.
  *

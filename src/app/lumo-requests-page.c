@@ -10,6 +10,7 @@
 
 #include "lumo-backend.h"
 #include "lumo-caller-row.h"
+#include "lumo-error.h"
 #include "lumo-first-run.h"
 #include "lumo-format.h"
 #include "lumo-policy.h"
@@ -331,16 +332,23 @@ decide_review_action (GtkWidget  *widget,
                       GVariant   *param)
 {
   LumoRequestsPage *self = LUMO_REQUESTS_PAGE (widget);
-  gboolean approve = g_str_equal (action_name, "requests.approve-review");
+  gboolean approve = !g_str_equal (action_name, "requests.reject-review");
+  LumoGrantScope grant = g_str_equal (action_name, "requests.approve-review-always") ? LUMO_GRANT_SCOPE_ALWAYS
+                       : g_str_equal (action_name, "requests.approve-review-timed") ? LUMO_GRANT_SCOPE_TEN_MINUTES
+                       : LUMO_GRANT_SCOPE_ONCE;
   g_autoptr(GError) error = NULL;
 
   if (self->backend == NULL)
     return;
 
-  /* NOT_FOUND: it timed out or its session ended a moment ago. */
-  if (!lumo_review_queue_decide (lumo_backend_get_review_queue (self->backend),
-                                 g_variant_get_string (param, NULL), approve, &error))
-    lumo_ui_show_error (GTK_WIDGET (self), _("The write is no longer waiting"), error);
+  /* NOT_FOUND: it timed out or its session ended a moment ago; with a
+   * grant, NOT_AUTHORIZED: the caller was denied meanwhile. */
+  if (!lumo_backend_decide_review (self->backend, g_variant_get_string (param, NULL), approve, grant,
+                                   LUMO_POLICY_ORIGIN_UI, &error))
+    lumo_ui_show_error (GTK_WIDGET (self),
+                        g_error_matches (error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND)
+                        ? _("The write is no longer waiting") : _("Could not approve the write"),
+                        error);
 }
 
 /* ---- GObject ------------------------------------------------------------ */
@@ -421,6 +429,8 @@ lumo_requests_page_class_init (LumoRequestsPageClass *klass)
   gtk_widget_class_install_action (widget_class, "requests.approve-selected", NULL, decide_selected_action);
   gtk_widget_class_install_action (widget_class, "requests.deny-selected", NULL, decide_selected_action);
   gtk_widget_class_install_action (widget_class, "requests.approve-review", "s", decide_review_action);
+  gtk_widget_class_install_action (widget_class, "requests.approve-review-timed", "s", decide_review_action);
+  gtk_widget_class_install_action (widget_class, "requests.approve-review-always", "s", decide_review_action);
   gtk_widget_class_install_action (widget_class, "requests.reject-review", "s", decide_review_action);
 }
 

@@ -12,6 +12,7 @@
 #include "lumo-preview.h"
 #include "lumo-review-row.h"
 #include "lumo-ui-util.h"
+#include "lumo-wrap-box.h"
 
 struct _LumoReviewRow
 {
@@ -26,6 +27,8 @@ struct _LumoReviewRow
   GtkProgressBar    *time_bar;
   GtkButton         *reject_button;
   GtkButton         *approve_button;
+  GtkButton         *timed_button;
+  GtkButton         *always_button;
 
   /* Owned */
   LumoReviewRequest *request;
@@ -101,6 +104,7 @@ lumo_review_row_class_init (LumoReviewRowClass *klass)
 
   object_class->dispose = lumo_review_row_dispose;
 
+  g_type_ensure (LUMO_TYPE_WRAP_BOX);
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-review-row.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, tool_label);
   gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, countdown_label);
@@ -110,6 +114,8 @@ lumo_review_row_class_init (LumoReviewRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, time_bar);
   gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, reject_button);
   gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, approve_button);
+  gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, timed_button);
+  gtk_widget_class_bind_template_child (widget_class, LumoReviewRow, always_button);
 }
 
 static void
@@ -159,11 +165,33 @@ lumo_review_row_new (LumoReviewRequest *request,
 
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->approve_button), "s",
                                     lumo_review_request_get_id (request));
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->timed_button), "s",
+                                    lumo_review_request_get_id (request));
+  gtk_actionable_set_action_target (GTK_ACTIONABLE (self->always_button), "s",
+                                    lumo_review_request_get_id (request));
   gtk_actionable_set_action_target (GTK_ACTIONABLE (self->reject_button), "s",
                                     lumo_review_request_get_id (request));
 
-  text = g_strdup_printf (_("Approve %s by %s"), lumo_review_request_get_tool (request), caller_name);
+  /* Translators: "Approve userscripts.save_script by Foo Agent once". */
+  text = g_strdup_printf (_("Approve %s by %s once"), lumo_review_request_get_tool (request), caller_name);
   lumo_ui_set_accessible_label (GTK_WIDGET (self->approve_button), text);
+  g_clear_pointer (&text, g_free);
+  /* Translators: the grant the two buttons make, said in full. */
+  text = g_strdup_printf (_("Approve %s by %s, and its next writes of this tool for 10 minutes"),
+                          lumo_review_request_get_tool (request), caller_name);
+  lumo_ui_set_accessible_label (GTK_WIDGET (self->timed_button), text);
+  g_clear_pointer (&text, g_free);
+  text = g_strdup_printf (_("Approve %s by %s, and all its next writes of this tool"),
+                          lumo_review_request_get_tool (request), caller_name);
+  lumo_ui_set_accessible_label (GTK_WIDGET (self->always_button), text);
+  g_clear_pointer (&text, g_free);
+  text = g_strdup_printf (_("Approve this write, and let %s’s writes of this tool through without asking "
+                            "for the next 10 minutes"), caller_name);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->timed_button), text);
+  g_clear_pointer (&text, g_free);
+  text = g_strdup_printf (_("Approve this write, and let %s’s writes of this tool through without asking "
+                            "until you revoke it on the Access page"), caller_name);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->always_button), text);
   g_clear_pointer (&text, g_free);
   text = g_strdup_printf (_("Reject %s by %s"), lumo_review_request_get_tool (request), caller_name);
   lumo_ui_set_accessible_label (GTK_WIDGET (self->reject_button), text);

@@ -5,7 +5,10 @@
  * LumoReviewRow shows one LumoReviewRequest: the tool, the caller, the
  * target, the redacted preview (through lumo_preview_format(), which
  * keeps any source off the screen) and a countdown to the timeout, with
- * Approve and Reject ("requests.approve-review", "requests.reject-review").
+ * Reject and the three approvals: once, for 10 minutes, always — the last
+ * two make a review grant for the caller and tool ("requests.reject-review",
+ * "requests.approve-review", "requests.approve-review-timed",
+ * "requests.approve-review-always", each with the request's id).
  * The page calls lumo_review_row_update() once a second.
  */
 #pragma once

@@ -4,7 +4,7 @@
  *
  * This file owns the command table, the global options, dispatch, and the
  * output helpers every subcommand shares. The subcommands themselves live
- * in lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
+ * in lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-grants.c, lumo-ctl-audit.c, lumo-ctl-probe.c,
  * lumo-ctl-review.c, lumo-ctl-recommended.c and lumo-ctl-browsers.c; review
  * and recommended ask the running app through lumo-ctl-app.c.
  */
@@ -49,6 +49,10 @@ static const LumoCtlCommand commands[] = {
     lumo_ctl_agents_add },
   { "agents remove", "ID",
     N_("Remove a desktop agent: its token stops working, its sessions end"), lumo_ctl_agents_remove },
+  { "grants", "",
+    N_("List the review grants in force: writes a caller may make without asking"), lumo_ctl_grants },
+  { "revoke-grant", "PROVIDER CALLER TOOL",
+    N_("End a review grant; the caller’s next write of the tool waits for review"), lumo_ctl_revoke_grant },
   { "history", "",
     N_("Show the policy history, newest first"), lumo_ctl_history },
   { "undo", "",
@@ -71,8 +75,9 @@ static const LumoCtlCommand commands[] = {
     lumo_ctl_probe_state },
   { "review list", "",
     N_("List the writes waiting for review in the running app"), lumo_ctl_review_list },
-  { "review approve", "ID",
-    N_("Approve a waiting write"), lumo_ctl_review_approve },
+  { "review approve", "ID [--for 10m|--always]",
+    N_("Approve a waiting write (and, with a grant, the caller’s next writes of that tool)"),
+    lumo_ctl_review_approve },
   { "review reject", "ID",
     N_("Reject a waiting write; the provider is told review_rejected"), lumo_ctl_review_reject },
   { "recommended", "",

@@ -483,6 +483,8 @@ history_to_json (const LumoHistoryEntry *h)
   lumo_ctl_json_member (b, "provider", h->provider_id);
   lumo_ctl_json_member (b, "caller", h->caller_id);
   lumo_ctl_json_member (b, "field", h->field);
+  /* The tool of a grant entry; null for every other field. */
+  lumo_ctl_json_member (b, "tool", h->tool);
   lumo_ctl_json_member (b, "old", h->old_value);
   lumo_ctl_json_member (b, "new", h->new_value);
   json_builder_set_member_name (b, "undoes");
@@ -564,11 +566,14 @@ lumo_ctl_history (const LumoCtlCommand   *command,
           g_autofree char *note = h->undoes != 0 ? g_strdup_printf (_("undoes %s"), other)
                                 : h->undone_by != 0 ? g_strdup_printf (_("undone by %s"), other)
                                 : g_strdup ("");
+          /* A grant is of one tool: "grant userscripts.save_script". */
+          g_autofree char *field = h->tool != NULL ? g_strdup_printf ("%s %s", h->field, h->tool)
+                                                   : g_strdup (h->field);
 
           /* An agent's entry belongs to no provider. */
           lumo_ctl_table_add (table, id, time, lumo_policy_origin_to_string (h->origin),
                               h->provider_id ? h->provider_id : "—", h->caller_id ? h->caller_id : "—",
-                              h->field, change, note, NULL);
+                              field, change, note, NULL);
         }
       lumo_ctl_table_print (table);
     }
@@ -596,7 +601,11 @@ lumo_ctl_undo (const LumoCtlCommand   *command,
 
   change = describe_change (undone);
   id = g_strdup_printf ("#%" G_GINT64_FORMAT, undone->id);
-  if (undone->provider_id == NULL)
+  if (undone->tool != NULL)
+    g_print (_("Undid %s (%s, the grant of %s to %s on %s: %s).\n"),
+             id, lumo_policy_origin_to_string (undone->origin), undone->tool,
+             undone->caller_id, undone->provider_id, change);
+  else if (undone->provider_id == NULL)
     g_print (_("Undid %s (%s, desktop agent %s: %s).\n"),
              id, lumo_policy_origin_to_string (undone->origin), undone->caller_id, change);
   else if (undone->caller_id != NULL)

@@ -179,16 +179,37 @@ decide (const LumoCtlCommand   *command,
         gboolean                approve)
 {
   g_autoptr(GVariant) reply = NULL;
+  g_autofree char *for_opt = NULL;
+  gboolean always = FALSE;
   gboolean json = FALSE;
+  LumoGrantScope grant = LUMO_GRANT_SCOPE_ONCE;
   int exit_code = 0;
   const char *id;
-  const GOptionEntry entries[] = {
+  const GOptionEntry approve_entries[] = {
+    { "for", 0, 0, G_OPTION_ARG_STRING, &for_opt,
+      N_("Also approve the caller’s writes of this tool for a while without asking: 10m"), N_("10m") },
+    { "always", 0, 0, G_OPTION_ARG_NONE, &always,
+      N_("Also approve the caller’s writes of this tool from now on, until the grant is revoked"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print JSON"), NULL },
     G_OPTION_ENTRY_NULL
   };
+  /* A rejection grants nothing: --for and --always are unknown to it. */
+  const GOptionEntry *entries = approve ? approve_entries : approve_entries + 2;
 
   if (!lumo_ctl_parse (command, entries, args, 1, 1, &exit_code))
     return exit_code;
+
+  if (for_opt != NULL && always)
+    return lumo_ctl_usage_error (command, _("--for and --always are two different grants; choose one"));
+  if (for_opt != NULL)
+    {
+      /* The one timed grant there is: its word, as the app's D-Bus takes it. */
+      if (!lumo_grant_scope_from_string (for_opt, &grant) || grant != LUMO_GRANT_SCOPE_TEN_MINUTES)
+        return lumo_ctl_usage_error (command, _("--for takes 10m (ten minutes), not “%s”"),
+                                     g_utf8_validate (for_opt, -1, NULL) ? for_opt : "(not UTF-8)");
+    }
+  else if (always)
+    grant = LUMO_GRANT_SCOPE_ALWAYS;
 
   id = (*args)[1];
   if (!g_uuid_string_is_valid (id))
@@ -197,8 +218,13 @@ decide (const LumoCtlCommand   *command,
                                    "(36 characters, like 0b9c1a52-6e1d-4d0b-9f6c-2f1f3c6a8e21)"),
                                  g_utf8_validate (id, -1, NULL) ? id : "(not UTF-8)");
 
-  if (!(reply = call_app ("DecideReview", g_variant_new ("(sb)", id, approve),
-                          G_VARIANT_TYPE_UNIT, &exit_code)))
+  /* Without a grant the method every version of the app has. */
+  if (grant == LUMO_GRANT_SCOPE_ONCE)
+    reply = call_app ("DecideReview", g_variant_new ("(sb)", id, approve), G_VARIANT_TYPE_UNIT, &exit_code);
+  else
+    reply = call_app ("ApproveReview", g_variant_new ("(ss)", id, lumo_grant_scope_to_string (grant)),
+                      G_VARIANT_TYPE_UNIT, &exit_code);
+  if (reply == NULL)
     return exit_code;
 
   if (json)
@@ -209,9 +235,21 @@ decide (const LumoCtlCommand   *command,
       json_builder_begin_object (b);
       lumo_ctl_json_member (b, "id", id);
       lumo_ctl_json_member (b, "decision", approve ? "approved" : "rejected");
+      if (approve)
+        lumo_ctl_json_member (b, "grant", lumo_grant_scope_to_string (grant));
       json_builder_end_object (b);
       root = json_builder_get_root (b);
       lumo_ctl_print_json (root);
+    }
+  else if (grant == LUMO_GRANT_SCOPE_TEN_MINUTES)
+    {
+      g_print (_("Approved the review %s, and the caller’s writes of that tool for the next 10 minutes "
+                 "without asking (“grants” lists them, “revoke-grant” ends one).\n"), id);
+    }
+  else if (grant == LUMO_GRANT_SCOPE_ALWAYS)
+    {
+      g_print (_("Approved the review %s, and the caller’s writes of that tool from now on without asking "
+                 "(“grants” lists them, “revoke-grant” ends one).\n"), id);
     }
   else if (approve)
     {

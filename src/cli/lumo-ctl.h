@@ -124,7 +124,7 @@ gboolean        lumo_ctl_audit_check_file_options (const LumoCtlCommand *command
   { "key", 0, 0, G_OPTION_ARG_FILENAME, &key, \
     N_("With --file: that log’s key file (audit.key), to check its keyed MACs too"), N_("KEYFILE") }
 
-/* Subcommands (lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-audit.c,
+/* Subcommands (lumo-ctl-policy.c, lumo-ctl-agents.c, lumo-ctl-grants.c, lumo-ctl-audit.c,
  * lumo-ctl-probe.c, lumo-ctl-review.c, lumo-ctl-recommended.c,
  * lumo-ctl-browsers.c). */
 #define LUMO_CTL_DECLARE(fn) int fn (const LumoCtlCommand *command, char ***args)
@@ -154,5 +154,7 @@ LUMO_CTL_DECLARE (lumo_ctl_remove_manifest);
 LUMO_CTL_DECLARE (lumo_ctl_agents);
 LUMO_CTL_DECLARE (lumo_ctl_agents_add);
 LUMO_CTL_DECLARE (lumo_ctl_agents_remove);
+LUMO_CTL_DECLARE (lumo_ctl_grants);
+LUMO_CTL_DECLARE (lumo_ctl_revoke_grant);
 
 G_END_DECLS

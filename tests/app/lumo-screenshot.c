@@ -6,9 +6,11 @@
  * stores in a temporary directory and feeds it the way the browser does:
  * a provider session over a socket pair says hello with its tools, agents
  * probe it (two stay pending, three are approved or denied), open MCP
- * ports, and make writes (one waits for review, some fill a rate meter);
- * the audit log gets a few thousand older rows besides. Then it shows the
- * window at a fixed size and renders each page to PNG.
+ * ports, and make writes (one waits for review, some fill a rate meter,
+ * two were approved for 10 minutes or always and their next writes went
+ * through by the grant); the audit log gets a few thousand older rows
+ * besides. Then it shows the window at a fixed size and renders each page
+ * to PNG.
  *
  * The machine is a fake one, so that no screenshot shows this computer's
  * browsers: HOME is a fake home in which Google Chrome has run and is set
@@ -16,7 +18,8 @@
  * PATH), and the provider extension is installed in
  * ~/.local/share/lumo-access/extension. The page "first-run" is that
  * machine before its first connection (no provider has said hello): the
- * Requests page with its three set-up steps.
+ * Requests page with its three set-up steps. The page "grants" is the
+ * Access page scrolled to its review grants.
  *
  * The pages "agents" (the Access page's Desktop Agents group) and
  * "agent-added" (the Add Agent dialog once it shows the token and the
@@ -41,6 +44,7 @@
 #include "lumo-audit-page-private.h"
 #include "lumo-browser-setup.h"
 #include "lumo-first-run.h"
+#include "lumo-grants-group.h"
 #include "lumo-ui-util.h"
 #include "lumo-rate-limiter.h"
 #include "lumo-gateway-snippets.h"
@@ -84,15 +88,14 @@ request (const char *format,
   json_object_unref (app_test_provider_request (provider, "%s", body));
 }
 
+/* Sends a write's authorize; returns the id its answer will carry. */
 static gint64
-authorize_write (const char *caller,
-                 const char *name,
-                 const char *tool,
-                 gboolean    wait)
+send_write (const char *caller,
+            const char *name,
+            const char *tool)
 {
   static const char hash[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
   g_autofree char *json = NULL;
-  g_autoptr(JsonObject) answer = NULL;
   gint64 id = app_test_provider_take_id (provider);
 
   json = g_strdup_printf ("{\"type\":\"authorize\",\"id\":%" G_GINT64_FORMAT ",\"caller\":{\"id\":\"%s\",\"name\":\"%s\"},"
@@ -103,10 +106,16 @@ authorize_write (const char *caller,
                           "\"added\":3,\"removed\":1}}",
                           id, caller, name, tool, hash);
   app_test_provider_send (provider, json);
-  if (!wait)
-    return 0;
 
-  answer = app_test_provider_wait_answer (provider, id);
+  return id;
+}
+
+/* Waits for the answer to @id; an allowed write reports its result. */
+static gint64
+complete_write (gint64 id)
+{
+  g_autoptr(JsonObject) answer = app_test_provider_wait_answer (provider, id);
+
   if (json_object_get_boolean_member_with_default (answer, "allow", FALSE))
     {
       gint64 audit_id = json_object_get_int_member_with_default (answer, "auditId", 0);
@@ -115,6 +124,65 @@ authorize_write (const char *caller,
       return audit_id;
     }
   return 0;
+}
+
+static gint64
+authorize_write (const char *caller,
+                 const char *name,
+                 const char *tool,
+                 gboolean    wait)
+{
+  gint64 id = send_write (caller, name, tool);
+
+  return wait ? complete_write (id) : 0;
+}
+
+typedef struct
+{
+  LumoReviewQueue *queue;
+  const char      *caller_id;
+  char            *request_id;
+} WaitingReview;
+
+static gboolean
+review_waits_cb (gpointer data)
+{
+  WaitingReview *w = data;
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (w->queue)); i++)
+    {
+      g_autoptr(LumoReviewRequest) request = g_list_model_get_item (G_LIST_MODEL (w->queue), i);
+
+      if (g_str_equal (lumo_review_request_get_caller_id (request), w->caller_id))
+        {
+          w->request_id = g_strdup (lumo_review_request_get_id (request));
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A write waits for review and a person approves it for 10 minutes or
+ * always, as the Requests page's buttons do; the caller's next write of
+ * the tool goes through by the grant. */
+static void
+approve_with_grant (AppFixture     *f,
+                    const char     *caller,
+                    const char     *name,
+                    const char     *tool,
+                    LumoGrantScope  scope)
+{
+  g_autoptr(GError) error = NULL;
+  WaitingReview w = { f->queue, caller, NULL };
+  gint64 id = send_write (caller, name, tool);
+
+  lumo_test_wait_until (review_waits_cb, &w, "the review");
+  lumo_backend_decide_review (f->backend, w.request_id, TRUE, scope, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  g_free (w.request_id);
+  g_assert_cmpint (complete_write (id), >, 0);
+
+  g_assert_cmpint (authorize_write (caller, name, tool, TRUE), >, 0);
 }
 
 static void
@@ -167,6 +235,9 @@ seed (AppFixture *f)
   lumo_policy_set_switch (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, TRUE,
                           LUMO_POLICY_ORIGIN_UI, &error);
   g_assert_no_error (error);
+  /* Two writes were approved beyond themselves: the grants. */
+  approve_with_grant (f, MAIL, "Mail Helper", "save_script", LUMO_GRANT_SCOPE_ALWAYS);
+  approve_with_grant (f, RESEARCH, "Research Assistant", "set_enabled", LUMO_GRANT_SCOPE_TEN_MINUTES);
   authorize_write (RESEARCH, "Research Assistant", "save_script", FALSE);
 
   /* New agents wait for approval. */
@@ -374,6 +445,22 @@ seed_machine (AppFixture *f,
     }
 }
 
+/* The Access page scrolled so that its Grants group is at the top. */
+static void
+scroll_to_grants (LumoWindow *window)
+{
+  GtkWidget *page = GTK_WIDGET (_lumo_window_get_access_page (window));
+  GtkWidget *grants = app_test_find_widget (page, LUMO_TYPE_GRANTS_GROUP, 0);
+  GtkWidget *scrolled = gtk_widget_get_ancestor (grants, GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *content = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scrolled));
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+  graphene_rect_t bounds;
+
+  if (!gtk_widget_compute_bounds (grants, content, &bounds))
+    g_error ("The Grants group is not laid out");
+  gtk_adjustment_set_value (adjustment, bounds.origin.y - 16);
+}
+
 static guint frames;
 
 static void
@@ -538,8 +625,14 @@ main (int   argc,
       g_autofree char *name = g_strdup_printf ("%s%s.png", argv[i], suffix);
       g_autofree char *path = g_build_filename (outdir, name, NULL);
 
-      if (!lumo_window_set_page (f.window, first_run ? "requests" : argv[i]))
+      if (!lumo_window_set_page (f.window, first_run ? "requests"
+                                           : g_str_equal (argv[i], "grants") ? "access" : argv[i]))
         g_error ("No page “%s”", argv[i]);
+      if (g_str_equal (argv[i], "grants"))
+        {
+          wait_frames (GTK_WIDGET (f.window), 3);
+          scroll_to_grants (f.window);
+        }
       if (first_run)
         lumo_test_wait_until (first_run_idle_cb,
                               lumo_requests_page_get_first_run (_lumo_window_get_requests_page (f.window)),

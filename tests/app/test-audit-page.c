@@ -166,7 +166,7 @@ test_grant_and_agent_labels (AppFixture    *f,
   detail = select_row (page, 0);
   g_assert_cmpint (lumo_audit_row_get_id (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail))), ==, both);
   g_assert_true (app_test_any_text_contains (detail, "Desktop agent"));
-  g_assert_true (app_test_any_text_contains (detail, "a grant allowed this agent this tool"));
+  g_assert_true (app_test_any_text_contains (detail, "so no one was asked"));
 
   detail = select_row (page, 1);
   g_assert_cmpint (lumo_audit_row_get_id (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail))), ==, agent);
@@ -177,7 +177,7 @@ test_grant_and_agent_labels (AppFixture    *f,
   g_assert_cmpint (lumo_audit_row_get_id (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail))), ==, granted);
   g_assert_false (app_test_any_text_contains (detail, "Desktop agent"));
   g_assert_true (app_test_any_text_contains (detail, "Allowed by grant · succeeded"));
-  g_assert_true (app_test_any_text_contains (detail, "a grant allowed this agent this tool"));
+  g_assert_true (app_test_any_text_contains (detail, "so no one was asked"));
 
   detail = select_row (page, 3);
   g_assert_false (app_test_any_text_contains (detail, "grant"));

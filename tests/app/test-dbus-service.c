@@ -1,4 +1,5 @@
-/* test-dbus-service.c — AttachAgent on the app's D-Bus object
+/* test-dbus-service.c — AttachAgent and ApproveReview on the app's D-Bus
+ * object
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -7,7 +8,8 @@
  * of its own: another app's sandbox (a fake /proc says this program is
  * one) is refused before the app touches the pipes, even with the right
  * token; seen as it is, the same call gets its session, served on the
- * pipes until the client closes its end.
+ * pipes until the client closes its end. ApproveReview is under the same
+ * rule: a sandbox cannot approve a write, let alone grant the next ones.
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 
 #include "app-test-util.h"
 #include "lumo-dbus-service.h"
+#include "lumo-error.h"
 #include "lumo-gateway.h"
 
 #define OBJECT_PATH "/dev/lumo/Access/Test"
@@ -209,12 +212,125 @@ test_sandboxed_caller_refused (ServiceFixture *f,
   close (out_pipe[0]);
 }
 
+static void
+on_plain_call_done_cb (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  CallResult *r = user_data;
+
+  r->reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &r->error);
+  r->done = TRUE;
+}
+
+static void
+call_approve_review (ServiceFixture *f,
+                     const char     *id,
+                     const char     *grant,
+                     CallResult     *r)
+{
+  memset (r, 0, sizeof *r);
+  g_dbus_connection_call (f->caller_conn, g_dbus_connection_get_unique_name (f->service_conn),
+                          OBJECT_PATH, "dev.lumo.Access.Bridge", "ApproveReview",
+                          g_variant_new ("(ss)", id, grant), G_VARIANT_TYPE_UNIT,
+                          G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_plain_call_done_cb, r);
+  lumo_test_wait_until (lumo_test_is_true, &r->done, "ApproveReview to be answered");
+}
+
+typedef struct
+{
+  LumoReviewOutcome outcome;
+  gboolean          done;
+} Reviewed;
+
+static void
+on_reviewed_cb (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Reviewed *r = user_data;
+
+  r->outcome = lumo_review_queue_submit_finish (LUMO_REVIEW_QUEUE (source), result, NULL);
+  r->done = TRUE;
+}
+
+static guint
+n_grants (ServiceFixture *f)
+{
+  g_autoptr(GPtrArray) grants = lumo_policy_list_grants (f->base.policy, NULL, NULL);
+
+  g_assert_nonnull (grants);
+  return grants->len;
+}
+
+/* Seen as another app's Flatpak, ApproveReview is refused and decides
+ * nothing; seen as it is, a bad grant word is InvalidArgs, "always"
+ * approves the write and grants the caller the tool, and a second
+ * decision finds nothing waiting. */
+static void
+test_approve_review (ServiceFixture *f,
+                     gconstpointer   data)
+{
+  LumoReviewQueue *queue = lumo_backend_get_review_queue (f->base.backend);
+  g_autoptr(LumoReviewRequest) request = NULL;
+  g_autoptr(GPtrArray) history = NULL;
+  g_autofree char *pid_dir = NULL;
+  g_autofree char *info = NULL;
+  g_autoptr(GError) error = NULL;
+  Reviewed reviewed = { 0 };
+  CallResult r;
+  const char *id;
+
+  g_assert_true (lumo_policy_allow_caller (f->base.policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                           LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  lumo_review_queue_submit_async (queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Lumo", "userscripts.save_script",
+                                  NULL, "{\"name\":\"Dark mode\"}", NULL, on_reviewed_cb, &reviewed);
+  request = g_list_model_get_item (G_LIST_MODEL (queue), 0);
+  id = lumo_review_request_get_id (request);
+
+  f->proc_root = lumo_test_dir_new ("proc");
+  pid_dir = g_strdup_printf ("%s/%d/root", f->proc_root, (int) getpid ());
+  g_assert_cmpint (g_mkdir_with_parents (pid_dir, 0700), ==, 0);
+  info = g_build_filename (pid_dir, ".flatpak-info", NULL);
+  g_assert_true (g_file_set_contents (info, "[Application]\nname=org.example.Evil\n", -1, NULL));
+  lumo_dbus_service_set_proc_root (f->service, f->proc_root);
+
+  call_approve_review (f, id, "always", &r);
+  g_assert_error (r.error, G_DBUS_ERROR, G_DBUS_ERROR_ACCESS_DENIED);
+  g_clear_error (&r.error);
+  g_assert_nonnull (lumo_review_queue_lookup (queue, id));
+  g_assert_cmpuint (n_grants (f), ==, 0);
+
+  lumo_dbus_service_set_proc_root (f->service, NULL);
+  call_approve_review (f, id, "forever", &r);
+  g_assert_error (r.error, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_ARGS);
+  g_clear_error (&r.error);
+  g_assert_nonnull (lumo_review_queue_lookup (queue, id));
+
+  call_approve_review (f, id, "always", &r);
+  g_assert_no_error (r.error);
+  g_clear_pointer (&r.reply, g_variant_unref);
+  lumo_test_wait_until (lumo_test_is_true, &reviewed.done, "the review's outcome");
+  g_assert_cmpint (reviewed.outcome, ==, LUMO_REVIEW_OUTCOME_APPROVED);
+  g_assert_cmpuint (n_grants (f), ==, 1);
+  history = lumo_policy_list_history (f->base.policy, 1, NULL);
+  g_assert_cmpstr (((LumoHistoryEntry *) g_ptr_array_index (history, 0))->field, ==, "grant");
+  g_assert_cmpint (((LumoHistoryEntry *) g_ptr_array_index (history, 0))->origin, ==, LUMO_POLICY_ORIGIN_CLI);
+
+  call_approve_review (f, id, "10m", &r);
+  g_assert_error (r.error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND);
+  g_clear_error (&r.error);
+}
+
 int
 main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
 
+  g_test_add ("/dbus-service/approve-review", ServiceFixture, NULL,
+              service_setup, test_approve_review, service_teardown);
   g_test_add ("/dbus-service/attach-agent/sandboxed-caller-refused", ServiceFixture, NULL,
               service_setup, test_sandboxed_caller_refused, service_teardown);
 

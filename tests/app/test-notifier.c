@@ -268,6 +268,88 @@ test_review_notifies_and_rejects (NotifierFixture *f,
   g_assert_cmpuint (lumo_notifier_get_n_withdrawn (f->notifier), ==, 1);
 }
 
+/* The label of the button for @action of the notification @id. */
+static const char *
+button_label (const char *id,
+              const char *action)
+{
+  GVariant *buttons = g_hash_table_lookup (server_buttons, id);
+
+  g_assert_nonnull (buttons);
+  for (gsize i = 0; i < g_variant_n_children (buttons); i++)
+    {
+      g_autoptr(GVariant) button = g_variant_get_child_value (buttons, i);
+      const char *name = NULL;
+      const char *label = NULL;
+
+      if (g_variant_lookup (button, "action", "&s", &name) && g_str_equal (name, action) &&
+          g_variant_lookup (button, "label", "&s", &label))
+        return label;   /* in the variant the table keeps */
+    }
+  return NULL;
+}
+
+static guint
+n_grants (NotifierFixture *f)
+{
+  g_autoptr(GPtrArray) grants = lumo_policy_list_grants (f->base.policy, NULL, NULL);
+
+  g_assert_nonnull (grants);
+  return grants->len;
+}
+
+/* A write's notification offers Reject, Approve Once and Always; Always
+ * grants the caller the tool, which also lets through the write of the
+ * same caller and tool that waited meanwhile. It carries the one-time
+ * token too: without it, it grants nothing. */
+static void
+test_review_always (NotifierFixture *f,
+                    gconstpointer    data)
+{
+  GActionGroup *app = G_ACTION_GROUP (app_test_get_application ());
+  ReviewResult first = { 0 }, second = { 0 };
+  g_autoptr(LumoReviewRequest) request = NULL;
+  g_autoptr(GVariant) target = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *expected = NULL;
+
+  app_fixture_add_provider (&f->base, TEST_PROVIDER_ID, "Lumo Userscripts");
+  g_assert_true (lumo_policy_allow_caller (f->base.policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                           LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+
+  lumo_review_queue_submit_async (f->base.queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.save_script", NULL, "{\"name\":\"x\"}", NULL,
+                                  on_review_done_cb, &first);
+  request = g_list_model_get_item (G_LIST_MODEL (f->base.queue), 0);
+  id = lumo_notifier_review_id (lumo_review_request_get_id (request));
+  expected = g_strdup_printf ("add %s 3", id);
+  lumo_test_wait_until (server_saw, expected, expected);
+  g_assert_cmpstr (button_label (id, "app.reject-review"), ==, "Reject");
+  g_assert_cmpstr (button_label (id, "app.approve-review"), ==, "Approve Once");
+  g_assert_cmpstr (button_label (id, "app.approve-review-always"), ==, "Always");
+  target = g_variant_ref_sink (button_target (id, "app.approve-review-always"));
+
+  /* Not from the notification: nothing. */
+  g_action_group_activate_action (app, "approve-review-always",
+                                  g_variant_new ("(ss)", lumo_review_request_get_id (request),
+                                                 "00000000000000000000000000000000"));
+  app_test_iterate ();
+  g_assert_false (first.done);
+  g_assert_cmpuint (n_grants (f), ==, 0);
+
+  lumo_review_queue_submit_async (f->base.queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.save_script", NULL, "{\"name\":\"y\"}", NULL,
+                                  on_review_done_cb, &second);
+  g_action_group_activate_action (app, "approve-review-always", g_variant_ref (target));
+  lumo_test_wait_until (review_done, &first, "the review's outcome");
+  lumo_test_wait_until (review_done, &second, "the waiting write of the same tool");
+  g_assert_cmpint (first.outcome, ==, LUMO_REVIEW_OUTCOME_APPROVED);
+  g_assert_cmpint (second.outcome, ==, LUMO_REVIEW_OUTCOME_GRANTED);
+  g_assert_cmpuint (n_grants (f), ==, 1);
+}
+
 /* A desktop agent says what it is, in its request for access and in its
  * writes that wait for review; an extension's text does not. */
 static void
@@ -526,6 +608,8 @@ main (int   argc,
               test_pending_agent_notifies_and_approves, teardown);
   g_test_add ("/notifier/review", NotifierFixture, NULL, setup,
               test_review_notifies_and_rejects, teardown);
+  g_test_add ("/notifier/review-always", NotifierFixture, NULL, setup,
+              test_review_always, teardown);
   g_test_add ("/notifier/desktop-agent", NotifierFixture, NULL, setup,
               test_desktop_agent_is_named, teardown);
   g_test_add ("/notifier/window-active", NotifierFixture, NULL, setup,

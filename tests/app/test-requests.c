@@ -231,6 +231,119 @@ test_review_reject (AppFixture    *f,
   run_review (f, FALSE);
 }
 
+static LumoGrantInfo *
+only_grant (AppFixture *f)
+{
+  g_autoptr(GPtrArray) grants = lumo_policy_list_grants (f->policy, TEST_PROVIDER_ID, NULL);
+
+  g_assert_nonnull (grants);
+  g_assert_cmpuint (grants->len, ==, 1);
+  return lumo_grant_info_copy (g_ptr_array_index (grants, 0));
+}
+
+static GtkWidget *
+review_row_of (AppFixture *f,
+               guint       nth)
+{
+  GtkWidget *row = app_test_find_widget (GTK_WIDGET (_lumo_window_get_requests_page (f->window)),
+                                         LUMO_TYPE_REVIEW_ROW, nth);
+
+  g_assert_nonnull (row);
+  return row;
+}
+
+/* The approval is Once, For 10 Minutes or Always; the last two make a
+ * grant for the caller and tool, which also lets through the write of
+ * that caller and tool that waited below it — and no other. */
+static void
+test_review_grants (AppFixture    *f,
+                    gconstpointer  data)
+{
+  ReviewResult first = { 0 }, same = { 0 }, other = { 0 }, timed = { 0 };
+  g_autoptr(LumoGrantInfo) grant = NULL;
+  g_autoptr(GPtrArray) history = NULL;
+  g_autoptr(GError) error = NULL;
+  LumoReviewRequest *request;
+  GtkWidget *row;
+  gint64 before = g_get_real_time ();
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  g_assert_true (lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.update_script", NULL, PREVIEW, NULL, on_review_done_cb, &first);
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER2_ID, "Other Agent",
+                                  "userscripts.update_script", NULL, PREVIEW, NULL, on_review_done_cb, &other);
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.update_script", NULL, PREVIEW, NULL, on_review_done_cb, &same);
+  app_test_iterate ();
+
+  row = review_row_of (f, 0);
+  request = lumo_review_row_get_request (LUMO_REVIEW_ROW (row));
+  g_assert_nonnull (app_test_find_button_with_label (row, "Approve _Once"));
+  g_assert_nonnull (app_test_find_button_with_label (row, "For _10 Minutes"));
+  g_assert_nonnull (app_test_find_button_with_label (row, "_Always"));
+  g_assert_nonnull (app_test_find_button_with_label (row, "_Reject"));
+  /* The grants say in full what they let through. */
+  g_assert_true (app_test_any_text_contains (row, "let Helpful Agent’s writes of this tool through without "
+                                                  "asking until you revoke it on the Access page"));
+  g_assert_true (app_test_any_text_contains (row, "without asking for the next 10 minutes"));
+
+  app_test_click (app_test_find_action_button (row, "requests.approve-review-always",
+                                               g_variant_new_string (lumo_review_request_get_id (request))));
+  lumo_test_wait_until (review_done, &first, "the review's outcome");
+  lumo_test_wait_until (review_done, &same, "the same tool's waiting write");
+  g_assert_cmpint (first.outcome, ==, LUMO_REVIEW_OUTCOME_APPROVED);
+  g_assert_cmpint (same.outcome, ==, LUMO_REVIEW_OUTCOME_GRANTED);
+  g_assert_false (other.done);
+
+  grant = only_grant (f);
+  g_assert_cmpstr (grant->caller_id, ==, TEST_CALLER_ID);
+  g_assert_cmpstr (grant->tool, ==, "userscripts.update_script");
+  g_assert_cmpint (grant->scope, ==, LUMO_GRANT_SCOPE_ALWAYS);
+  history = lumo_policy_list_history (f->policy, 1, NULL);
+  g_assert_cmpint (((LumoHistoryEntry *) g_ptr_array_index (history, 0))->origin, ==, LUMO_POLICY_ORIGIN_UI);
+
+  /* For 10 Minutes on the other caller's write: its own grant. */
+  app_test_iterate ();
+  row = review_row_of (f, 0);
+  request = lumo_review_row_get_request (LUMO_REVIEW_ROW (row));
+  g_assert_cmpstr (lumo_review_request_get_caller_id (request), ==, TEST_CALLER2_ID);
+  g_assert_true (lumo_policy_allow_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  app_test_click (app_test_find_action_button (row, "requests.approve-review-timed",
+                                               g_variant_new_string (lumo_review_request_get_id (request))));
+  lumo_test_wait_until (review_done, &other, "the other caller's review");
+  g_assert_cmpint (other.outcome, ==, LUMO_REVIEW_OUTCOME_APPROVED);
+  {
+    g_autoptr(GPtrArray) grants = lumo_policy_list_grants (f->policy, TEST_PROVIDER_ID, NULL);
+    const LumoGrantInfo *g = g_ptr_array_index (grants, 0);   /* by caller: aaaa… first */
+
+    g_assert_cmpuint (grants->len, ==, 2);
+    g_assert_cmpstr (g->caller_id, ==, TEST_CALLER2_ID);
+    g_assert_cmpint (g->scope, ==, LUMO_GRANT_SCOPE_TEN_MINUTES);
+    g_assert_cmpint (g->expires - g->created, ==, LUMO_GRANT_TIMED_US);
+    g_assert_cmpint (g->created, >=, before);
+  }
+
+  /* Approve Once makes none. */
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.remove_script", NULL, PREVIEW, NULL, on_review_done_cb, &timed);
+  app_test_iterate ();
+  row = review_row_of (f, 0);
+  request = lumo_review_row_get_request (LUMO_REVIEW_ROW (row));
+  app_test_click (app_test_find_action_button (row, "requests.approve-review",
+                                               g_variant_new_string (lumo_review_request_get_id (request))));
+  lumo_test_wait_until (review_done, &timed, "the once review");
+  g_assert_cmpint (timed.outcome, ==, LUMO_REVIEW_OUTCOME_APPROVED);
+  {
+    g_autoptr(GPtrArray) grants = lumo_policy_list_grants (f->policy, TEST_PROVIDER_ID, NULL);
+
+    g_assert_cmpuint (grants->len, ==, 2);
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -245,6 +358,7 @@ main (int   argc,
   ADD ("deny-and-several", test_deny_and_decide_several);
   ADD ("review-approve", test_review_approve);
   ADD ("review-reject", test_review_reject);
+  ADD ("review-grants", test_review_grants);
 #undef ADD
 
   return g_test_run ();

@@ -6,8 +6,8 @@
  * The real path (helper → app → review → CLI decision → provider, and a
  * provider's recommended servers → CLI) is covered by
  * tests/integration/test-bridge.c with the GTK app. This test needs no
- * display: a small object implementing ListReviews, DecideReview and
- * ListRecommended of dev.lumo.Access.Bridge, as src/dbus/dev.lumo.Access.xml
+ * display: a small object implementing ListReviews, DecideReview,
+ * ApproveReview and ListRecommended of dev.lumo.Access.Bridge, as src/dbus/dev.lumo.Access.xml
  * declares them, owns the app's name on a GTestDBus bus, and the built
  * CLI is run against it. What it pins down is the CLI's side: what a
  * person sees, the JSON scripts read, the exit statuses, that the app is
@@ -39,6 +39,10 @@ static const char bridge_xml[] =
   "      <arg type='s' name='id' direction='in'/>"
   "      <arg type='b' name='approve' direction='in'/>"
   "    </method>"
+  "    <method name='ApproveReview'>"
+  "      <arg type='s' name='id' direction='in'/>"
+  "      <arg type='s' name='grant' direction='in'/>"
+  "    </method>"
   "    <method name='ListRecommended'>"
   "      <arg type='a(ssssss)' name='servers' direction='out'/>"
   "    </method>"
@@ -51,7 +55,7 @@ typedef struct
   GDBusConnection *app;         /* the stand-in app's connection; NULL: not running */
   guint            object_id;
   GPtrArray       *waiting;     /* review IDs the stand-in still holds */
-  GPtrArray       *decisions;   /* "ID:approve" / "ID:reject", as the app received them */
+  GPtrArray       *decisions;   /* "ID:approve" / "ID:reject" / "ID:approve:GRANT", as the app received them */
   gboolean         recommends;  /* whether ListRecommended has servers */
   guint            n_listed;    /* ListRecommended calls */
   char            *out;
@@ -112,10 +116,14 @@ on_method_call_cb (GDBusConnection       *connection,
   else
     {
       const char *id;
-      gboolean approve;
+      const char *grant = NULL;
+      gboolean approve = TRUE;
       guint index;
 
-      g_variant_get (parameters, "(&sb)", &id, &approve);
+      if (g_str_equal (method_name, "ApproveReview"))
+        g_variant_get (parameters, "(&s&s)", &id, &grant);
+      else
+        g_variant_get (parameters, "(&sb)", &id, &approve);
       /* What lumo-dbus-service.c answers for an unknown ID. */
       if (!g_ptr_array_find_with_equal_func (f->waiting, id, g_str_equal, &index))
         {
@@ -128,7 +136,8 @@ on_method_call_cb (GDBusConnection       *connection,
           return;
         }
       g_ptr_array_remove_index (f->waiting, index);
-      g_ptr_array_add (f->decisions, g_strdup_printf ("%s:%s", id, approve ? "approve" : "reject"));
+      g_ptr_array_add (f->decisions, g_strdup_printf ("%s:%s%s%s", id, approve ? "approve" : "reject",
+                                                      grant != NULL ? ":" : "", grant != NULL ? grant : ""));
       g_dbus_method_invocation_return_value (invocation, NULL);
     }
 }
@@ -345,6 +354,43 @@ test_decide (Fixture       *f,
   g_assert_cmpuint (f->decisions->len, ==, 2);
 }
 
+/* --for 10m and --always ask the app for a grant with the approval; the
+ * plain approve keeps the method every app has. A bad or double grant,
+ * or one on a rejection, is a wrong command line and reaches no app. */
+static void
+test_approve_with_grant (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *answer;
+
+  if (f->bus == NULL)
+    return;
+  start_app (f);
+
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1, "--for", "5m"), ==, 2);
+  g_assert_nonnull (strstr (f->err, "--for takes 10m"));
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1, "--for", "10m", "--always"), ==, 2);
+  g_assert_cmpint (run_ctl (f, "review", "reject", REVIEW_1, "--always"), ==, 2);
+  g_assert_cmpuint (f->decisions->len, ==, 0);
+
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1, "--for", "10m"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "for the next 10 minutes"));
+  g_assert_cmpint (run_ctl (f, "review", "approve", "--always", "--json", REVIEW_2), ==, 0);
+  root = lumo_test_parse_json (f->out);
+  answer = json_node_get_object (root);
+  g_assert_cmpstr (json_object_get_string_member (answer, "decision"), ==, "approved");
+  g_assert_cmpstr (json_object_get_string_member (answer, "grant"), ==, "always");
+
+  g_assert_cmpuint (f->decisions->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 0), ==, REVIEW_1 ":approve:10m");
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 1), ==, REVIEW_2 ":approve:always");
+
+  /* The app's answer for one no longer waiting comes through. */
+  g_assert_cmpint (run_ctl (f, "review", "approve", REVIEW_1, "--always"), ==, 1);
+  g_assert_nonnull (strstr (f->err, "is waiting; it was already decided"));
+}
+
 /* ---- recommended ------------------------------------------------------------ */
 
 /* Core's set-up text for one server, as the app's answer gives it. */
@@ -460,6 +506,7 @@ main (int   argc,
   ADD ("not-running", test_not_running);
   ADD ("list", test_list);
   ADD ("decide", test_decide);
+  ADD ("approve-with-grant", test_approve_with_grant);
 
 #undef ADD
 #define ADD(name, func) \

@@ -60,10 +60,26 @@ on_agent_changed_cb (LumoPolicy     *policy,
   g_ptr_array_add (f->events, g_strdup_printf ("agent-changed:%s", agent_id));
 }
 
+static void
+on_grant_changed_cb (LumoPolicy     *policy,
+                     const char     *provider_id,
+                     const char     *caller_id,
+                     const char     *tool,
+                     LumoTestPolicy *f)
+{
+  g_ptr_array_add (f->events, g_strdup_printf ("grant-changed:%s/%s/%s", provider_id, caller_id, tool));
+}
+
 static gint64
 test_clock (gpointer user_data)
 {
   return ((LumoTestPolicy *) user_data)->now;
+}
+
+static gint64
+test_wall_clock (gpointer user_data)
+{
+  return ((LumoTestPolicy *) user_data)->wall;
 }
 
 void
@@ -87,9 +103,12 @@ lumo_test_policy_set_up (LumoTestPolicy *f,
   g_signal_connect (f->policy, "revoked", G_CALLBACK (on_revoked_cb), f);
   g_signal_connect (f->policy, "history-changed", G_CALLBACK (on_history_changed_cb), f);
   g_signal_connect (f->policy, "agent-changed", G_CALLBACK (on_agent_changed_cb), f);
+  g_signal_connect (f->policy, "grant-changed", G_CALLBACK (on_grant_changed_cb), f);
 
   f->now = 1000 * G_USEC_PER_SEC;
   lumo_policy_set_clock (f->policy, test_clock, f);
+  f->wall = G_GINT64_CONSTANT (1704067200) * G_USEC_PER_SEC;
+  lumo_policy_set_wall_clock (f->policy, test_wall_clock, f);
 }
 
 void

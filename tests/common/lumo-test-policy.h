@@ -24,10 +24,11 @@ typedef struct
   LumoPolicy *policy;
   /* Every signal of @policy in order, as "provider-changed:PROVIDER",
    * "caller-changed:PROVIDER/CALLER" (and caller-pending, revoked),
-   * "agent-changed:AGENT" or "history-changed". A test may empty it
-   * (g_ptr_array_set_size). */
+   * "agent-changed:AGENT", "grant-changed:PROVIDER/CALLER/TOOL" or
+   * "history-changed". A test may empty it (g_ptr_array_set_size). */
   GPtrArray  *events;
   gint64      now;      /* the policy's clock (its limiters), µs; starts at 1000 s */
+  gint64      wall;     /* its wall clock (review grants), µs; starts at 2024-01-01 */
 } LumoTestPolicy;
 
 typedef void (*LumoTestPolicyFunc) (LumoTestPolicy *f,
@@ -43,7 +44,8 @@ void            lumo_test_policy_tear_down       (LumoTestPolicy   *f,
 
 /* How many times @signal_name ("provider-changed", "caller-changed",
  * "caller-pending", "revoked") was emitted for TEST_PROVIDER_ID and, for
- * the caller signals, @caller; "history-changed" takes no caller. */
+ * the caller signals, @caller; "history-changed" takes no caller; for
+ * "grant-changed", @caller is "CALLER/TOOL". */
 guint           lumo_test_policy_count_events    (LumoTestPolicy   *f,
                                                   const char       *signal_name,
                                                   const char       *caller);

@@ -15,6 +15,7 @@
 #include "lumo-audit-store.h"
 #include "lumo-bridge-session-private.h"
 #include "lumo-error.h"
+#include "lumo-review-queue.h"
 
 #include "bridge-test-util.h"
 
@@ -319,7 +320,7 @@ test_port_limit (void)
   bridge_test_env_free (env);
 }
 
-/* ---- authorize with and without port --------------------------------------- */
+/* ---- authorize with and without port, and a review grant ------------------ */
 
 static char *
 new_agent (BridgeTestEnv *env,
@@ -436,6 +437,67 @@ test_authorize_port (void)
   bridge_test_env_free (env);
 }
 
+static gboolean
+review_waits (gpointer data)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (lumo_backend_get_review_queue (data))) == 1;
+}
+
+/* A desktop agent's write approved always on its own port: its next write
+ * of the tool goes through without asking, and the row says both that a
+ * desktop agent wrote and that a grant let it through. */
+static void
+test_grant (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  LumoReviewQueue *queue = lumo_backend_get_review_queue (env->backend);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *agent = NULL;
+  g_autofree char *first = NULL;
+  g_autoptr(LumoAgentPort) port = NULL;
+  g_autoptr(LumoReviewRequest) request = NULL;
+  g_autoptr(LumoAuditRow) asked = NULL;
+  g_autoptr(LumoAuditRow) granted = NULL;
+  LumoBridgeSession *session;
+
+  g_assert_true (lumo_policy_add_provider (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  agent = new_agent (env, "Claude Code");
+  session = bridge_detached_hello (env);
+  port = lumo_backend_open_agent_port (env->backend, TEST_PROVIDER_ID, agent, "Claude Code", &error);
+  g_assert_no_error (error);
+  bridge_detached_expect (session, "{\"type\":\"agentOpen\",\"port\":\"a1\"}");
+
+  /* Review is on (the default): the first write waits for a person. */
+  first = g_strdup_printf ("{\"type\":\"authorize\",\"id\":10,\"caller\":{\"id\":\"%s\"},\"port\":\"a1\","
+                           "\"tool\":\"save_script\",\"write\":true,\"paramsHash\":\"" HASH "\","
+                           "\"preview\":{\"name\":\"a\"}}", agent);
+  bridge_detached_send (session, first);
+  lumo_test_wait_until (review_waits, env->backend, "the agent's write to wait for review");
+  request = g_list_model_get_item (G_LIST_MODEL (queue), 0);
+  g_assert_cmpstr (lumo_review_request_get_caller_id (request), ==, agent);
+  g_assert_true (lumo_backend_decide_review (env->backend, lumo_review_request_get_id (request), TRUE,
+                                             LUMO_GRANT_SCOPE_ALWAYS, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  lumo_test_wait_until (has_outgoing, session, "the approved write's answer");
+  bridge_detached_expect (session, "{\"type\":\"authorize.result\",\"re\":10,\"allow\":true}");
+
+  /* The next one does not ask. */
+  authorize (session, 11, agent, "a1", TRUE, "{\"type\":\"authorize.result\",\"re\":11,\"allow\":true}");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (queue)), ==, 0);
+
+  asked = lumo_audit_store_get_row (lumo_backend_get_audit_store (env->backend), 1, &error);
+  g_assert_no_error (error);
+  granted = lumo_audit_store_get_row (lumo_backend_get_audit_store (env->backend), 2, &error);
+  g_assert_no_error (error);
+  g_assert_false (lumo_audit_row_get_by_grant (asked));
+  g_assert_true (lumo_audit_row_get_by_grant (granted));
+  g_assert_cmpint (lumo_audit_row_get_caller_kind (granted), ==, LUMO_AUDIT_CALLER_KIND_AGENT);
+  g_assert_cmpstr (lumo_audit_row_get_caller_id (granted), ==, agent);
+
+  bridge_test_env_free (env);
+}
+
 /* What the app sends is held to the provider's rules; the shared fixtures
  * (messages-agent-*.json) hold the full table, these the rules of names
  * and port ids the app itself relies on. */
@@ -492,6 +554,7 @@ main (int   argc,
   g_test_add_func ("/bridge-agents/sessions", test_sessions);
   g_test_add_func ("/bridge-agents/port-limit", test_port_limit);
   g_test_add_func ("/bridge-agents/authorize-port", test_authorize_port);
+  g_test_add_func ("/bridge-agents/grant", test_grant);
   g_test_add_func ("/bridge-agents/app-messages", test_app_messages);
 
   return g_test_run ();

@@ -679,6 +679,43 @@ test_review (void)
   bridge_test_env_free (env);
 }
 
+/* A tools message while a write waits for review replaces the catalogue
+ * the write was checked against: the review, its audit row and its answer
+ * still name the tool the person approved. */
+static void
+test_review_outlives_catalogue (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  Peer *peer = peer_new (env, TEST_PROVIDER_ORIGIN);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autofree char *w1 = write_request (40, TEST_CALLER_ID);
+
+  setup_provider (env, TRUE, TRUE);
+  lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI,
+                            &error);
+  g_assert_no_error (error);
+  peer_hello (peer);
+
+  peer_send (peer, w1);
+  lumo_test_wait_until (review_waiting, env, "a review to wait");
+  peer_send (peer, "{\"type\":\"tools\",\"id\":41,\"tools\":["
+                   "{\"name\":\"list_scripts\",\"write\":false},"
+                   "{\"name\":\"save_script\",\"write\":true},"
+                   "{\"name\":\"new_tool\",\"write\":false}]}");
+  peer_expect (peer, "{\"type\":\"tools.result\",\"re\":41,"
+                     "\"tools\":{\"accepted\":[\"list_scripts\",\"save_script\",\"new_tool\"],\"refused\":[]}}");
+
+  decide_oldest (env, TRUE);
+  peer_expect (peer, "{\"type\":\"authorize.result\",\"re\":40,\"allow\":true,\"auditId\":\"<any>\"}");
+  rows = audit_rows (env);
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_assert_cmpstr (lumo_audit_row_get_tool (g_ptr_array_index (rows, 0)), ==, "userscripts.save_script");
+
+  peer_free (peer);
+  bridge_test_env_free (env);
+}
+
 static void
 on_port_cb (LumoBackend    *backend,
             LumoBridgePort *port,
@@ -1185,6 +1222,7 @@ main (int   argc,
   g_test_add_func ("/bridge-session/audit-failed", test_audit_failed);
   g_test_add_func ("/bridge-session/rate-window-survives-restart", test_rate_window_survives_restart);
   g_test_add_func ("/bridge-session/review", test_review);
+  g_test_add_func ("/bridge-session/review-outlives-catalogue", test_review_outlives_catalogue);
   g_test_add_func ("/bridge-session/close-cancels-and-closes-ports", test_close_cancels_and_closes_ports);
   g_test_add_func ("/bridge-session/revoke-push", test_revoke_push);
   g_test_add_func ("/bridge-session/malformed-frames", test_malformed_frames);

@@ -261,15 +261,19 @@ test_session_id (Endpoint      *e,
   g_assert_cmpuint (endpoint_n_sessions (e), ==, 1);
 }
 
-/* After initialize, MCP-Protocol-Version must be the negotiated version
- * (or absent); another or an unknown one is 400. */
+/* After initialize, MCP-Protocol-Version is a version the SDK negotiates
+ * (MCP: 400 for an "invalid or unsupported" one), or absent; an unknown
+ * one is 400. Another known version is taken, and the session keeps the
+ * rules of the one it settled: 2025-06-18 has no batches. */
 static void
 test_protocol_version (Endpoint      *e,
                        gconstpointer  data)
 {
   const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}";
+  const char *batch = "[{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"ping\"}]";
   g_autofree char *session_id = endpoint_initialize (e, "2025-06-18");
-  const char *refused[] = { "2025-03-26", "2025-11-25", "2099-01-01", "", "2025-06-18x" };
+  const char *refused[] = { "2099-01-01", "", "2025-06-18x" };
+  g_autoptr(HttpReply) batched = endpoint_post (e, session_id, "2025-03-26", batch);
 
   for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
     {
@@ -278,9 +282,12 @@ test_protocol_version (Endpoint      *e,
       endpoint_assert_error (reply, 400, LUMO_MCP_SERVER_ERROR);
     }
 
-  for (guint i = 0; i < 2; i++)
+  endpoint_assert_error (batched, 400, LUMO_MCP_INVALID_REQUEST);
+
+  for (guint i = 0; i < 4; i++)
     {
-      g_autoptr(HttpReply) reply = endpoint_post (e, session_id, i == 0 ? "2025-06-18" : NULL, ping);
+      const char *versions[] = { "2025-06-18", NULL, "2025-03-26", "2025-11-25" };
+      g_autoptr(HttpReply) reply = endpoint_post (e, session_id, versions[i], ping);
       g_autoptr(GPtrArray) messages = endpoint_sse_messages (reply->body);
 
       g_assert_cmpuint (reply->status, ==, 200);

@@ -411,6 +411,42 @@ test_cancel_matching (Fixture       *f,
   submitted_clear (&s3);
 }
 
+/* A grant covers what waits of its caller and tool, nothing else. */
+static void
+test_grant_matching (Fixture       *f,
+                     gconstpointer  data)
+{
+  Submitted s1, s2, s3, s4 = { 0 };
+
+  submit (f, TEST_PROVIDER_ID, TEST_CALLER_ID, NULL, &s1);
+  submit (f, TEST_PROVIDER_ID, TEST_CALLER2_ID, NULL, &s2);
+  submit (f, TEST_PROVIDER2_ID, TEST_CALLER_ID, NULL, &s3);
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Agent",
+                                  "userscripts.remove", NULL, PREVIEW, NULL, on_submitted_cb, &s4);
+
+  g_assert_cmpuint (lumo_review_queue_grant_matching (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                                      "userscripts.save"), ==, 1);
+  wait_done (&s1);
+  g_assert_cmpint (s1.outcome, ==, LUMO_REVIEW_OUTCOME_GRANTED);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->queue)), ==, 3);
+  g_assert_false (s2.done || s3.done || s4.done);
+  assert_mirror (f);
+
+  g_assert_cmpuint (lumo_review_queue_grant_matching (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                                      "userscripts.save"), ==, 0);
+  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, TEST_PROVIDER_ID, NULL), ==, 2);
+  g_assert_cmpuint (lumo_review_queue_cancel_matching (f->queue, TEST_PROVIDER2_ID, NULL), ==, 1);
+  wait_done (&s2);
+  wait_done (&s3);
+  wait_done (&s4);
+  g_assert_cmpint (s4.outcome, ==, LUMO_REVIEW_OUTCOME_CANCELLED);
+
+  submitted_clear (&s1);
+  submitted_clear (&s2);
+  submitted_clear (&s3);
+  submitted_clear (&s4);
+}
+
 static void
 test_bad_input (Fixture       *f,
                 gconstpointer  data)
@@ -468,6 +504,7 @@ test_outcome_names (void)
   g_assert_cmpstr (lumo_review_outcome_to_string (LUMO_REVIEW_OUTCOME_REJECTED), ==, "rejected");
   g_assert_cmpstr (lumo_review_outcome_to_string (LUMO_REVIEW_OUTCOME_TIMEOUT), ==, "timeout");
   g_assert_cmpstr (lumo_review_outcome_to_string (LUMO_REVIEW_OUTCOME_CANCELLED), ==, "cancelled");
+  g_assert_cmpstr (lumo_review_outcome_to_string (LUMO_REVIEW_OUTCOME_GRANTED), ==, "granted");
   g_assert_cmpstr (g_enum_get_value (klass, LUMO_REVIEW_OUTCOME_TIMEOUT)->value_nick, ==, "timeout");
   g_type_class_unref (klass);
 }
@@ -487,6 +524,7 @@ main (int   argc,
   ADD ("/review-queue/cancel", test_cancel);
   ADD ("/review-queue/cancel-before-submit", test_cancel_before_submit);
   ADD ("/review-queue/cancel-matching", test_cancel_matching);
+  ADD ("/review-queue/grant-matching", test_grant_matching);
   ADD ("/review-queue/bad-input", test_bad_input);
 #undef ADD
   g_test_add_func ("/review-queue/outcome-names", test_outcome_names);

@@ -18,14 +18,15 @@
 // dbus-daemon are killed and the temporary directory removed, also on
 // failure and on SIGTERM (meson's timeout).
 
-import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { Browser, sleep } from './lib/cdp.mjs';
+import { Browser } from './lib/cdp.mjs';
+import { check, cleanups, need, note, out, poll, runTap, step } from './lib/tap.mjs';
 import { TestBus } from './lib/bus.mjs';
+import { ctlRunner, filesUnder, makeProfile as makeProfileFor } from './lib/world.mjs';
 import { siteBrowserArgs, startSiteServer } from './lib/sites.mjs';
 import { callerApi, noUserScriptsSteps, siteSteps } from './sitepacks.mjs';
 
@@ -37,101 +38,8 @@ const STUB = 'cbdpcophfnaodapandgdgclckcbidhfe';
 const MISSING = 'aaaabbbbccccddddeeeeffffgggghhhh';
 const CANARY = 'canary-5b1f0c7e-the-source-of-this-script-must-never-be-stored';
 const bench = process.argv.includes('--bench');
-const run = promisify(execFile);
-
-// ---- TAP -------------------------------------------------------------------
-
-let n = 0;
-let failed = 0;
-const out = (line) => process.stdout.write(line + '\n');
-const note = (text) => String(text).split('\n').forEach((l) => out(`# ${l}`));
-
-class Bail extends Error {}
-
-async function step (name, fn) {
-  n++;
-  try {
-    const detail = await fn();
-    out(`ok ${n} - ${name}`);
-    if (detail)
-      note(detail);
-  } catch (e) {
-    failed++;
-    out(`not ok ${n} - ${name}`);
-    note(e instanceof Error ? e.message : String(e));
-    // meson keeps a TAP diagnostic in its log file only; --print-errorlogs
-    // shows stderr, so a failure in CI says why where it is read.
-    console.error(`not ok ${n} - ${name}\n${e instanceof Error ? e.stack ?? e.message : String(e)}`);
-    // Every step builds on the ones before it.
-    throw new Bail();
-  }
-}
-
-function check (cond, message) {
-  if (!cond)
-    throw new Error(message);
-}
-
-async function poll (fn, pred, what, timeoutMs = 10000, everyMs = 150) {
-  const t0 = Date.now();
-  let last;
-  while (Date.now() - t0 < timeoutMs) {
-    last = await fn();
-    if (pred(last))
-      return last;
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(last)}`);
-}
 
 // ---- pieces ----------------------------------------------------------------
-
-function need (name) {
-  const v = process.env[name];
-  if (!v)
-    throw new Error(`${name} is not set: run this through meson test (suite e2e), which passes the built binaries`);
-  try {
-    accessSync(v, constants.X_OK);
-  } catch {
-    throw new Error(`${name}=${v} is not an executable file: build it first (ninja -C <builddir>)`);
-  }
-  return v;
-}
-
-function filesUnder (dir) {
-  const files = [];
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory())
-      files.push(...filesUnder(p));
-    else if (e.isFile())
-      files.push(p);
-  }
-  return files;
-}
-
-const cleanups = [];
-let cleaning = null;
-async function cleanup () {
-  if (cleaning)
-    return cleaning;
-  cleaning = (async () => {
-    for (const fn of cleanups.reverse()) {
-      try {
-        await fn();
-      } catch (e) {
-        note(`cleanup: ${e.message}`);
-      }
-    }
-  })();
-  return cleaning;
-}
-for (const sig of ['SIGTERM', 'SIGINT']) {
-  process.on(sig, () => {
-    note(`${sig}: cleaning up`);
-    cleanup().finally(() => process.exit(1));
-  });
-}
 
 // ---- main ------------------------------------------------------------------
 
@@ -158,30 +66,9 @@ async function main () {
   cleanups.push(() => bus.stop());
   const dataDir = join(bus.dirs.data, 'lumo-access');
 
-  const ctlRun = async (...args) => {
-    try {
-      const { stdout } = await run(ctl, args, { env: bus.env, timeout: 20000 });
-      return stdout;
-    } catch (e) {
-      throw new Error(`lumo-access-ctl ${args.join(' ')} failed: ${e.stderr || e.message}`);
-    }
-  };
-  const ctlJson = async (...args) => JSON.parse(await ctlRun(...args, '--json'));
+  const { ctlRun, ctlJson } = ctlRunner(ctl, bus);
 
-  // A profile: the native host manifest, and whether user scripts are
-  // allowed for the provider (chrome.userScripts works only then).
-  const makeProfile = (dir, userScripts) => {
-    mkdirSync(join(dir, 'NativeMessagingHosts'), { recursive: true });
-    mkdirSync(join(dir, 'Default'), { recursive: true });
-    writeFileSync(join(dir, 'NativeMessagingHosts', 'dev.lumo.access.json'), JSON.stringify({
-      name: 'dev.lumo.access', description: 'Lumo Access (e2e)', path: host, type: 'stdio',
-      allowed_origins: [`chrome-extension://${PROVIDER}/`],
-    }, null, 2));
-    writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify({
-      extensions: { settings: { [PROVIDER]: { user_scripts_enabled: userScripts } } },
-    }));
-    return dir;
-  };
+  const makeProfile = (dir, userScripts) => makeProfileFor(dir, { host, provider: PROVIDER, userScripts });
 
   // The test sites of the site packs: every *.test host, on 127.0.0.1.
   const sites = await startSiteServer(join(repo, 'tests/fixtures/sitepacks/pages/index.html'));
@@ -454,17 +341,4 @@ async function runBench ({ expectRow, ctlRun, refresh, call, callerEval, browser
   });
 }
 
-try {
-  await main();
-} catch (e) {
-  if (!(e instanceof Bail)) {
-    failed++;
-    out(`not ok ${++n} - the e2e driver failed`);
-    note(e instanceof Error ? e.stack : String(e));
-  }
-} finally {
-  await cleanup();
-}
-out(`1..${n}`);
-note(`${n - failed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+await runTap(main);

@@ -71,7 +71,7 @@ const DEFAULT_BACKOFF = [100, 250, 500, 1000, 2000, 5000, 10000] as const;
 // the size of a message that was too large.
 export type BridgeNoticeCode =
   | 'not_yet' | 'connecting' | 'not_installed' | 'forbidden' | 'exited'
-  | 'unreachable' | 'refused' | 'too_large';
+  | 'unreachable' | 'refused' | 'unavailable' | 'too_large';
 
 export interface BridgeNotice {
   code: BridgeNoticeCode;
@@ -116,6 +116,11 @@ export function noticeText (notice: BridgeNotice): string {
         : 'Lumo Access cannot be reached. Start Lumo Access; the provider reconnects by itself.';
     case 'refused':
       return `Lumo Access refused this provider: ${notice.detail ?? ''}`;
+    case 'unavailable':
+      // @detail is the helper's or the app's own sentence for the person.
+      return notice.detail !== null
+        ? `Lumo Access is not available. It says: ${notice.detail}`
+        : 'Lumo Access is not available and gave no reason.';
     case 'too_large':
       return tooLargeText('hello', Number(notice.detail));
   }
@@ -304,6 +309,10 @@ export class Bridge {
     const check = checkAppMessage(message);
     const type = message.type;
     const isAnswer = type === 'error' || type.endsWith('.result');
+    if (isAnswer && message.re === null && type === 'error') {
+      this.onUnaddressedError(message, check.ok ? null : `${check.field} ${check.why}`);
+      return;
+    }
     if (isAnswer) {
       const re = message.re;
       const p = typeof re === 'number' ? this.pending.get(re) : undefined;
@@ -338,6 +347,31 @@ export class Bridge {
       this.opts.onPush?.(message);
     else
       void this.answerRequest(message);
+  }
+
+  // An error with re: null answers no request of ours: a frame the app
+  // could not read, a push it refused, or `unavailable`, the one frame of
+  // a connection the helper or the app cannot serve at all. That one ends
+  // the session with its message, for the person, as the reason: Chrome
+  // would only say the host exited. It will most likely be sent again, so
+  // the retry waits on the slow end of the backoff, like a refused hello.
+  // The others are the provider's own faults; the app goes on (or, after
+  // too_large, closes the session itself), so they are only logged.
+  private onUnaddressedError (message: Record<string, unknown>, invalid: string | null): void {
+    if (invalid !== null) {
+      this.opts.log?.(`bridge: dropped an invalid error: ${invalid}`);
+      return;
+    }
+    const code = String(message.code);
+    const text = typeof message.message === 'string' && message.message.length > 0 ? message.message : null;
+    this.opts.log?.(`bridge: Lumo Access sent error ${code}${typeof message.field === 'string' ? ` (${message.field})` : ''}: ${text ?? ''}`);
+    if (code !== 'unavailable')
+      return;
+    this.attempt = Math.max(this.attempt, (this.opts.backoffMs ?? DEFAULT_BACKOFF).length - 1);
+    const dead = this.port;
+    this.port = null;
+    dead?.disconnect();
+    this.onDied(undefined, { code: 'unavailable', detail: text });
   }
 
   private onPolicyPush (message: Record<string, unknown>): void {

@@ -36,6 +36,8 @@ function noticeText (notice: BridgeNotice | null): string {
       return notice.detail !== null ? t('bridgeUnreachableBecause', notice.detail) : t('bridgeUnreachable');
     case 'refused':
       return t('bridgeRefused', notice.detail ?? '');
+    case 'unavailable':
+      return notice.detail !== null ? t('bridgeUnavailableBecause', notice.detail) : t('bridgeUnavailable');
     case 'too_large':
       return t('bridgeTooLarge', notice.detail ?? '', MAX_FRAME_BYTES);
     default:

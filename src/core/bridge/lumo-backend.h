@@ -17,6 +17,7 @@
 
 #include "lumo-agent-port.h"
 #include "lumo-bridge-session.h"
+#include "lumo-policy.h"
 #include "lumo-probe-status.h"
 #include "lumo-recommended-server.h"
 #include "lumo-types.h"
@@ -53,6 +54,24 @@ gboolean          lumo_backend_restore_rate_windows (LumoBackend     *self,
 void              lumo_backend_set_clock          (LumoBackend       *self,
                                                    LumoClockFunc      clock,
                                                    gpointer           user_data);
+
+/* A person's decision on the waiting review @request_id (the Requests
+ * page, a notification, the CLI over D-Bus): reject it, or approve it —
+ * this write alone (@grant ONCE), or with the caller's next writes of the
+ * same tool for ten minutes or always. Then the grant is made in the
+ * policy first (history origin @origin), the write is approved, and the
+ * other writes of that caller and tool that wait for review are let
+ * through by the grant (LUMO_REVIEW_OUTCOME_GRANTED, audited as such). If
+ * the grant cannot be made (the caller is no longer allowed, a database
+ * error) nothing is decided and the review still waits.
+ * LUMO_ERROR_NOT_FOUND when no such review waits. @grant is ignored when
+ * rejecting. lumo-backend-review.c. */
+gboolean          lumo_backend_decide_review      (LumoBackend       *self,
+                                                   const char        *request_id,
+                                                   gboolean           approve,
+                                                   LumoGrantScope     grant,
+                                                   LumoPolicyOrigin   origin,
+                                                   GError           **error);
 
 /* A GListModel of LumoBridgeSession, in the order they started. */
 GListModel       *lumo_backend_get_sessions       (LumoBackend       *self);

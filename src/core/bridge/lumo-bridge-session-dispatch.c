@@ -51,6 +51,7 @@ request_finish (LumoBridgeRequest *request,
   g_hash_table_remove (self->in_flight, request->message->id_key);
   _lumo_bridge_session_send (self, answer);
   lumo_bridge_message_free (request->message);
+  g_clear_pointer (&request->tool, lumo_tool_info_free);
   g_object_unref (request->policy);
   g_object_unref (request->audit_store);
   g_free (request);
@@ -338,6 +339,9 @@ audit_then_answer (LumoBridgeRequest *request,
      * "desktop agent" after the agent is gone. */
     .caller_kind = lumo_policy_is_agent (request->policy, m->caller_id)
                    ? LUMO_AUDIT_CALLER_KIND_AGENT : LUMO_AUDIT_CALLER_KIND_EXTENSION,
+    /* A person's grant, not a person, let it through; only an allowed
+     * write can say so (the store refuses it on any other). */
+    .by_grant = request->by_grant && request->reason == NULL,
   };
 
   /* Not the session's cancellable: a decision already made is recorded
@@ -390,11 +394,13 @@ on_review_done_cb (GObject      *object,
   switch (outcome)
     {
     case LUMO_REVIEW_OUTCOME_APPROVED:
+    case LUMO_REVIEW_OUTCOME_GRANTED:
       {
         /* The policy may have changed while the person looked. */
         const char *now = reason_after_review (request);
 
         request->reason = g_str_equal (now, "review_rejected") ? NULL : now;
+        request->by_grant = outcome == LUMO_REVIEW_OUTCOME_GRANTED;
         audit_then_answer (request, NULL);
       }
       break;
@@ -423,10 +429,10 @@ handle_authorize (LumoBridgeRequest *request)
   LumoBridgeSession *self = request->session;
   LumoBridgeMessage *m = request->message;
   g_autoptr(GError) error = NULL;
+  const LumoToolInfo *tool = lumo_catalogue_find (self->catalogue, m->tool);
   LumoPolicyDecision decision;
 
-  request->tool = lumo_catalogue_find (self->catalogue, m->tool);
-  if (request->tool == NULL)
+  if (tool == NULL)
     {
       g_autofree char *why = g_strdup_printf ("The tool “%s” is not in this provider's accepted catalogue",
                                               m->tool);
@@ -434,6 +440,7 @@ handle_authorize (LumoBridgeRequest *request)
       request_fail (request, LUMO_BRIDGE_ERROR_BAD_FIELD, "tool", why);
       return;
     }
+  request->tool = lumo_tool_info_copy (tool);
 
   /* A provider cannot make a write look like a read, nor the reverse. */
   if (request->tool->write != m->write)
@@ -477,6 +484,7 @@ handle_authorize (LumoBridgeRequest *request)
     }
 
   request->reason = decision.allowed ? NULL : lumo_deny_reason_to_string (decision.reason);
+  request->by_grant = decision.by_grant;
   if (decision.reason == LUMO_DENY_REASON_RATE_LIMITED)
     request->retry_after_ms = (decision.retry_after_us + 999) / 1000;
 

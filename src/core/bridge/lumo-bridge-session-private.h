@@ -99,10 +99,13 @@ typedef struct
    * be gone by then) still record the audit row */
   LumoPolicy        *policy;
   LumoAuditStore    *audit_store;
-  const LumoToolInfo *tool;            /* authorize: in session->catalogue */
+  /* authorize: owned, a copy of the catalogue's entry, since a tools
+   * message may replace the catalogue while the write waits for review */
+  LumoToolInfo      *tool;
   LumoAuditDecision  audit_decision;
   const char        *reason;           /* static wire reason, NULL when allowed */
   gint64             retry_after_ms;   /* -1 when none */
+  gboolean           by_grant;         /* a review grant let it through, not a person */
 } LumoBridgeRequest;
 
 LumoBridgeSession *_lumo_bridge_session_new            (LumoBackend       *backend,

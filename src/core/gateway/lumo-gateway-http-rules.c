@@ -243,7 +243,6 @@ lumo_gateway_http_is_json (const char *content_type)
 
 gboolean
 lumo_gateway_http_check_protocol_version (const char  *header,
-                                          const char  *negotiated,
                                           GError     **error)
 {
   if (header == NULL)
@@ -256,14 +255,6 @@ lumo_gateway_http_check_protocol_version (const char  *header,
       /* The value is not repeated: it may be anything the client sent. */
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
                    "MCP-Protocol-Version: not a version this endpoint speaks (%s)", known);
-      return FALSE;
-    }
-
-  if (negotiated != NULL && strcmp (header, negotiated) != 0)
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
-                   "MCP-Protocol-Version: this session settled on %s at initialize; "
-                   "send that version", negotiated);
       return FALSE;
     }
 

@@ -50,11 +50,13 @@ gboolean  lumo_gateway_http_accepts                (const char  *accept,
 /* TRUE for "application/json", with parameters or not, in any case. */
 gboolean  lumo_gateway_http_is_json                (const char  *content_type);
 /* The MCP-Protocol-Version header (NULL when absent: the negotiated
- * version is meant) against the version the session settled at initialize
- * (@negotiated, NULL before). Refused: a version the SDK does not
- * negotiate, or not the negotiated one. */
+ * version is meant). Refused: a version the SDK does not negotiate. MCP
+ * answers 400 to "an invalid or unsupported" version only: a client
+ * SHOULD send the one it negotiated, and another it may send is not
+ * refused (the official SDK's server takes it, and the conformance suite
+ * sends one). What the session does — batches or not — follows the
+ * version it settled at initialize, whatever the header says. */
 gboolean  lumo_gateway_http_check_protocol_version (const char  *header,
-                                                    const char  *negotiated,
                                                     GError     **error);
 /* The provider namespace of a path "/mcp/NAMESPACE" (NAMESPACE not empty,
  * no further "/"); NULL for any other path. Whether a provider has it is

@@ -303,7 +303,6 @@ lookup_binding (LumoGatewayHttp   *self,
     }
 
   if (!lumo_gateway_http_check_protocol_version (soup_message_headers_get_one (headers, "MCP-Protocol-Version"),
-                                                 lumo_agent_session_get_protocol_version (session),
                                                  &error))
     {
       respond_error (msg, SOUP_STATUS_BAD_REQUEST, LUMO_MCP_SERVER_ERROR, error->message);

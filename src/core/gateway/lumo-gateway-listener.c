@@ -268,22 +268,31 @@ lookup_message (LumoGatewayListener *self,
   return key != NULL ? g_hash_table_lookup (self->connections, key) : NULL;
 }
 
+/* libsoup 3.2 keeps a connection open after an answer only while the
+ * SoupServer has a listener of its own, and this one has none (it is
+ * handed each connection with soup_server_accept_iostream()): it closes
+ * every connection after its answer. Unsaid, that close races a client
+ * that pooled the connection and sends its next request on it, which
+ * then meets a reset (Node's fetch and http.Agent do). So every answer
+ * says "Connection: close", and a client opens a new connection for its
+ * next request (on loopback, a fraction of a millisecond). */
+static void
+on_server_request_started_cb (SoupServer          *server,
+                              SoupServerMessage   *msg,
+                              LumoGatewayListener *self)
+{
+  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+}
+
 static void
 on_server_request_read_cb (SoupServer          *server,
                            SoupServerMessage   *msg,
                            LumoGatewayListener *self)
 {
   Connection *c = lookup_message (self, msg);
-  guint keep_s = self->request_timeout_ms / 1000;
-  g_autofree char *keep_alive = NULL;
 
   if (c != NULL)
     connection_respond (c);
-
-  /* Tells the client when we close an idle connection, a little early, so
-   * that it does not send its next POST on one we are closing. */
-  keep_alive = g_strdup_printf ("timeout=%u", keep_s > 5 ? keep_s - 5 : 1);
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Keep-Alive", keep_alive);
 }
 
 static void
@@ -293,7 +302,8 @@ on_server_request_done_cb (SoupServer          *server,
 {
   Connection *c = lookup_message (self, msg);
 
-  /* Keep-alive: the next request is waited for under a new deadline. */
+  /* A connection that outlives its answer (none does with libsoup 3.2)
+   * waits for its next request under a new deadline. */
   if (c != NULL)
     connection_wait (c);
 }
@@ -726,6 +736,7 @@ lumo_gateway_listener_init (LumoGatewayListener *self)
                                              (GDestroyNotify) connection_free);
   self->server = soup_server_new (NULL, NULL);
 
+  g_signal_connect (self->server, "request-started", G_CALLBACK (on_server_request_started_cb), self);
   g_signal_connect (self->server, "request-read", G_CALLBACK (on_server_request_read_cb), self);
   g_signal_connect (self->server, "request-finished", G_CALLBACK (on_server_request_done_cb), self);
   g_signal_connect (self->server, "request-aborted", G_CALLBACK (on_server_request_done_cb), self);

@@ -30,12 +30,6 @@
 
 G_STATIC_ASSERT (TOKEN_SEP_OFFSET + 1 + TOKEN_RANDOM_LEN == LUMO_AGENT_TOKEN_LEN);
 
-static gboolean
-valid_origin (LumoPolicyOrigin origin)
-{
-  return origin >= LUMO_POLICY_ORIGIN_UI && origin <= LUMO_POLICY_ORIGIN_BRIDGE;
-}
-
 /* The one call that turns a name a person typed into an agent's name:
  * the policy's cleaning of display text (issue 11's rule), within the
  * agent's byte bound. */
@@ -270,7 +264,7 @@ lumo_policy_add_agent (LumoPolicy          *self,
   gboolean ok;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
   g_return_val_if_fail (agent_id != NULL && *agent_id == NULL, FALSE);
   g_return_val_if_fail (token != NULL && *token == NULL, FALSE);
 
@@ -342,7 +336,7 @@ lumo_policy_remove_agent (LumoPolicy        *self,
   g_autofree char *snapshot = NULL;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   if (!lumo_validate_extension_id (agent_id, "agent ID", error))
     return FALSE;

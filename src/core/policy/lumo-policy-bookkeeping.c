@@ -230,6 +230,25 @@ _lumo_policy_commit (LumoPolicy  *self,
   return TRUE;
 }
 
+gboolean
+_lumo_policy_finish (LumoPolicy  *self,
+                     gboolean     ok,
+                     GError     **error)
+{
+  if (!ok)
+    {
+      lumo_db_rollback (self->db);
+      return FALSE;
+    }
+
+  if (!_lumo_policy_commit (self, error))
+    return FALSE;
+
+  _lumo_policy_announce (self);
+
+  return TRUE;
+}
+
 static gboolean
 write_now (LumoPolicy  *self,
            GError     **error)

@@ -21,32 +21,6 @@
 #include "lumo-protocol.h"
 
 static gboolean
-valid_origin (LumoPolicyOrigin origin)
-{
-  return origin >= LUMO_POLICY_ORIGIN_UI && origin <= LUMO_POLICY_ORIGIN_BRIDGE;
-}
-
-/* Commits and announces, or rolls back; returns @ok. */
-static gboolean
-finish (LumoPolicy  *self,
-        gboolean     ok,
-        GError     **error)
-{
-  if (!ok)
-    {
-      lumo_db_rollback (self->db);
-      return FALSE;
-    }
-
-  if (!_lumo_policy_commit (self, error))
-    return FALSE;
-
-  _lumo_policy_announce (self);
-
-  return TRUE;
-}
-
-static gboolean
 nothing_to_do (LumoPolicy *self)
 {
   lumo_db_rollback (self->db);
@@ -87,7 +61,7 @@ lumo_policy_register_provider (LumoPolicy  *self,
   if (provider == NULL && !g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
-      return finish (self, FALSE, error);
+      return _lumo_policy_finish (self, FALSE, error);
     }
 
   if (provider == NULL)
@@ -112,7 +86,7 @@ lumo_policy_register_provider (LumoPolicy  *self,
       ok = _lumo_policy_store_step_done (self->db, stmt, "Cannot record the provider’s hello", error);
     }
 
-  return finish (self, ok, error);
+  return _lumo_policy_finish (self, ok, error);
 }
 
 gboolean
@@ -125,7 +99,7 @@ lumo_policy_add_provider (LumoPolicy        *self,
   g_autoptr(GError) local_error = NULL;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
@@ -137,19 +111,19 @@ lumo_policy_add_provider (LumoPolicy        *self,
     {
       g_set_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE,
                    "The provider “%s” is already in the list", provider_id);
-      return finish (self, FALSE, error);
+      return _lumo_policy_finish (self, FALSE, error);
     }
   if (!g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
-      return finish (self, FALSE, error);
+      return _lumo_policy_finish (self, FALSE, error);
     }
 
-  return finish (self,
-                 _lumo_policy_store_insert_provider (self->db, provider_id, TRUE, error) &&
-                 _lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
-                                                 "provider", NULL, "watched", NULL, 0, error),
-                 error);
+  return _lumo_policy_finish (self,
+                              _lumo_policy_store_insert_provider (self->db, provider_id, TRUE, error) &&
+                              _lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
+                                                              "provider", NULL, "watched", NULL, 0, error),
+                              error);
 }
 
 gboolean
@@ -162,7 +136,7 @@ lumo_policy_remove_provider (LumoPolicy        *self,
   g_autofree char *snapshot = NULL;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
@@ -172,13 +146,13 @@ lumo_policy_remove_provider (LumoPolicy        *self,
 
   if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)) ||
       !(snapshot = _lumo_policy_store_remove_provider (self->db, provider_id, error)))
-    return finish (self, FALSE, error);
+    return _lumo_policy_finish (self, FALSE, error);
 
-  return finish (self,
-                 _lumo_policy_store_add_history (self->db, origin, provider_id, NULL, "provider",
-                                                 provider->first_seen != 0 ? "registered" : "watched",
-                                                 NULL, snapshot, 0, error),
-                 error);
+  return _lumo_policy_finish (self,
+                              _lumo_policy_store_add_history (self->db, origin, provider_id, NULL, "provider",
+                                                              provider->first_seen != 0 ? "registered" : "watched",
+                                                              NULL, snapshot, 0, error),
+                              error);
 }
 
 gboolean
@@ -194,7 +168,7 @@ lumo_policy_set_switch (LumoPolicy        *self,
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
   g_return_val_if_fail (sw >= LUMO_POLICY_SWITCH_ENABLED && sw <= LUMO_POLICY_SWITCH_REVIEW, FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   if (!lumo_validate_extension_id (provider_id, "provider ID", error))
     return FALSE;
@@ -205,7 +179,7 @@ lumo_policy_set_switch (LumoPolicy        *self,
     return FALSE;
 
   if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)))
-    return finish (self, FALSE, error);
+    return _lumo_policy_finish (self, FALSE, error);
 
   current = sw == LUMO_POLICY_SWITCH_ENABLED ? provider->enabled
           : sw == LUMO_POLICY_SWITCH_WRITES ? provider->writes
@@ -213,13 +187,13 @@ lumo_policy_set_switch (LumoPolicy        *self,
   if (current == on)
     return nothing_to_do (self);
 
-  return finish (self,
-                 _lumo_policy_store_set_switch (self->db, provider_id, sw, on, error) &&
-                 _lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
-                                                 lumo_policy_switch_to_string (sw),
-                                                 current ? "on" : "off", on ? "on" : "off",
-                                                 NULL, 0, error),
-                 error);
+  return _lumo_policy_finish (self,
+                              _lumo_policy_store_set_switch (self->db, provider_id, sw, on, error) &&
+                              _lumo_policy_store_add_history (self->db, origin, provider_id, NULL,
+                                                              lumo_policy_switch_to_string (sw),
+                                                              current ? "on" : "off", on ? "on" : "off",
+                                                              NULL, 0, error),
+                              error);
 }
 
 LumoProviderInfo *
@@ -270,6 +244,7 @@ change_caller (LumoPolicy        *self,
   g_autoptr(LumoCallerInfo) caller = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *name = NULL;
+  g_autofree char *grants = NULL;
   const char *old_state = NULL;
 
   if (!lumo_validate_extension_id (provider_id, "provider ID", error) ||
@@ -282,14 +257,14 @@ change_caller (LumoPolicy        *self,
     return FALSE;
 
   if (!(provider = _lumo_policy_store_get_provider (self->db, provider_id, error)))
-    return finish (self, FALSE, error);
+    return _lumo_policy_finish (self, FALSE, error);
 
   if ((caller = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, &local_error)))
     old_state = lumo_caller_state_to_string (caller->state);
   else if (!g_error_matches (local_error, LUMO_ERROR, LUMO_ERROR_NOT_FOUND))
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
-      return finish (self, FALSE, error);
+      return _lumo_policy_finish (self, FALSE, error);
     }
 
   if (caller != NULL && caller->state == state)
@@ -299,17 +274,24 @@ change_caller (LumoPolicy        *self,
           g_set_error (error, LUMO_ERROR, LUMO_ERROR_DUPLICATE,
                        "The caller “%s” is already allowed to use the provider “%s”",
                        caller_id, provider_id);
-          return finish (self, FALSE, error);
+          return _lumo_policy_finish (self, FALSE, error);
         }
       return nothing_to_do (self);
     }
 
-  return finish (self,
-                 _lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) &&
-                 _lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
-                                                 old_state, lumo_caller_state_to_string (state),
-                                                 NULL, 0, error),
-                 error);
+  /* An allowed caller that stops being allowed loses its review grants
+   * (the schema's trigger); the entry keeps them, so undo restores them. */
+  if (caller != NULL && caller->state == LUMO_CALLER_STATE_ALLOWED &&
+      !(grants = _lumo_policy_store_grants_snapshot (self->db, provider_id, caller_id, error)))
+    return _lumo_policy_finish (self, FALSE, error);
+
+  return _lumo_policy_finish (self,
+                              _lumo_policy_store_put_caller (self->db, provider_id, caller_id, state, name, error) &&
+                              _lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
+                                                              old_state, lumo_caller_state_to_string (state),
+                                                              grants != NULL && *grants != '\0' ? grants : NULL,
+                                                              0, error),
+                              error);
 }
 
 gboolean
@@ -322,7 +304,7 @@ lumo_policy_set_caller_state (LumoPolicy        *self,
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
   g_return_val_if_fail (state == LUMO_CALLER_STATE_ALLOWED || state == LUMO_CALLER_STATE_DENIED, FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   return change_caller (self, provider_id, caller_id, state, NULL, FALSE, origin, error);
 }
@@ -358,7 +340,7 @@ lumo_policy_add_caller (LumoPolicy        *self,
                         GError           **error)
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   return change_caller (self, provider_id, caller_id, LUMO_CALLER_STATE_ALLOWED,
                         display_name, TRUE, origin, error);
@@ -375,7 +357,7 @@ lumo_policy_forget_caller (LumoPolicy        *self,
   g_autofree char *snapshot = NULL;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
 
   if (!lumo_validate_extension_id (provider_id, "provider ID", error) ||
       !lumo_validate_extension_id (caller_id, "caller ID", error))
@@ -386,13 +368,13 @@ lumo_policy_forget_caller (LumoPolicy        *self,
 
   if (!(caller = _lumo_policy_store_get_caller (self->db, provider_id, caller_id, error)) ||
       !(snapshot = _lumo_policy_store_remove_caller (self->db, provider_id, caller_id, error)))
-    return finish (self, FALSE, error);
+    return _lumo_policy_finish (self, FALSE, error);
 
-  return finish (self,
-                 _lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
-                                                 lumo_caller_state_to_string (caller->state), NULL,
-                                                 snapshot, 0, error),
-                 error);
+  return _lumo_policy_finish (self,
+                              _lumo_policy_store_add_history (self->db, origin, provider_id, caller_id, "caller",
+                                                              lumo_caller_state_to_string (caller->state), NULL,
+                                                              snapshot, 0, error),
+                              error);
 }
 
 LumoCallerInfo *
@@ -459,14 +441,14 @@ lumo_policy_undo_last (LumoPolicy         *self,
   g_autoptr(LumoHistoryEntry) entry = NULL;
 
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
-  g_return_val_if_fail (valid_origin (origin), FALSE);
+  g_return_val_if_fail (_lumo_policy_origin_is_valid (origin), FALSE);
   g_return_val_if_fail (undone == NULL || *undone == NULL, FALSE);
 
   if (!_lumo_policy_begin (self, error))
     return FALSE;
 
   entry = _lumo_policy_store_undo_last (self->db, origin, error);
-  if (!finish (self, entry != NULL, error))
+  if (!_lumo_policy_finish (self, entry != NULL, error))
     return FALSE;
 
   if (undone != NULL)

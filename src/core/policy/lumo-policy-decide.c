@@ -170,6 +170,27 @@ decide (LumoPolicyDecision *decision,
   decision->allowed = reason == LUMO_DENY_REASON_NONE;
   decision->reason = reason;
   decision->retry_after_us = retry_after_us;
+  decision->by_grant = FALSE;
+}
+
+/* Review stands between the write and the tool; a person's grant for this
+ * caller and tool, in force now, stands in for it. */
+static gboolean
+has_live_grant (LumoPolicy *self,
+                const char *provider_id,
+                const char *caller_id,
+                const char *tool)
+{
+  g_autofree char *key = NULL;
+  const LumoGrantInfo *grant;
+
+  if (g_hash_table_size (self->grants) == 0)
+    return FALSE;
+
+  key = _lumo_policy_grant_key (provider_id, caller_id, tool);
+  grant = g_hash_table_lookup (self->grants, key);
+
+  return grant != NULL && _lumo_policy_grant_is_live (grant, _lumo_policy_wall_now (self));
 }
 
 gboolean
@@ -229,7 +250,17 @@ lumo_policy_authorize (LumoPolicy          *self,
     decide (decision, LUMO_DENY_REASON_RATE_LIMITED, retry_after);
   else
     {
-      decide (decision, provider->review ? LUMO_DENY_REASON_REVIEW_REQUIRED : LUMO_DENY_REASON_NONE, 0);
+      /* Only here, after the writes switch and with the slot taken: a
+       * grant stands in for review and for nothing else. */
+      if (!provider->review)
+        decide (decision, LUMO_DENY_REASON_NONE, 0);
+      else if (has_live_grant (self, provider_id, caller_id, tool))
+        {
+          decide (decision, LUMO_DENY_REASON_NONE, 0);
+          decision->by_grant = TRUE;
+        }
+      else
+        decide (decision, LUMO_DENY_REASON_REVIEW_REQUIRED, 0);
       /* Bookkeeping for the UI; the decision does not depend on it. */
       _lumo_policy_bookkeeping_note (self, key, FALSE, NULL);
     }

@@ -17,6 +17,7 @@
 #endif
 
 #include <gio/gio.h>
+#include <json-glib/json-glib.h>
 #include <sqlite3.h>
 
 #include "lumo-db.h"
@@ -46,6 +47,9 @@ struct _LumoPolicy
   GHashTable       *providers;      /* id → LumoProviderInfo */
   GHashTable       *callers;        /* "provider/caller" → LumoCallerInfo */
   GHashTable       *agents;         /* agent id → LumoAgentInfo */
+  /* The grants in force when the snapshot was read or last looked at by
+   * the wall clock: "provider/caller/tool" → LumoGrantInfo. */
+  GHashTable       *grants;
   gint64            last_history_id;
   gint64            data_version;
 
@@ -57,6 +61,13 @@ struct _LumoPolicy
 
   /* agents.key beside the database, loaded when an agent first needs it. */
   GBytes           *agent_key;
+
+  /* Review grants run out by this clock (NULL: g_get_real_time()); the
+   * one-shot timeout of the earliest expiry exists only while a timed
+   * grant is in force. */
+  LumoClockFunc     wall_clock;
+  gpointer          wall_clock_data;
+  GSource          *grant_source;
 };
 
 /* After our own commit: emits the signals for what changed. The change is
@@ -77,6 +88,18 @@ gboolean _lumo_policy_begin          (LumoPolicy  *self,
  * waiting. On failure the transaction is rolled back and it still is. */
 gboolean _lumo_policy_commit         (LumoPolicy  *self,
                                       GError     **error);
+/* Ends a change begun with _lumo_policy_begin(): when @ok, commits and
+ * announces it; otherwise rolls it back. Returns whether it is made. */
+gboolean _lumo_policy_finish         (LumoPolicy  *self,
+                                      gboolean     ok,
+                                      GError     **error);
+
+/* A history origin a change may be recorded under. */
+static inline gboolean
+_lumo_policy_origin_is_valid (LumoPolicyOrigin origin)
+{
+  return origin >= LUMO_POLICY_ORIGIN_UI && origin <= LUMO_POLICY_ORIGIN_BRIDGE;
+}
 
 /* ---- lumo-policy-bookkeeping.c ---- */
 
@@ -186,6 +209,73 @@ gboolean          _lumo_policy_store_restore_provider (sqlite3          *db,
 gboolean          _lumo_policy_store_restore_caller  (sqlite3           *db,
                                                       const char        *snapshot,
                                                       GError           **error);
+
+gboolean          _lumo_policy_store_add_grant_history (sqlite3         *db,
+                                                        LumoPolicyOrigin origin,
+                                                        const char      *provider_id,
+                                                        const char      *caller_id,
+                                                        const char      *tool,
+                                                        const char      *old_value,
+                                                        const char      *new_value,
+                                                        const char      *snapshot,
+                                                        gint64           undoes,
+                                                        GError         **error);
+
+/* ---- review grants: lumo-policy-grants.c ---- */
+
+gint64            _lumo_policy_wall_now              (LumoPolicy        *self);
+/* In force at @now (wall µs): always, or made at or before @now and not
+ * run out. */
+gboolean          _lumo_policy_grant_is_live         (const LumoGrantInfo *grant,
+                                                      gint64             now);
+/* "provider/caller/tool", the key of the snapshot's grants. */
+char             *_lumo_policy_grant_key             (const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      const char        *tool);
+/* Rows of grants (in force or not); each filter NULL = any. */
+GPtrArray        *_lumo_policy_store_list_grants     (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      const char        *tool,
+                                                      GError           **error);
+/* The grants in force at @now, keyed as the snapshot keeps them. */
+GHashTable       *_lumo_policy_store_load_grants     (sqlite3           *db,
+                                                      gint64             now,
+                                                      GError           **error);
+/* Adds the member "grants" to the object @builder is in: the grant rows
+ * of one caller, which _lumo_policy_store_restore_grants() puts back
+ * (after the caller row, which must be allowed). *@n_grants (optional)
+ * says how many. */
+gboolean          _lumo_policy_store_build_grants    (sqlite3           *db,
+                                                      JsonBuilder       *builder,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      guint             *n_grants,
+                                                      GError           **error);
+/* The "grants" of @o, if it has the member. */
+gboolean          _lumo_policy_store_restore_grants  (sqlite3           *db,
+                                                      JsonObject        *o,
+                                                      GError           **error);
+/* One grant as a snapshot ({"grants": [it]}) for its history entry. */
+char             *_lumo_policy_grant_snapshot        (const LumoGrantInfo *grant);
+/* The grants of one caller as a snapshot, before a change clears them (a
+ * deny); "" when it has none, NULL on error. restore puts them back. */
+char             *_lumo_policy_store_grants_snapshot (sqlite3           *db,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      GError           **error);
+gboolean          _lumo_policy_store_restore_grants_snapshot (sqlite3     *db,
+                                                              const char  *snapshot,
+                                                              GError     **error);
+/* Drops the grants that ran out from the snapshot (::grant-changed for
+ * each) and arms the timeout for the next; arm() only re-arms. */
+void              _lumo_policy_grants_expire         (LumoPolicy        *self);
+void              _lumo_policy_grants_arm            (LumoPolicy        *self);
+/* lumo-policy.c */
+void              _lumo_policy_emit_grant_changed    (LumoPolicy        *self,
+                                                      const char        *provider_id,
+                                                      const char        *caller_id,
+                                                      const char        *tool);
 
 /* ---- desktop agents: lumo-policy-agents.c, -snapshot.c ---- */
 

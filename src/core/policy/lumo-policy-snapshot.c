@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Removing a provider, forgetting a caller or removing a desktop agent
- * deletes rows (a provider's callers go with it, and an agent's caller
- * rows of every provider with it), so the history row keeps a JSON
- * snapshot of everything deleted, and undo rebuilds the rows from it. An
+ * deletes rows (a provider's callers go with it, an agent's caller rows of
+ * every provider with it, and every caller's review grants with it), so
+ * the history row keeps a JSON snapshot of everything deleted, and undo
+ * rebuilds the rows from it; a deny keeps the grants it cleared the same
+ * way. An
  * agent's snapshot holds its token's MAC, as the agents table did — never
  * the token, which the policy never had. The snapshot is
  * ours, but it is read back from a file a person could edit, so it is
@@ -56,9 +58,13 @@ add_optional_string (JsonBuilder *builder,
     json_builder_add_null_value (builder);
 }
 
-static void
-build_caller (JsonBuilder          *builder,
-              const LumoCallerInfo *caller)
+/* A caller's object, with its review grants: they go with the row (the
+ * schema's foreign key), so the snapshot must be taken before it goes. */
+static gboolean
+build_caller (sqlite3               *db,
+              JsonBuilder           *builder,
+              const LumoCallerInfo  *caller,
+              GError               **error)
 {
   json_builder_begin_object (builder);
   add_optional_string (builder, "provider_id", caller->provider_id);
@@ -73,7 +79,11 @@ build_caller (JsonBuilder          *builder,
   json_builder_add_int_value (builder, (gint64) caller->probe_count);
   json_builder_set_member_name (builder, "write_count");
   json_builder_add_int_value (builder, (gint64) caller->write_count);
+  if (!_lumo_policy_store_build_grants (db, builder, caller->provider_id, caller->id, NULL, error))
+    return FALSE;
   json_builder_end_object (builder);
+
+  return TRUE;
 }
 
 static char *
@@ -112,8 +122,8 @@ _lumo_policy_store_remove_caller (sqlite3     *db,
   if (!(caller = _lumo_policy_store_get_caller (db, provider_id, caller_id, error)))
     return NULL;
 
-  build_caller (builder, caller);
-  if (!delete_caller (db, provider_id, caller_id, error))
+  if (!build_caller (db, builder, caller, error) ||
+      !delete_caller (db, provider_id, caller_id, error))
     return NULL;
 
   return builder_to_string (builder);
@@ -155,11 +165,12 @@ _lumo_policy_store_remove_provider (sqlite3     *db,
   json_builder_set_member_name (builder, "callers");
   json_builder_begin_array (builder);
   for (guint i = 0; i < callers->len; i++)
-    build_caller (builder, g_ptr_array_index (callers, i));
+    if (!build_caller (db, builder, g_ptr_array_index (callers, i), error))
+      return NULL;
   json_builder_end_array (builder);
   json_builder_end_object (builder);
 
-  /* ON DELETE CASCADE removes the callers with it. */
+  /* ON DELETE CASCADE removes the callers (and their grants) with it. */
   if (!(stmt = lumo_db_prepare (db, "DELETE FROM providers WHERE id = ?", error)))
     return NULL;
   sqlite3_bind_text (stmt, 1, provider_id, -1, SQLITE_TRANSIENT);
@@ -219,7 +230,9 @@ restore_caller_object (sqlite3     *db,
   sqlite3_bind_int64 (stmt, 7, json_object_get_int_member_with_default (o, "probe_count", 0));
   sqlite3_bind_int64 (stmt, 8, json_object_get_int_member_with_default (o, "write_count", 0));
 
-  return _lumo_policy_store_step_done (db, stmt, "Cannot restore the caller", error);
+  /* Its grants after it: the schema lets only an allowed caller have any. */
+  return _lumo_policy_store_step_done (db, stmt, "Cannot restore the caller", error) &&
+         _lumo_policy_store_restore_grants (db, o, error);
 }
 
 /* The "callers" of a snapshot. @skip_gone: a caller of a provider removed
@@ -254,6 +267,37 @@ restore_callers (sqlite3     *db,
     }
 
   return TRUE;
+}
+
+gboolean
+_lumo_policy_store_restore_grants_snapshot (sqlite3     *db,
+                                            const char  *snapshot,
+                                            GError     **error)
+{
+  g_autoptr(JsonObject) o = NULL;
+
+  if (!(o = parse_snapshot (snapshot, error)))
+    return FALSE;
+
+  return _lumo_policy_store_restore_grants (db, o, error);
+}
+
+char *
+_lumo_policy_store_grants_snapshot (sqlite3     *db,
+                                    const char  *provider_id,
+                                    const char  *caller_id,
+                                    GError     **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  guint n = 0;
+
+  json_builder_begin_object (builder);
+  if (!_lumo_policy_store_build_grants (db, builder, provider_id, caller_id, &n, error))
+    return NULL;
+  json_builder_end_object (builder);
+
+  /* "" when there are none: nothing to restore, and no snapshot to keep. */
+  return n > 0 ? builder_to_string (builder) : g_strdup ("");
 }
 
 gboolean
@@ -377,7 +421,8 @@ _lumo_policy_store_remove_agent (sqlite3     *db,
   json_builder_set_member_name (builder, "callers");
   json_builder_begin_array (builder);
   for (guint i = 0; i < callers->len; i++)
-    build_caller (builder, g_ptr_array_index (callers, i));
+    if (!build_caller (db, builder, g_ptr_array_index (callers, i), error))
+      return NULL;
   json_builder_end_array (builder);
   json_builder_end_object (builder);
 

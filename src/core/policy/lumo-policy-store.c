@@ -92,9 +92,61 @@ static const char migration_2[] =
   "DROP TABLE history;"
   "ALTER TABLE history_new RENAME TO history;";
 
+/* Review grants (issue 13): a person's approval standing for one caller's
+ * writes of one tool, for ten minutes (expires) or always (NULL). A grant
+ * belongs to a caller row (gone with it: forget, a provider or desktop
+ * agent removed) and exists only while that caller is allowed; the two
+ * triggers keep that true whatever writes the file, so no path can leave
+ * a grant to a denied caller. The history gets grant entries, which name a
+ * tool: the table is rebuilt again for the CHECKs (ids kept). */
+static const char migration_3[] =
+  "CREATE TABLE grants ("
+  "  provider_id  TEXT NOT NULL,"
+  "  caller_id    TEXT NOT NULL,"
+  "  tool         TEXT NOT NULL CHECK (length (tool) BETWEEN 3 AND 57"
+  "                                    AND tool GLOB '[a-z]*.*'"
+  "                                    AND tool NOT GLOB '*[^A-Za-z0-9_.-]*'),"
+  "  created      INTEGER NOT NULL,"
+  "  expires      INTEGER CHECK (expires IS NULL OR expires > created),"
+  "  PRIMARY KEY (provider_id, caller_id, tool),"
+  "  FOREIGN KEY (provider_id, caller_id) REFERENCES callers (provider_id, id) ON DELETE CASCADE"
+  ") STRICT;"
+  "CREATE TRIGGER grants_need_allowed_caller BEFORE INSERT ON grants"
+  "  WHEN NOT EXISTS (SELECT 1 FROM callers WHERE callers.provider_id = NEW.provider_id"
+  "                   AND callers.id = NEW.caller_id AND callers.state = 'allowed')"
+  "  BEGIN SELECT RAISE (ABORT, 'a review grant needs an allowed caller'); END;"
+  "CREATE TRIGGER callers_not_allowed_lose_grants AFTER UPDATE OF state ON callers"
+  "  WHEN NEW.state != 'allowed'"
+  "  BEGIN DELETE FROM grants WHERE grants.provider_id = NEW.provider_id"
+  "                             AND grants.caller_id = NEW.id; END;"
+  "CREATE TABLE history_new ("
+  "  id           INTEGER PRIMARY KEY AUTOINCREMENT,"
+  "  time         INTEGER NOT NULL,"
+  "  origin       TEXT NOT NULL CHECK (origin IN ('ui', 'cli', 'import', 'bridge')),"
+  "  provider_id  TEXT,"
+  "  caller_id    TEXT,"
+  "  field        TEXT NOT NULL"
+  "               CHECK (field IN ('provider', 'enabled', 'writes', 'review', 'caller', 'agent',"
+  "                                'grant')),"
+  "  old_value    TEXT,"
+  "  new_value    TEXT,"
+  "  snapshot     TEXT,"
+  "  undoes       INTEGER UNIQUE REFERENCES history_new (id),"
+  "  tool         TEXT,"
+  "  CHECK ((field = 'agent') = (provider_id IS NULL)),"
+  "  CHECK ((field = 'grant') = (tool IS NOT NULL))"
+  ") STRICT;"
+  "INSERT INTO history_new (id, time, origin, provider_id, caller_id, field, old_value, new_value,"
+  "                         snapshot, undoes)"
+  "  SELECT id, time, origin, provider_id, caller_id, field, old_value, new_value, snapshot, undoes"
+  "  FROM history ORDER BY id;"
+  "DROP TABLE history;"
+  "ALTER TABLE history_new RENAME TO history;";
+
 const LumoMigration lumo_policy_migrations[] = {
   { 1, migration_1 },
   { 2, migration_2 },
+  { 3, migration_3 },
 };
 const guint lumo_policy_n_migrations = G_N_ELEMENTS (lumo_policy_migrations);
 
@@ -106,7 +158,7 @@ const guint lumo_policy_n_migrations = G_N_ELEMENTS (lumo_policy_migrations);
 #define HISTORY_COLUMNS \
   "h.id, h.time, h.origin, h.provider_id, h.caller_id, h.field, h.old_value, " \
   "h.new_value, coalesce (h.undoes, 0), " \
-  "coalesce ((SELECT u.id FROM history u WHERE u.undoes = h.id), 0)"
+  "coalesce ((SELECT u.id FROM history u WHERE u.undoes = h.id), 0), h.tool"
 
 char *
 _lumo_policy_store_clean_text (const char *text)
@@ -206,6 +258,7 @@ history_from_row (sqlite3_stmt *stmt)
   entry->new_value = column_strdup (stmt, 7);
   entry->undoes = sqlite3_column_int64 (stmt, 8);
   entry->undone_by = sqlite3_column_int64 (stmt, 9);
+  entry->tool = column_strdup (stmt, 10);
 
   return entry;
 }
@@ -398,24 +451,25 @@ _lumo_policy_store_has_seen_provider (sqlite3  *db,
   return sqlite3_column_int (stmt, 0) != 0;
 }
 
-gboolean
-_lumo_policy_store_add_history (sqlite3           *db,
-                                LumoPolicyOrigin   origin,
-                                const char        *provider_id,
-                                const char        *caller_id,
-                                const char        *field,
-                                const char        *old_value,
-                                const char        *new_value,
-                                const char        *snapshot,
-                                gint64             undoes,
-                                GError           **error)
+static gboolean
+insert_history (sqlite3           *db,
+                LumoPolicyOrigin   origin,
+                const char        *provider_id,
+                const char        *caller_id,
+                const char        *field,
+                const char        *tool,
+                const char        *old_value,
+                const char        *new_value,
+                const char        *snapshot,
+                gint64             undoes,
+                GError           **error)
 {
   g_autoptr(sqlite3_stmt) stmt = NULL;
 
   if (!(stmt = lumo_db_prepare (db,
                                 "INSERT INTO history (time, origin, provider_id, caller_id, field, "
-                                "                     old_value, new_value, snapshot, undoes) "
-                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                "                     old_value, new_value, snapshot, undoes, tool) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 error)))
     return FALSE;
 
@@ -429,8 +483,41 @@ _lumo_policy_store_add_history (sqlite3           *db,
   sqlite3_bind_text (stmt, 8, snapshot, -1, SQLITE_TRANSIENT);
   if (undoes > 0)
     sqlite3_bind_int64 (stmt, 9, undoes);
+  sqlite3_bind_text (stmt, 10, tool, -1, SQLITE_TRANSIENT);
 
   return _lumo_policy_store_step_done (db, stmt, "Cannot record the change in the policy history", error);
+}
+
+gboolean
+_lumo_policy_store_add_history (sqlite3           *db,
+                                LumoPolicyOrigin   origin,
+                                const char        *provider_id,
+                                const char        *caller_id,
+                                const char        *field,
+                                const char        *old_value,
+                                const char        *new_value,
+                                const char        *snapshot,
+                                gint64             undoes,
+                                GError           **error)
+{
+  return insert_history (db, origin, provider_id, caller_id, field, NULL, old_value, new_value,
+                         snapshot, undoes, error);
+}
+
+gboolean
+_lumo_policy_store_add_grant_history (sqlite3           *db,
+                                      LumoPolicyOrigin   origin,
+                                      const char        *provider_id,
+                                      const char        *caller_id,
+                                      const char        *tool,
+                                      const char        *old_value,
+                                      const char        *new_value,
+                                      const char        *snapshot,
+                                      gint64             undoes,
+                                      GError           **error)
+{
+  return insert_history (db, origin, provider_id, caller_id, "grant", tool, old_value, new_value,
+                         snapshot, undoes, error);
 }
 
 gboolean

@@ -20,6 +20,8 @@ G_DEFINE_BOXED_TYPE (LumoHistoryEntry, lumo_history_entry,
                      lumo_history_entry_copy, lumo_history_entry_free)
 G_DEFINE_BOXED_TYPE (LumoAgentInfo, lumo_agent_info,
                      lumo_agent_info_copy, lumo_agent_info_free)
+G_DEFINE_BOXED_TYPE (LumoGrantInfo, lumo_grant_info,
+                     lumo_grant_info_copy, lumo_grant_info_free)
 
 LumoProviderInfo *
 lumo_provider_info_copy (const LumoProviderInfo *info)
@@ -90,6 +92,7 @@ lumo_history_entry_copy (const LumoHistoryEntry *entry)
   copy->field = g_strdup (entry->field);
   copy->old_value = g_strdup (entry->old_value);
   copy->new_value = g_strdup (entry->new_value);
+  copy->tool = g_strdup (entry->tool);
 
   return copy;
 }
@@ -105,6 +108,7 @@ lumo_history_entry_free (LumoHistoryEntry *entry)
   g_free (entry->field);
   g_free (entry->old_value);
   g_free (entry->new_value);
+  g_free (entry->tool);
   g_free (entry);
 }
 
@@ -131,6 +135,63 @@ lumo_agent_info_free (LumoAgentInfo *info)
   g_free (info->id);
   g_free (info->name);
   g_free (info);
+}
+
+LumoGrantInfo *
+lumo_grant_info_copy (const LumoGrantInfo *info)
+{
+  LumoGrantInfo *copy;
+
+  g_return_val_if_fail (info != NULL, NULL);
+
+  copy = g_memdup2 (info, sizeof *info);
+  copy->provider_id = g_strdup (info->provider_id);
+  copy->caller_id = g_strdup (info->caller_id);
+  copy->tool = g_strdup (info->tool);
+
+  return copy;
+}
+
+void
+lumo_grant_info_free (LumoGrantInfo *info)
+{
+  if (info == NULL)
+    return;
+
+  g_free (info->provider_id);
+  g_free (info->caller_id);
+  g_free (info->tool);
+  g_free (info);
+}
+
+const char *
+lumo_grant_scope_to_string (LumoGrantScope scope)
+{
+  switch (scope)
+    {
+    case LUMO_GRANT_SCOPE_ONCE:        return "once";
+    case LUMO_GRANT_SCOPE_TEN_MINUTES: return "10m";
+    case LUMO_GRANT_SCOPE_ALWAYS:      return "always";
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+gboolean
+lumo_grant_scope_from_string (const char     *str,
+                              LumoGrantScope *scope)
+{
+  for (LumoGrantScope s = LUMO_GRANT_SCOPE_ONCE; s <= LUMO_GRANT_SCOPE_ALWAYS; s++)
+    {
+      if (g_strcmp0 (str, lumo_grant_scope_to_string (s)) == 0)
+        {
+          if (scope != NULL)
+            *scope = s;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
 }
 
 const char *

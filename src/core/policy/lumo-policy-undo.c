@@ -43,7 +43,7 @@ find_undoable (sqlite3  *db,
 
   if (!(stmt = lumo_db_prepare (db,
                                 "SELECT h.id, h.provider_id, h.caller_id, h.field, "
-                                "       h.old_value, h.new_value, h.snapshot, h.origin, h.time "
+                                "       h.old_value, h.new_value, h.snapshot, h.origin, h.time, h.tool "
                                 "FROM history h "
                                 "WHERE h.origin != 'bridge' AND h.undoes IS NULL "
                                 "  AND NOT EXISTS (SELECT 1 FROM history u WHERE u.undoes = h.id) "
@@ -76,6 +76,7 @@ find_undoable (sqlite3  *db,
     if (g_strcmp0 ((const char *) sqlite3_column_text (stmt, 7), lumo_policy_origin_to_string (o)) == 0)
       entry->origin = o;
   entry->time = sqlite3_column_int64 (stmt, 8);
+  entry->tool = g_strdup ((const char *) sqlite3_column_text (stmt, 9));
 
   return entry;
 }
@@ -172,6 +173,11 @@ undo_caller (sqlite3                 *db,
       if (!_lumo_policy_store_put_caller (db, entry->provider_id, entry->caller_id,
                                           state, NULL, error))
         return FALSE;
+      /* A deny cleared the caller's review grants: they come back with
+       * the allowed state. */
+      if (state == LUMO_CALLER_STATE_ALLOWED && snapshot != NULL &&
+          !_lumo_policy_store_restore_grants_snapshot (db, snapshot, error))
+        return FALSE;
     }
 
   return _lumo_policy_store_add_history (db, origin, entry->provider_id, entry->caller_id,
@@ -256,6 +262,68 @@ undo_agent (sqlite3                 *db,
                                          entry->id, error);
 }
 
+/* Undoing a new grant ends it; undoing a revoke or a replacement brings
+ * the grant before it back as it was, expiry and all (so a ten-minute
+ * grant that has run out since stays run out). */
+static gboolean
+undo_grant (sqlite3                 *db,
+            const LumoHistoryEntry  *entry,
+            const char              *snapshot,
+            LumoPolicyOrigin         origin,
+            GError                 **error)
+{
+  g_autoptr(GPtrArray) current = NULL;
+  g_autoptr(LumoCallerInfo) caller = NULL;
+  g_autoptr(sqlite3_stmt) stmt = NULL;
+  g_autofree char *removed = NULL;
+  const char *current_value = NULL;
+
+  if (entry->tool == NULL ||
+      !(current = _lumo_policy_store_list_grants (db, entry->provider_id, entry->caller_id, entry->tool,
+                                                  error)))
+    {
+      if (entry->tool == NULL)
+        g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT,
+                     "Cannot undo change #%" G_GINT64_FORMAT ": the grant names no tool", entry->id);
+      return FALSE;
+    }
+  if (current->len > 0)
+    {
+      const LumoGrantInfo *grant = g_ptr_array_index (current, 0);
+
+      current_value = lumo_grant_scope_to_string (grant->scope);
+      removed = _lumo_policy_grant_snapshot (grant);
+    }
+
+  if (!(stmt = lumo_db_prepare (db, "DELETE FROM grants WHERE provider_id = ? AND caller_id = ? AND tool = ?",
+                                error)))
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, entry->provider_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 2, entry->caller_id, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text (stmt, 3, entry->tool, -1, SQLITE_TRANSIENT);
+  if (!_lumo_policy_store_step_done (db, stmt, "Cannot undo the review grant", error))
+    return FALSE;
+
+  if (entry->old_value != NULL)
+    {
+      caller = _lumo_policy_store_get_caller (db, entry->provider_id, entry->caller_id, NULL);
+      if (caller == NULL || caller->state != LUMO_CALLER_STATE_ALLOWED)
+        {
+          g_set_error (error, LUMO_ERROR, LUMO_ERROR_NOT_AUTHORIZED,
+                       "Cannot undo change #%" G_GINT64_FORMAT ": the caller “%s” is no longer allowed "
+                       "on the provider “%s”, and a grant needs an allowed caller",
+                       entry->id, entry->caller_id, entry->provider_id);
+          return FALSE;
+        }
+      if (!_lumo_policy_store_restore_grants_snapshot (db, snapshot, error))
+        return FALSE;
+    }
+
+  return _lumo_policy_store_add_grant_history (db, origin, entry->provider_id, entry->caller_id,
+                                               entry->tool, current_value, entry->old_value,
+                                               removed, entry->id, error);
+}
+
 LumoHistoryEntry *
 _lumo_policy_store_undo_last (sqlite3           *db,
                               LumoPolicyOrigin   origin,
@@ -274,6 +342,8 @@ _lumo_policy_store_undo_last (sqlite3           *db,
     ok = undo_provider (db, entry, snapshot, origin, error);
   else if (g_str_equal (entry->field, "agent"))
     ok = undo_agent (db, entry, snapshot, origin, error);
+  else if (g_str_equal (entry->field, "grant"))
+    ok = undo_grant (db, entry, snapshot, origin, error);
   else
     ok = undo_switch (db, entry, origin, error);
 

@@ -42,6 +42,7 @@ enum {
   REVOKED,
   HISTORY_CHANGED,
   AGENT_CHANGED,
+  GRANT_CHANGED,
   N_SIGNALS
 };
 
@@ -55,6 +56,7 @@ typedef struct
   guint  signal;
   char  *provider_id;
   char  *caller_id;
+  char  *tool;
 } Emission;
 
 static void
@@ -64,6 +66,7 @@ emission_clear (gpointer data)
 
   g_free (e->provider_id);
   g_free (e->caller_id);
+  g_free (e->tool);
 }
 
 static void
@@ -72,7 +75,17 @@ queue (GArray     *emissions,
        const char *provider_id,
        const char *caller_id)
 {
-  Emission e = { signal, g_strdup (provider_id), g_strdup (caller_id) };
+  Emission e = { signal, g_strdup (provider_id), g_strdup (caller_id), NULL };
+
+  g_array_append_val (emissions, e);
+}
+
+static void
+queue_grant (GArray              *emissions,
+             const LumoGrantInfo *grant)
+{
+  Emission e = { signals[GRANT_CHANGED], g_strdup (grant->provider_id), g_strdup (grant->caller_id),
+                 g_strdup (grant->tool) };
 
   g_array_append_val (emissions, e);
 }
@@ -105,6 +118,13 @@ agent_equal (const LumoAgentInfo *a,
              const LumoAgentInfo *b)
 {
   return g_strcmp0 (a->name, b->name) == 0 && a->created == b->created;
+}
+
+static gboolean
+grant_equal (const LumoGrantInfo *a,
+             const LumoGrantInfo *b)
+{
+  return a->created == b->created && a->expires == b->expires;
 }
 
 /* What L1 needs: an allowed caller of an enabled provider. */
@@ -145,12 +165,14 @@ diff_state (LumoPolicy *self,
             GHashTable *providers,
             GHashTable *callers,
             GHashTable *agents,
+            GHashTable *grants,
             gint64      last_history_id,
             GArray     *emissions)
 {
   g_autoptr(GList) provider_keys = sorted_union_keys (self->providers, providers);
   g_autoptr(GList) caller_keys = sorted_union_keys (self->callers, callers);
   g_autoptr(GList) agent_keys = sorted_union_keys (self->agents, agents);
+  g_autoptr(GList) grant_keys = sorted_union_keys (self->grants, grants);
 
   for (const GList *l = provider_keys; l != NULL; l = l->next)
     {
@@ -183,6 +205,15 @@ diff_state (LumoPolicy *self,
 
       if (can_use_l1 (self->providers, before) && !can_use_l1 (providers, after))
         queue (emissions, signals[REVOKED], before->provider_id, before->id);
+    }
+
+  for (const GList *l = grant_keys; l != NULL; l = l->next)
+    {
+      const LumoGrantInfo *before = g_hash_table_lookup (self->grants, l->data);
+      const LumoGrantInfo *after = g_hash_table_lookup (grants, l->data);
+
+      if (before == NULL || after == NULL || !grant_equal (before, after))
+        queue_grant (emissions, after != NULL ? after : before);
     }
 
   /* After ::revoked: a gateway that ends an agent's sessions on either
@@ -226,6 +257,7 @@ load_state (LumoPolicy  *self,
             GHashTable **providers_out,
             GHashTable **callers_out,
             GHashTable **agents_out,
+            GHashTable **grants_out,
             gint64      *last_history_id,
             gint64      *data_version,
             GError     **error)
@@ -233,6 +265,7 @@ load_state (LumoPolicy  *self,
   g_autoptr(GHashTable) providers = NULL;
   g_autoptr(GHashTable) callers = NULL;
   g_autoptr(GHashTable) agents = NULL;
+  g_autoptr(GHashTable) grants = NULL;
   g_autoptr(GPtrArray) provider_list = NULL;
   g_autoptr(GPtrArray) caller_list = NULL;
   g_autoptr(GPtrArray) agent_list = NULL;
@@ -249,7 +282,9 @@ load_state (LumoPolicy  *self,
     caller_list = _lumo_policy_store_list_callers (self->db, NULL, LUMO_CALLER_STATE_ANY, error);
   if (caller_list != NULL)
     agent_list = _lumo_policy_store_list_agents (self->db, error);
-  *last_history_id = agent_list ? _lumo_policy_store_last_history_id (self->db, error) : -1;
+  if (agent_list != NULL)
+    grants = _lumo_policy_store_load_grants (self->db, _lumo_policy_wall_now (self), error);
+  *last_history_id = grants ? _lumo_policy_store_last_history_id (self->db, error) : -1;
   if (*last_history_id < 0 || !lumo_db_commit (self->db, error))
     {
       lumo_db_rollback (self->db);
@@ -289,6 +324,7 @@ load_state (LumoPolicy  *self,
   *providers_out = g_steal_pointer (&providers);
   *callers_out = g_steal_pointer (&callers);
   *agents_out = g_steal_pointer (&agents);
+  *grants_out = g_steal_pointer (&grants);
 
   return TRUE;
 }
@@ -300,12 +336,13 @@ sync_state (LumoPolicy  *self,
   g_autoptr(GHashTable) providers = NULL;
   g_autoptr(GHashTable) callers = NULL;
   g_autoptr(GHashTable) agents = NULL;
+  g_autoptr(GHashTable) grants = NULL;
   g_autoptr(GArray) emissions = NULL;
   g_autoptr(LumoPolicy) hold = NULL;
   gint64 last_history_id;
   gint64 data_version;
 
-  if (!load_state (self, &providers, &callers, &agents, &last_history_id, &data_version, error))
+  if (!load_state (self, &providers, &callers, &agents, &grants, &last_history_id, &data_version, error))
     {
       /* The snapshot may be behind the file: never decide from it. */
       self->data_version = -1;
@@ -314,18 +351,21 @@ sync_state (LumoPolicy  *self,
 
   emissions = g_array_new (FALSE, FALSE, sizeof (Emission));
   g_array_set_clear_func (emissions, emission_clear);
-  diff_state (self, providers, callers, agents, last_history_id, emissions);
+  diff_state (self, providers, callers, agents, grants, last_history_id, emissions);
 
   /* Swap before emitting: a handler that reads or changes the policy sees
    * the new state, and a nested change diffs against it. */
   g_clear_pointer (&self->providers, g_hash_table_unref);
   g_clear_pointer (&self->callers, g_hash_table_unref);
   g_clear_pointer (&self->agents, g_hash_table_unref);
+  g_clear_pointer (&self->grants, g_hash_table_unref);
   self->providers = g_steal_pointer (&providers);
   self->callers = g_steal_pointer (&callers);
   self->agents = g_steal_pointer (&agents);
+  self->grants = g_steal_pointer (&grants);
   self->last_history_id = last_history_id;
   self->data_version = data_version;
+  _lumo_policy_grants_arm (self);
 
   hold = g_object_ref (self);
   for (guint i = 0; i < emissions->len; i++)
@@ -336,6 +376,8 @@ sync_state (LumoPolicy  *self,
         g_signal_emit (self, e->signal, 0);
       else if (e->signal == signals[PROVIDER_CHANGED] || e->signal == signals[AGENT_CHANGED])
         g_signal_emit (self, e->signal, 0, e->provider_id);
+      else if (e->signal == signals[GRANT_CHANGED])
+        g_signal_emit (self, e->signal, 0, e->provider_id, e->caller_id, e->tool);
       else
         g_signal_emit (self, e->signal, 0, e->provider_id, e->caller_id);
     }
@@ -374,8 +416,24 @@ lumo_policy_refresh (LumoPolicy  *self,
 {
   g_return_val_if_fail (LUMO_IS_POLICY (self), FALSE);
 
-  return lumo_policy_flush (self, error) &&
-         _lumo_policy_ensure_current (self, error);
+  if (!lumo_policy_flush (self, error) ||
+      !_lumo_policy_ensure_current (self, error))
+    return FALSE;
+
+  /* What the wall clock ended meanwhile (the timeout may not have fired
+   * yet, or the clock is a test's). */
+  _lumo_policy_grants_expire (self);
+
+  return TRUE;
+}
+
+void
+_lumo_policy_emit_grant_changed (LumoPolicy *self,
+                                 const char *provider_id,
+                                 const char *caller_id,
+                                 const char *tool)
+{
+  g_signal_emit (self, signals[GRANT_CHANGED], 0, provider_id, caller_id, tool);
 }
 
 static void
@@ -476,6 +534,11 @@ lumo_policy_dispose (GObject *object)
   LumoPolicy *self = LUMO_POLICY (object);
 
   _lumo_policy_bookkeeping_dispose (self);
+  if (self->grant_source != NULL)
+    {
+      g_source_destroy (self->grant_source);
+      g_clear_pointer (&self->grant_source, g_source_unref);
+    }
   stop_monitor (self, &self->wal_monitor);
   stop_monitor (self, &self->db_monitor);
   g_clear_object (&self->limiter);
@@ -494,6 +557,7 @@ lumo_policy_finalize (GObject *object)
   g_clear_pointer (&self->providers, g_hash_table_unref);
   g_clear_pointer (&self->callers, g_hash_table_unref);
   g_clear_pointer (&self->agents, g_hash_table_unref);
+  g_clear_pointer (&self->grants, g_hash_table_unref);
   g_clear_pointer (&self->agent_key, g_bytes_unref);
   g_clear_pointer (&self->bookkeeping, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
@@ -578,6 +642,9 @@ lumo_policy_class_init (LumoPolicyClass *klass)
   signals[AGENT_CHANGED] =
     g_signal_new ("agent-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  signals[GRANT_CHANGED] =
+    g_signal_new ("grant-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void
@@ -589,6 +656,7 @@ lumo_policy_init (LumoPolicy *self)
   self->providers = g_hash_table_new (g_str_hash, g_str_equal);
   self->callers = g_hash_table_new (g_str_hash, g_str_equal);
   self->agents = g_hash_table_new (g_str_hash, g_str_equal);
+  self->grants = g_hash_table_new (g_str_hash, g_str_equal);
   self->data_version = -1;
   self->bookkeeping = _lumo_policy_bookkeeping_new_table ();
   self->context = g_main_context_ref_thread_default ();

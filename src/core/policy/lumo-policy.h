@@ -22,9 +22,12 @@
  *   read tool                    → allow
  *   writes off                   → WRITES_OFF
  *   rate limit (30 / 60 s)       → RATE_LIMITED with retry-after
+ *   review on, a live grant      → allow, by_grant
  *   review on                    → REVIEW_REQUIRED
  *   otherwise                    → allow
  * A rate-limit slot is consumed only when every check before it passed.
+ * A grant (lumo_policy_add_grant(), made from a person's review decision)
+ * stands for review only: it never skips the writes switch or the limit.
  *
  * Every change (switch, caller state, provider added/removed, a new
  * pending caller) is one transaction together with its history row; a
@@ -59,6 +62,8 @@
  *                      forgotten, provider disabled or removed, a desktop
  *                      agent removed. Close its ports (and agent sessions).
  *   ::agent-changed    (agent_id)               a desktop agent added or removed
+ *   ::grant-changed    (provider_id, caller_id, tool) a review grant added,
+ *                      replaced, revoked, cleared with its caller, or run out
  *   ::history-changed  ()                       new history rows
  *
  * Not thread-safe: use one LumoPolicy from one thread.
@@ -133,6 +138,9 @@ typedef struct
   gboolean        allowed;
   LumoDenyReason  reason;           /* NONE when allowed */
   gint64          retry_after_us;   /* RATE_LIMITED only, else 0 */
+  /* TRUE when review was on and a grant let the write through without
+   * asking (its audit row says so); FALSE for every other answer. */
+  gboolean        by_grant;
 } LumoPolicyDecision;
 
 /* The `status` of an L0 probe answer. `ready` is TRUE for every known
@@ -177,21 +185,24 @@ typedef struct
 
 /* One history row. @field is "provider" (values "watched"/"registered"),
  * "enabled", "writes", "review" (values "on"/"off"), "caller" (values
- * "pending"/"allowed"/"denied") or "agent" (the value is the agent's name;
- * provider_id is NULL and caller_id the agent's ID); NULL old_value means
- * the thing did not exist, NULL new_value means it was removed. */
+ * "pending"/"allowed"/"denied"), "agent" (the value is the agent's name;
+ * provider_id is NULL and caller_id the agent's ID) or "grant" (values
+ * "10m"/"always", lumo_grant_scope_to_string(); @tool is the tool); NULL
+ * old_value means the thing did not exist, NULL new_value means it was
+ * removed. */
 typedef struct
 {
   gint64            id;
   gint64            time;
   LumoPolicyOrigin  origin;
   char             *provider_id;   /* NULL when field is "agent" */
-  char             *caller_id;     /* NULL unless field is "caller" or "agent" */
+  char             *caller_id;     /* NULL unless field is "caller", "agent" or "grant" */
   char             *field;
   char             *old_value;
   char             *new_value;
   gint64            undoes;        /* the entry this one undid, 0 if none */
   gint64            undone_by;     /* the undo entry that reverted this one, 0 if none */
+  char             *tool;          /* the qualified tool of a "grant" entry, else NULL */
 } LumoHistoryEntry;
 
 #define LUMO_TYPE_PROVIDER_INFO  (lumo_provider_info_get_type ())
@@ -222,6 +233,43 @@ GType              lumo_agent_info_get_type     (void) G_GNUC_CONST;
 LumoAgentInfo     *lumo_agent_info_copy         (const LumoAgentInfo    *info);
 void               lumo_agent_info_free         (LumoAgentInfo          *info);
 
+/* How long a person's approval of one write stands for the next writes of
+ * the same caller and tool (docs/policy.md, "Review grants"). ONCE is no
+ * grant at all: the approval of that write alone. */
+typedef enum
+{
+  LUMO_GRANT_SCOPE_ONCE = 0,
+  LUMO_GRANT_SCOPE_TEN_MINUTES,
+  LUMO_GRANT_SCOPE_ALWAYS,
+} LumoGrantScope;
+
+/* The life of a TEN_MINUTES grant. */
+#define LUMO_GRANT_TIMED_US  (10 * 60 * G_USEC_PER_SEC)
+
+/* A standing approval of review: the writes of @tool by @caller_id on
+ * @provider_id skip review (never the writes switch or the rate limit)
+ * until @expires. Times are the policy's wall clock (µs since the epoch). */
+typedef struct
+{
+  char            *provider_id;
+  char            *caller_id;
+  char            *tool;          /* qualified, "namespace.name" */
+  LumoGrantScope   scope;         /* TEN_MINUTES or ALWAYS */
+  gint64           created;
+  gint64           expires;       /* 0 for ALWAYS */
+} LumoGrantInfo;
+
+#define LUMO_TYPE_GRANT_INFO     (lumo_grant_info_get_type ())
+GType              lumo_grant_info_get_type     (void) G_GNUC_CONST;
+LumoGrantInfo     *lumo_grant_info_copy         (const LumoGrantInfo    *info);
+void               lumo_grant_info_free         (LumoGrantInfo          *info);
+
+/* "once", "10m", "always": the CLI's words, D-Bus ApproveReview's and the
+ * history's values. from_string is FALSE for anything else. */
+const char *lumo_grant_scope_to_string     (LumoGrantScope    scope);
+gboolean    lumo_grant_scope_from_string   (const char       *str,
+                                            LumoGrantScope   *scope);
+
 const char *lumo_deny_reason_to_string     (LumoDenyReason    reason);
 const char *lumo_policy_origin_to_string   (LumoPolicyOrigin  origin);
 const char *lumo_caller_state_to_string    (LumoCallerState   state);
@@ -249,6 +297,12 @@ LumoRateLimiter   *lumo_policy_get_rate_limiter  (LumoPolicy        *self);
 /* The monotonic clock of the write limiter and of the bound on new
  * pending callers (tests). */
 void               lumo_policy_set_clock         (LumoPolicy        *self,
+                                                  LumoClockFunc      clock,
+                                                  gpointer           user_data);
+/* The wall clock (µs since the epoch) that review grants are made and run
+ * out by: stored, so it must mean the same after a restart and in another
+ * process (tests inject one). NULL: g_get_real_time(). */
+void               lumo_policy_set_wall_clock    (LumoPolicy        *self,
                                                   LumoClockFunc      clock,
                                                   gpointer           user_data);
 
@@ -445,11 +499,45 @@ char           *lumo_policy_authenticate_agent (LumoPolicy          *self,
                                                 const char          *token,
                                                 GError             **error);
 
+/* ---- review grants ------------------------------------------------------ */
+
+/* A person approved a write of @tool (qualified) by @caller_id on
+ * @provider_id for ten minutes or always: until it runs out, the next
+ * writes of that tool by that caller skip review. It replaces a grant the
+ * caller has for the tool (a history entry either way, undoable). The
+ * caller must be allowed (LUMO_ERROR_NOT_AUTHORIZED, and for an unknown
+ * one LUMO_ERROR_NOT_FOUND); a grant never outlives that: denying,
+ * forgetting or removing the caller, its desktop agent or its provider
+ * clears it (undo brings it back). @scope ONCE is no grant
+ * (LUMO_ERROR_INVALID_ARGUMENT); a tool that is not a qualified name is
+ * LUMO_ERROR_INVALID_NAME. */
+gboolean        lumo_policy_add_grant          (LumoPolicy          *self,
+                                                const char          *provider_id,
+                                                const char          *caller_id,
+                                                const char          *tool,
+                                                LumoGrantScope       scope,
+                                                LumoPolicyOrigin     origin,
+                                                GError             **error);
+/* Ends the grant now (a history entry, undoable). LUMO_ERROR_NOT_FOUND
+ * when there is none, or it ran out already. */
+gboolean        lumo_policy_revoke_grant       (LumoPolicy          *self,
+                                                const char          *provider_id,
+                                                const char          *caller_id,
+                                                const char          *tool,
+                                                LumoPolicyOrigin     origin,
+                                                GError             **error);
+/* The grants in force now (by the wall clock) of @provider_id (NULL: of
+ * every provider): LumoGrantInfo ordered by provider, caller, tool. */
+GPtrArray      *lumo_policy_list_grants        (LumoPolicy          *self,
+                                                const char          *provider_id,
+                                                GError             **error);
+
 /* ---- other processes ---------------------------------------------------- */
 
 /* Writes the waiting bookkeeping, then checks PRAGMA data_version now
- * and, if another connection committed, diffs and emits the signals. The
- * file monitor calls this by itself. */
+ * and, if another connection committed, diffs and emits the signals; and
+ * drops the review grants the wall clock ended (::grant-changed). The
+ * file monitor and the grants' timeout do this by themselves. */
 gboolean   lumo_policy_refresh           (LumoPolicy        *self,
                                           GError           **error);
 
@@ -472,5 +560,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoProviderInfo, lumo_provider_info_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoCallerInfo, lumo_caller_info_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoHistoryEntry, lumo_history_entry_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAgentInfo, lumo_agent_info_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoGrantInfo, lumo_grant_info_free)
 
 G_END_DECLS

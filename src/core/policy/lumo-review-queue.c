@@ -15,7 +15,8 @@ G_DEFINE_ENUM_TYPE (LumoReviewOutcome, lumo_review_outcome,
   G_DEFINE_ENUM_VALUE (LUMO_REVIEW_OUTCOME_APPROVED, "approved"),
   G_DEFINE_ENUM_VALUE (LUMO_REVIEW_OUTCOME_REJECTED, "rejected"),
   G_DEFINE_ENUM_VALUE (LUMO_REVIEW_OUTCOME_TIMEOUT, "timeout"),
-  G_DEFINE_ENUM_VALUE (LUMO_REVIEW_OUTCOME_CANCELLED, "cancelled"))
+  G_DEFINE_ENUM_VALUE (LUMO_REVIEW_OUTCOME_CANCELLED, "cancelled"),
+  G_DEFINE_ENUM_VALUE (LUMO_REVIEW_OUTCOME_GRANTED, "granted"))
 
 const char *
 lumo_review_outcome_to_string (LumoReviewOutcome outcome)
@@ -26,6 +27,7 @@ lumo_review_outcome_to_string (LumoReviewOutcome outcome)
     case LUMO_REVIEW_OUTCOME_REJECTED:  return "rejected";
     case LUMO_REVIEW_OUTCOME_TIMEOUT:   return "timeout";
     case LUMO_REVIEW_OUTCOME_CANCELLED: return "cancelled";
+    case LUMO_REVIEW_OUTCOME_GRANTED:   return "granted";
     default:                            return NULL;
     }
 }
@@ -580,27 +582,52 @@ lumo_review_queue_lookup (LumoReviewQueue *self,
   return g_hash_table_lookup (self->by_id, request_id);
 }
 
-guint
-lumo_review_queue_cancel_matching (LumoReviewQueue *self,
-                                   const char      *provider_id,
-                                   const char      *caller_id)
+/* Completes the waiting requests of @provider_id (@caller_id and @tool:
+ * NULL for any) with @outcome, oldest first. */
+static guint
+complete_matching (LumoReviewQueue   *self,
+                   const char        *provider_id,
+                   const char        *caller_id,
+                   const char        *tool,
+                   LumoReviewOutcome  outcome)
 {
   g_autoptr(GPtrArray) matching = g_ptr_array_new_with_free_func (g_object_unref);
-
-  g_return_val_if_fail (LUMO_IS_REVIEW_QUEUE (self), 0);
-  g_return_val_if_fail (provider_id != NULL, 0);
 
   for (guint i = 0; i < self->items->len; i++)
     {
       LumoReviewRequest *request = g_ptr_array_index (self->items, i);
 
       if (g_str_equal (request->provider_id, provider_id) &&
-          (caller_id == NULL || g_str_equal (request->caller_id, caller_id)))
+          (caller_id == NULL || g_str_equal (request->caller_id, caller_id)) &&
+          (tool == NULL || g_str_equal (request->tool, tool)))
         g_ptr_array_add (matching, g_object_ref (request));
     }
 
   for (guint i = 0; i < matching->len; i++)
-    complete (self, g_ptr_array_index (matching, i), LUMO_REVIEW_OUTCOME_CANCELLED);
+    complete (self, g_ptr_array_index (matching, i), outcome);
 
   return matching->len;
+}
+
+guint
+lumo_review_queue_grant_matching (LumoReviewQueue *self,
+                                  const char      *provider_id,
+                                  const char      *caller_id,
+                                  const char      *tool)
+{
+  g_return_val_if_fail (LUMO_IS_REVIEW_QUEUE (self), 0);
+  g_return_val_if_fail (provider_id != NULL && caller_id != NULL && tool != NULL, 0);
+
+  return complete_matching (self, provider_id, caller_id, tool, LUMO_REVIEW_OUTCOME_GRANTED);
+}
+
+guint
+lumo_review_queue_cancel_matching (LumoReviewQueue *self,
+                                   const char      *provider_id,
+                                   const char      *caller_id)
+{
+  g_return_val_if_fail (LUMO_IS_REVIEW_QUEUE (self), 0);
+  g_return_val_if_fail (provider_id != NULL, 0);
+
+  return complete_matching (self, provider_id, caller_id, NULL, LUMO_REVIEW_OUTCOME_CANCELLED);
 }

@@ -29,6 +29,10 @@ typedef enum
   LUMO_REVIEW_OUTCOME_REJECTED,
   LUMO_REVIEW_OUTCOME_TIMEOUT,
   LUMO_REVIEW_OUTCOME_CANCELLED,
+  /* Let through by a review grant the person made while it waited (an
+   * approval of another write of the same caller and tool for ten
+   * minutes or always), not by a person looking at this one. */
+  LUMO_REVIEW_OUTCOME_GRANTED,
 } LumoReviewOutcome;
 
 GType lumo_review_outcome_get_type (void) G_GNUC_CONST;
@@ -98,6 +102,12 @@ gboolean           lumo_review_queue_decide        (LumoReviewQueue      *self,
                                                     GError              **error);
 LumoReviewRequest *lumo_review_queue_lookup        (LumoReviewQueue      *self,
                                                     const char           *request_id);
+/* Every waiting request of @caller_id's writes of @tool on @provider_id
+ * is completed as GRANTED: a grant now covers them. Returns how many. */
+guint              lumo_review_queue_grant_matching (LumoReviewQueue    *self,
+                                                     const char         *provider_id,
+                                                     const char         *caller_id,
+                                                     const char         *tool);
 /* Every waiting request of @provider_id (and @caller_id, if not NULL) is
  * completed as CANCELLED, e.g. when a caller is revoked. Returns how many. */
 guint              lumo_review_queue_cancel_matching (LumoReviewQueue    *self,

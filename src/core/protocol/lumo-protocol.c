@@ -424,6 +424,40 @@ lumo_qualified_tool_name (const char  *ns,
   return g_steal_pointer (&qualified);
 }
 
+gboolean
+lumo_validate_qualified_tool_name (const char  *qualified,
+                                   GError     **error)
+{
+  g_autofree char *ns = NULL;
+  g_autofree char *rebuilt = NULL;
+  g_autoptr(GError) local_error = NULL;
+  const char *sep;
+
+  if (qualified == NULL || !g_utf8_validate (qualified, -1, NULL) ||
+      (sep = strstr (qualified, LUMO_TOOL_NAME_SEPARATOR)) == NULL)
+    {
+      g_autofree char *shown = qualified != NULL ? lumo_utf8_excerpt (qualified, 64) : NULL;
+
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_NAME,
+                   "The tool “%s” is not a qualified name (namespace.name)",
+                   shown != NULL ? shown : "");
+      return FALSE;
+    }
+
+  /* Neither part may hold the separator, so the first one splits. */
+  ns = g_strndup (qualified, sep - qualified);
+  if (!(rebuilt = lumo_qualified_tool_name (ns, sep + strlen (LUMO_TOOL_NAME_SEPARATOR), &local_error)))
+    {
+      g_autofree char *shown = lumo_utf8_excerpt (qualified, 64);
+
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_INVALID_NAME,
+                   "The tool “%s” is not a qualified name: %s", shown, local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 /* ---- tool catalogues ---------------------------------------------------- */
 
 G_DEFINE_BOXED_TYPE (LumoToolInfo, lumo_tool_info, lumo_tool_info_copy, lumo_tool_info_free)

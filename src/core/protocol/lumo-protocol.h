@@ -103,6 +103,12 @@ gboolean  lumo_validate_tool_name        (const char  *name,
 char     *lumo_qualified_tool_name       (const char  *ns,
                                           const char  *name,
                                           GError     **error);
+/* The reverse check: @qualified is "namespace.name" exactly as
+ * lumo_qualified_tool_name() makes it (one separator, both parts valid,
+ * ≤ 57 in all). For names that come back from a person or a file, e.g. the
+ * tool of a review grant. LUMO_ERROR_INVALID_NAME, whatever is wrong. */
+gboolean  lumo_validate_qualified_tool_name (const char  *qualified,
+                                             GError     **error);
 
 /* ---- tool catalogues ---------------------------------------------------- */
 

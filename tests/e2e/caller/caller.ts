@@ -65,6 +65,20 @@ const api = {
     }
     return { ...percentiles(samples), errors };
   },
+  // @n calls of @qualifiedName without arguments, each timed as above: the
+  // samples themselves, for a benchmark that merges rounds.
+  async samples (qualifiedName: string, n: number) {
+    const samples: number[] = [];
+    let errors = 0;
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const r = await hub.callTool(qualifiedName, {});
+      samples.push(performance.now() - t0);
+      if (r.isError)
+        errors++;
+    }
+    return { samples, errors };
+  },
 };
 
 Object.assign(globalThis, { lumoTest: api });
