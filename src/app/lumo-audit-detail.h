@@ -3,12 +3,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * LumoAuditDetail shows one LumoAuditRow in full: times, provider, agent,
- * tool, target, the keyed parameter hash, decision, reason, result, the
- * row's chain hash and what the last "Verify Log" said about it; a caller
- * the row records as a desktop agent carries the "Desktop agent" tag
- * (lumo_ui_agent_tag_new()). The row
- * holds no arguments and no source, and neither does this pane: it shows
- * hashes only.
+ * tool, target, whether a review grant let the write through, the keyed
+ * parameter hash, decision, reason, result, the row's chain hash and
+ * what the last "Verify Log" said about it; a caller the row records as a
+ * desktop agent carries the "Desktop agent" tag (lumo_ui_agent_tag_new()).
+ * The row holds no arguments and no source, and neither does this pane:
+ * it shows hashes only.
  */
 #pragma once
 

@@ -220,6 +220,14 @@ lumo_audit_item_get_text (LumoAuditItem   *self,
   return text != NULL ? text : "";
 }
 
+const char *
+lumo_audit_item_get_caller_tag (LumoAuditItem *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_ITEM (self), NULL);
+
+  return self->row != NULL ? lumo_format_caller_kind_tag (lumo_audit_row_get_caller_kind (self->row)) : NULL;
+}
+
 gboolean
 lumo_audit_item_get_denied (LumoAuditItem *self)
 {

@@ -38,5 +38,8 @@ const char   *lumo_audit_item_get_text    (LumoAuditItem   *self,
                                            LumoAuditColumn  column);
 /* TRUE for a denied call (its outcome is shown as an error). */
 gboolean      lumo_audit_item_get_denied  (LumoAuditItem   *self);
+/* The tag beside the caller ("desktop agent"), NULL for an extension and
+ * while loading. */
+const char   *lumo_audit_item_get_caller_tag (LumoAuditItem *self);
 
 G_END_DECLS

@@ -23,35 +23,63 @@ _lumo_audit_model_page_free (gpointer data)
   g_free (page);
 }
 
+/* Contiguous ids only: the id page @index starts before, 0 if unknown. */
 static gint64
-anchor_for (LumoAuditModel *self,
-            guint           index)
+contiguous_before (LumoAuditModel *self,
+                   guint           index)
 {
-  if (index == 0)
-    return self->top_id != 0 ? self->top_id + 1 : 0;
+  gint64 anchor;
+
   if (self->top_id == 0)
     return 0;
-  if (self->contiguous)
-    {
-      gint64 anchor = self->top_id + 1 - (gint64) index * LUMO_AUDIT_MODEL_PAGE_SIZE;
+  anchor = self->top_id + 1 - (gint64) index * LUMO_AUDIT_MODEL_PAGE_SIZE;
+  return anchor > 1 ? anchor : 0;
+}
 
-      return anchor > 1 ? anchor : 0;
-    }
-  if (index < self->anchors->len)
-    return g_array_index (self->anchors, gint64, index);
-  return 0;
+/* The last row of the page before @index; NULL for page 0 and when not
+ * known. */
+static LumoAuditRow *
+anchor_row (LumoAuditModel *self,
+            guint           index)
+{
+  return index > 0 && index < self->anchors->len ? g_ptr_array_index (self->anchors, index) : NULL;
+}
+
+static gboolean
+anchor_known (LumoAuditModel *self,
+              guint           index)
+{
+  if (index == 0)
+    return TRUE;
+  if (self->contiguous)
+    return contiguous_before (self, index) != 0;
+  return anchor_row (self, index) != NULL;
 }
 
 static void
 learn_anchor (LumoAuditModel *self,
               guint           index,
-              gint64          anchor)
+              LumoAuditRow   *row)
 {
   if (index >= self->anchors->len)
-    g_array_set_size (self->anchors, index + 1);
-  g_array_index (self->anchors, gint64, index) = anchor;
+    g_ptr_array_set_size (self->anchors, index + 1);
+  g_set_object ((LumoAuditRow **) &g_ptr_array_index (self->anchors, index), row);
 }
 
+/* TRUE when something outside the model (the view's rows) holds one of
+ * the page's items: evicting it would leave those items as they are, never
+ * filled nor refilled again. */
+static gboolean
+page_is_shown (LumoAuditModelPage *page)
+{
+  for (guint i = 0; i < LUMO_AUDIT_MODEL_PAGE_SIZE; i++)
+    if (page->items[i] != NULL && G_OBJECT (page->items[i])->ref_count > 1)
+      return TRUE;
+  return FALSE;
+}
+
+/* Page 0 stays: it is where a new query refills the view's rows in place,
+ * and in the newest-first order where new rows join the head. */
 static void
 evict_pages (LumoAuditModel *self)
 {
@@ -62,7 +90,7 @@ evict_pages (LumoAuditModel *self)
       GList *prev = link->prev;
       LumoAuditModelPage *page = link->data;
 
-      if (!page->in_flight)
+      if (!page->in_flight && page->index != 0 && !page_is_shown (page))
         {
           g_queue_unlink (&self->lru, link);
           g_hash_table_remove (self->pages, GUINT_TO_POINTER (page->index));
@@ -73,8 +101,8 @@ evict_pages (LumoAuditModel *self)
 
 LumoAuditModelPage *
 _lumo_audit_model_lookup_page (LumoAuditModel *self,
-              guint           index,
-              gboolean        create)
+                               guint           index,
+                               gboolean        create)
 {
   LumoAuditModelPage *page = g_hash_table_lookup (self->pages, GUINT_TO_POINTER (index));
 
@@ -132,6 +160,16 @@ retry_waiting_pages (LumoAuditModel *self)
     _lumo_audit_model_request_page (self, g_array_index (waiting, guint, i));
 }
 
+static GPtrArray *
+fetch_finish (LumoAuditFetchData  *data,
+              GObject             *object,
+              GAsyncResult        *result,
+              GError             **error)
+{
+  if (data->sorted)
+    return lumo_audit_store_fetch_sorted_finish (LUMO_AUDIT_STORE (object), result, error);
+  return lumo_audit_store_fetch_page_finish (LUMO_AUDIT_STORE (object), result, error);
+}
 
 static void
 on_page_fetched_cb (GObject      *object,
@@ -144,7 +182,7 @@ on_page_fetched_cb (GObject      *object,
   LumoAuditModel *self = data->self;
   gboolean was_loading;
 
-  rows = lumo_audit_store_fetch_page_finish (LUMO_AUDIT_STORE (object), result, &error);
+  rows = fetch_finish (data, object, result, &error);
   if (data->generation != self->generation)
     return;
 
@@ -167,6 +205,7 @@ on_page_fetched_cb (GObject      *object,
           g_warning ("Cannot read the audit log: %s", error->message);
           _lumo_audit_model_set_error (self, error);
           self->first_page_done = TRUE;
+          self->refreshing = FALSE;
           if (was_loading)
             _lumo_audit_model_notify_loading (self);
         }
@@ -180,13 +219,12 @@ on_page_fetched_cb (GObject      *object,
   if (data->first_page == 0 && !self->first_page_done)
     {
       self->first_page_done = TRUE;
-      if (rows->len > 0)
+      if (rows->len > 0 && _lumo_audit_model_is_live_head (self))
         {
           self->top_id = lumo_audit_row_get_id (g_ptr_array_index (rows, 0));
           self->newest_id = MAX (self->newest_id, self->top_id);
           self->live_done_id = MAX (self->live_done_id, self->top_id);
         }
-      learn_anchor (self, 0, self->top_id + 1);
     }
   else if (self->contiguous && rows->len > 0 &&
            lumo_audit_row_get_id (g_ptr_array_index (rows, 0)) != data->before_id - 1)
@@ -209,9 +247,8 @@ on_page_fetched_cb (GObject      *object,
       for (guint i = start; i < rows->len && i < start + LUMO_AUDIT_MODEL_PAGE_SIZE; i++)
         g_ptr_array_add (slice, g_object_ref (g_ptr_array_index (rows, i)));
 
-      if (slice->len == LUMO_AUDIT_MODEL_PAGE_SIZE)
-        learn_anchor (self, index + 1,
-                      lumo_audit_row_get_id (g_ptr_array_index (slice, LUMO_AUDIT_MODEL_PAGE_SIZE - 1)));
+      if (slice->len == LUMO_AUDIT_MODEL_PAGE_SIZE && !self->contiguous)
+        learn_anchor (self, index + 1, g_ptr_array_index (slice, LUMO_AUDIT_MODEL_PAGE_SIZE - 1));
 
       if (page != NULL)
         fill_page (self, page, slice);
@@ -240,13 +277,22 @@ on_page_fetched_cb (GObject      *object,
   if (was_loading)
     {
       /* Rows announced while the first page was read, and newer than it. */
-      if (self->live_max_id > MAX (self->newest_id, self->live_done_id))
+      if (self->live_max_id > MAX (self->newest_id, self->live_done_id) || self->changed_wanted)
         _lumo_audit_model_live_row_added (self, self->live_max_id);
 
       _lumo_audit_model_notify_loading (self);
       /* After the first page shows, never before: it must not wait for a
        * count of a million rows. */
       _lumo_audit_model_count_when_settled (self);
+    }
+  else if (self->refreshing && data->first_page == 0)
+    {
+      /* The top is read again; news that came meanwhile reads it once more. */
+      self->refreshing = FALSE;
+      if (self->refresh_wanted)
+        _lumo_audit_model_refresh (self);
+      else
+        _lumo_audit_model_count_when_settled (self);
     }
 
   retry_waiting_pages (self);
@@ -255,14 +301,13 @@ on_page_fetched_cb (GObject      *object,
 static void
 fetch_pages (LumoAuditModel *self,
              guint           first_page,
-             guint           n_pages,
-             gint64          before_id)
+             guint           n_pages)
 {
   LumoAuditFetchData *data = _lumo_audit_fetch_data_new (self);
+  guint limit = n_pages * LUMO_AUDIT_MODEL_PAGE_SIZE;
 
   data->first_page = first_page;
   data->n_pages = n_pages;
-  data->before_id = before_id;
 
   for (guint k = 0; k < n_pages; k++)
     {
@@ -272,26 +317,40 @@ fetch_pages (LumoAuditModel *self,
         page->in_flight = TRUE;
     }
 
-  g_debug ("Fetching %u page(s) from page %u, before id %" G_GINT64_FORMAT,
-           n_pages, first_page, before_id);
-  lumo_audit_store_fetch_page_async (self->store, self->query, before_id, n_pages * LUMO_AUDIT_MODEL_PAGE_SIZE,
-                                     self->cancellable, on_page_fetched_cb, data);
+  /* By id while the ids are contiguous, and for page 0 in the newest-first
+   * order: once the first page is read, page 0 starts at its top row, below
+   * the rows that arrived since (the head). */
+  if (self->contiguous || (first_page == 0 && _lumo_audit_model_is_live_head (self)))
+    {
+      data->before_id = self->top_id != 0 ? contiguous_before (self, first_page) : 0;
+      g_debug ("Fetching %u page(s) from page %u, before id %" G_GINT64_FORMAT,
+               n_pages, first_page, data->before_id);
+      lumo_audit_store_fetch_page_async (self->store, self->query, data->before_id, limit,
+                                         self->cancellable, on_page_fetched_cb, data);
+      return;
+    }
+
+  data->sorted = TRUE;
+  g_debug ("Fetching %u page(s) from page %u in order %d/%d",
+           n_pages, first_page, self->sort_key, self->sort_order);
+  lumo_audit_store_fetch_sorted_async (self->store, self->query, self->sort_key, self->sort_order,
+                                       anchor_row (self, first_page), limit,
+                                       self->cancellable, on_page_fetched_cb, data);
 }
 
 void
 _lumo_audit_model_request_page (LumoAuditModel *self,
-               guint           index)
+                                guint           index)
 {
   LumoAuditModelPage *page = _lumo_audit_model_lookup_page (self, index, TRUE);
-  gint64 anchor;
   guint from;
 
   if (page->rows != NULL || page->in_flight)
     return;
 
-  if (index == 0 || (anchor = anchor_for (self, index)) != 0)
+  if (anchor_known (self, index))
     {
-      fetch_pages (self, index, 1, anchor_for (self, index));
+      fetch_pages (self, index, 1);
       return;
     }
 
@@ -300,8 +359,14 @@ _lumo_audit_model_request_page (LumoAuditModel *self,
   if (self->walking)
     return;
 
-  for (from = index; from > 0 && anchor_for (self, from) == 0; from--)
+  for (from = index; from > 0 && !anchor_known (self, from); from--)
     ;
   self->walking = TRUE;
-  fetch_pages (self, from, MIN (index - from + 1, LUMO_AUDIT_MODEL_WALK_PAGES), anchor_for (self, from));
+  fetch_pages (self, from, MIN (index - from + 1, LUMO_AUDIT_MODEL_WALK_PAGES));
+}
+
+void
+_lumo_audit_model_forget_anchors (LumoAuditModel *self)
+{
+  g_ptr_array_set_size (self->anchors, 0);
 }

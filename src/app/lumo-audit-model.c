@@ -3,18 +3,27 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Positions: [0, head->len) are rows that arrived live after the query
- * started (newest first); the rest is the "paged region", page k holding
- * positions head->len + k * LUMO_AUDIT_MODEL_PAGE_SIZE onwards.
+ * started (newest first; only in that order); the rest is the "paged
+ * region", page k holding positions head->len + k * LUMO_AUDIT_MODEL_PAGE_SIZE
+ * onwards.
  *
- * Keyset paging needs, for page k, the id to start before (its anchor).
- * Page 0 starts before the newest row. For the unfiltered log the anchors
- * are arithmetic: the audit chain allows no gaps in ids (a gap is reported
- * as a deleted row, and retention only cuts the oldest end), so row p of
- * the paged region has id top_id - p. A page that disagrees switches the
- * model to the general case, where an anchor is the last id of the page
- * before: a page whose anchor is unknown is reached by one "walk" fetch of
- * up to LUMO_AUDIT_MODEL_WALK_PAGES pages from the nearest known anchor,
- * which learns every anchor on the way.
+ * The order is the store's (lumo_audit_store_fetch_sorted(): by id, time,
+ * caller, tool or outcome, either way); the model never sorts. Keyset
+ * paging needs, for page k, where it starts (its anchor): the last row of
+ * page k - 1. Page 0 starts at the top. For the unfiltered log newest
+ * first the anchors are arithmetic: the audit chain allows no gaps in ids
+ * (a gap is reported as a deleted row, and retention only cuts the oldest
+ * end), so row p of the paged region has id top_id - p. A page that
+ * disagrees switches the model to the general case, that of every other
+ * order and every search: a page whose anchor is unknown is reached by one
+ * "walk" fetch of up to LUMO_AUDIT_MODEL_WALK_PAGES pages from the nearest
+ * known anchor, which learns every anchor on the way.
+ *
+ * News of rows. Newest first, new rows go on top (lumo-audit-model-live.c).
+ * In any other order a new row belongs somewhere in the middle: the model
+ * reads the pages it has handed out again, keeping every position and item
+ * (a refresh), then counts. Results filled in later (::result-set) re-read
+ * just their row, in any order.
  */
 #define G_LOG_DOMAIN "lumo-audit-model"
 
@@ -23,6 +32,13 @@
 #include "lumo-audit-model-private.h"
 
 /* ---- LumoAuditModel ----------------------------------------------------- */
+
+static void
+unref_if_set (gpointer object)
+{
+  if (object != NULL)
+    g_object_unref (object);
+}
 
 static void list_model_iface_init (GListModelInterface *iface);
 
@@ -140,6 +156,11 @@ on_count_cb (GObject      *object,
           _lumo_audit_model_request_page (self, last);
           return;
         }
+
+      /* Read already: it says where the rows end (a count that saw rows of
+       * another process before ::changed brought them to the head). */
+      if (self->n_paged > last * LUMO_AUDIT_MODEL_PAGE_SIZE + page->rows->len)
+        _lumo_audit_model_set_n_paged (self, last * LUMO_AUDIT_MODEL_PAGE_SIZE + page->rows->len);
     }
 
   self->counted = TRUE;
@@ -292,14 +313,17 @@ reset (LumoAuditModel *self)
   /* The links live inside the pages: forget them, never free them. */
   g_queue_init (&self->lru);
   g_hash_table_remove_all (self->pages);
-  g_array_set_size (self->anchors, 0);
+  _lumo_audit_model_forget_anchors (self);
   _lumo_audit_model_live_reset (self);
   g_clear_error (&self->error);
 
   self->top_id = 0;
   self->first_page_done = FALSE;
-  self->contiguous = contiguous && (self->query == NULL || lumo_audit_query_is_empty (self->query));
+  self->contiguous = contiguous && _lumo_audit_model_is_live_head (self) &&
+                     (self->query == NULL || lumo_audit_query_is_empty (self->query));
   self->counted = FALSE;
+  self->refreshing = FALSE;
+  self->refresh_wanted = FALSE;
   self->confirming = FALSE;
   self->count_wanted = FALSE;
   self->walking = FALSE;
@@ -327,6 +351,125 @@ on_store_row_added_cb (LumoAuditStore *store,
   _lumo_audit_model_live_row_added (self, id);
 }
 
+static void
+on_store_changed_cb (LumoAuditStore *store,
+                     LumoAuditModel *self)
+{
+  _lumo_audit_model_live_changed (self);
+}
+
+static void
+on_store_result_set_cb (LumoAuditStore *store,
+                        gint64          id,
+                        LumoAuditModel *self)
+{
+  _lumo_audit_model_live_result_set (self, id);
+}
+
+/* Reads the pages handed out again, for the same query in the same order:
+ * every position and item stays (the view keeps its rows and its scroll
+ * position) and shows its old row until the new one arrives; the count
+ * follows. News that arrives meanwhile refreshes once more afterwards. */
+void
+_lumo_audit_model_refresh (LumoAuditModel *self)
+{
+  g_autoptr(GArray) shown = g_array_new (FALSE, FALSE, sizeof (guint));
+  GHashTableIter iter;
+  gpointer value;
+
+  g_assert (LUMO_IS_AUDIT_MODEL (self));
+
+  if (!self->first_page_done || self->refreshing)
+    {
+      self->refresh_wanted = TRUE;
+      return;
+    }
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
+  self->cancellable = g_cancellable_new ();
+  self->generation++;
+
+  self->refreshing = TRUE;
+  self->refresh_wanted = FALSE;
+  self->counted = FALSE;
+  self->confirming = FALSE;
+  self->count_wanted = FALSE;
+  self->walking = FALSE;
+  self->contiguous = FALSE;
+  _lumo_audit_model_forget_anchors (self);
+
+  /* Pages keep their items; those without any go, and the rest are read
+   * again (page 0 first: it ends the refresh). */
+  g_hash_table_iter_init (&iter, self->pages);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      LumoAuditModelPage *page = value;
+      gboolean has_items = FALSE;
+
+      page->in_flight = FALSE;
+      g_clear_pointer (&page->rows, g_ptr_array_unref);
+      for (guint i = 0; i < LUMO_AUDIT_MODEL_PAGE_SIZE && !has_items; i++)
+        has_items = page->items[i] != NULL;
+      if (has_items || page->index == 0)
+        g_array_append_val (shown, page->index);
+      else
+        {
+          g_queue_unlink (&self->lru, &page->lru_link);
+          g_hash_table_iter_remove (&iter);
+        }
+    }
+
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
+  _lumo_audit_model_request_page (self, 0);
+  for (guint i = 0; i < shown->len; i++)
+    _lumo_audit_model_request_page (self, g_array_index (shown, guint, i));
+}
+
+LumoAuditItem *
+_lumo_audit_model_find_item (LumoAuditModel      *self,
+                             gint64               id,
+                             LumoAuditModelPage **page_out,
+                             guint               *offset_out)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  *page_out = NULL;
+  *offset_out = 0;
+
+  for (guint i = 0; i < self->head->len; i++)
+    {
+      LumoAuditItem *item = g_ptr_array_index (self->head, i);
+      LumoAuditRow *row = lumo_audit_item_get_row (item);
+
+      if (row != NULL && lumo_audit_row_get_id (row) == id)
+        return item;
+    }
+
+  /* At most LUMO_AUDIT_MODEL_MAX_PAGES pages and those on screen. */
+  g_hash_table_iter_init (&iter, self->pages);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      LumoAuditModelPage *page = value;
+
+      for (guint i = 0; page->rows != NULL && i < page->rows->len; i++)
+        if (lumo_audit_row_get_id (g_ptr_array_index (page->rows, i)) == id)
+          {
+            *page_out = page;
+            *offset_out = i;
+            return page->items[i];
+          }
+    }
+  return NULL;
+}
+
+gboolean
+_lumo_audit_model_is_live_head (LumoAuditModel *self)
+{
+  return self->sort_key == LUMO_AUDIT_SORT_ID && self->sort_order == LUMO_AUDIT_SORT_DESCENDING;
+}
+
 void
 _lumo_audit_model_restart (LumoAuditModel *self)
 {
@@ -342,9 +485,8 @@ lumo_audit_model_dispose (GObject *object)
 
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
-  g_clear_handle_id (&self->refresh_id, g_source_remove);
   if (self->store != NULL)
-    g_signal_handlers_disconnect_by_func (self->store, on_store_row_added_cb, self);
+    g_signal_handlers_disconnect_by_data (self->store, self);
 
   /* The links live inside the pages: forget them, never free them. */
   g_queue_init (&self->lru);
@@ -367,7 +509,8 @@ lumo_audit_model_finalize (GObject *object)
   LumoAuditModel *self = (LumoAuditModel *)object;
 
   g_clear_pointer (&self->pages, g_hash_table_unref);
-  g_clear_pointer (&self->anchors, g_array_unref);
+  g_clear_pointer (&self->anchors, g_ptr_array_unref);
+  g_clear_pointer (&self->result_ids, g_array_unref);
   g_clear_pointer (&self->head, g_ptr_array_unref);
   g_clear_error (&self->error);
 
@@ -420,7 +563,10 @@ static void
 lumo_audit_model_init (LumoAuditModel *self)
 {
   self->pages = g_hash_table_new_full (NULL, NULL, NULL, _lumo_audit_model_page_free);
-  self->anchors = g_array_new (FALSE, TRUE, sizeof (gint64));
+  self->anchors = g_ptr_array_new_with_free_func (unref_if_set);
+  self->result_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  self->sort_key = LUMO_AUDIT_SORT_ID;
+  self->sort_order = LUMO_AUDIT_SORT_DESCENDING;
   self->head = g_ptr_array_new_with_free_func (g_object_unref);
   self->cancellable = g_cancellable_new ();
   self->contiguous = TRUE;
@@ -437,6 +583,8 @@ lumo_audit_model_new (LumoAuditStore *store)
   self = g_object_new (LUMO_TYPE_AUDIT_MODEL, NULL);
   self->store = g_object_ref (store);
   g_signal_connect (store, "row-added", G_CALLBACK (on_store_row_added_cb), self);
+  g_signal_connect (store, "result-set", G_CALLBACK (on_store_result_set_cb), self);
+  g_signal_connect (store, "changed", G_CALLBACK (on_store_changed_cb), self);
 
   reset (self);
 
@@ -464,6 +612,41 @@ lumo_audit_model_set_query (LumoAuditModel *self,
   self->contiguous = TRUE;
 
   reset (self);
+}
+
+void
+lumo_audit_model_set_sort (LumoAuditModel     *self,
+                           LumoAuditSortKey    key,
+                           LumoAuditSortOrder  order)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_MODEL (self));
+  g_return_if_fail (key <= LUMO_AUDIT_SORT_OUTCOME);
+  g_return_if_fail (order == LUMO_AUDIT_SORT_DESCENDING || order == LUMO_AUDIT_SORT_ASCENDING);
+
+  if (key == self->sort_key && order == self->sort_order)
+    return;
+
+  self->sort_key = key;
+  self->sort_order = order;
+  self->contiguous = TRUE;
+
+  reset (self);
+}
+
+LumoAuditSortKey
+lumo_audit_model_get_sort_key (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), LUMO_AUDIT_SORT_ID);
+
+  return self->sort_key;
+}
+
+LumoAuditSortOrder
+lumo_audit_model_get_sort_order (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), LUMO_AUDIT_SORT_DESCENDING);
+
+  return self->sort_order;
 }
 
 LumoAuditQuery *

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * LumoAuditModel owns a GListModel of LumoAuditItem over the rows of a
- * LumoAuditStore that match one LumoAuditQuery, newest first. It never
+ * LumoAuditStore that match one LumoAuditQuery, in one of the store's
+ * orders (newest first unless set otherwise). It never
  * loads the log: n_items comes from a count run in the background after
  * the first page shows (until then it grows as pages arrive), and rows are
  * fetched on demand by keyset pages of LUMO_AUDIT_MODEL_PAGE_SIZE when
@@ -11,9 +12,13 @@
  * item — and kept in a small LRU of pages. An item that is asked for before
  * its page arrived is a placeholder that fills in (notifies) when it does.
  *
- * Rows that the store appends while the model is alive (::row-added) and
- * that match the query appear at the top (items-changed at position 0).
- * Setting another query replaces the rows and counts again.
+ * Rows that the store appends while the model is alive (::row-added), or
+ * that another process writes (::changed), and that match the query
+ * appear: newest first at the top (items-changed at position 0), in any
+ * other order by reading the shown pages again in place. A result filled
+ * in later (::result-set) updates its row. Setting another query or order
+ * replaces the rows and counts again; the items of the first page are
+ * kept and refilled, so a view keeps its row widgets.
  */
 #pragma once
 
@@ -37,6 +42,13 @@ LumoAuditStore  *lumo_audit_model_get_store         (LumoAuditModel *self);
 void             lumo_audit_model_set_query         (LumoAuditModel *self,
                                                      LumoAuditQuery *query);
 LumoAuditQuery  *lumo_audit_model_get_query         (LumoAuditModel *self);
+/* The order of the rows, done by the store (keyset pages in that order):
+ * LUMO_AUDIT_SORT_ID descending (newest first) by default. */
+void             lumo_audit_model_set_sort          (LumoAuditModel    *self,
+                                                     LumoAuditSortKey   key,
+                                                     LumoAuditSortOrder order);
+LumoAuditSortKey lumo_audit_model_get_sort_key      (LumoAuditModel *self);
+LumoAuditSortOrder lumo_audit_model_get_sort_order  (LumoAuditModel *self);
 /* TRUE once the count of the current query is known (n_items is then
  * exact, give or take rows added since). */
 gboolean         lumo_audit_model_get_counted       (LumoAuditModel *self);

@@ -30,6 +30,7 @@ typedef struct
   LumoAuditQuery        *query;
   GFile                 *file;
   LumoAuditExportFormat  format;
+  char                  *key_path;  /* verify a collected log with its key */
   LumoAuditVerifyReport  report;
 } JobData;
 
@@ -40,6 +41,7 @@ job_data_free (JobData *data)
   g_clear_object (&data->store);
   g_clear_pointer (&data->query, lumo_audit_query_unref);
   g_clear_object (&data->file);
+  g_free (data->key_path);
   g_free (data);
 }
 
@@ -91,6 +93,7 @@ job_start (LumoAuditPage *self,
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.export", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.verify", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.verify-with-key", FALSE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.cancel-job", TRUE);
   return TRUE;
 }
@@ -104,6 +107,8 @@ job_end (LumoAuditPage *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.export", TRUE);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.verify", TRUE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.verify-with-key",
+                                 self->store != NULL && lumo_audit_store_is_read_only (self->store));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.cancel-job", FALSE);
 }
 
@@ -367,24 +372,34 @@ verify_thread (GTask        *task,
                GCancellable *cancellable)
 {
   JobData *data = task_data;
+  g_autoptr(LumoAuditStore) keyed = NULL;
   GError *error = NULL;
 
-  if (!lumo_audit_store_verify (data->store, job_progress_cb, data, cancellable, &data->report, &error))
+  /* The same file again, with the other machine's key: its result MACs,
+   * retention anchor and checkpoint can be checked too. */
+  if (data->key_path != NULL &&
+      !(keyed = lumo_audit_store_open_file (lumo_audit_store_get_path (data->store), data->key_path, &error)))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+
+  if (!lumo_audit_store_verify (keyed != NULL ? keyed : data->store, job_progress_cb, data, cancellable,
+                                &data->report, &error))
     g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
 }
 
-void
-lumo_audit_page_verify_async (LumoAuditPage       *self,
-                              GCancellable        *cancellable,
-                              GAsyncReadyCallback  callback,
-                              gpointer             user_data)
+static void
+verify_start (LumoAuditPage       *self,
+              GFile               *key_file,
+              GCancellable        *cancellable,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
   gint64 total = 0;
-
-  g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
 
   if (self->model != NULL && lumo_audit_model_get_counted (self->model) &&
       lumo_audit_model_get_query (self->model) == NULL)
@@ -394,7 +409,41 @@ lumo_audit_page_verify_async (LumoAuditPage       *self,
                              cancellable, callback, user_data)))
     return;
 
+  if (key_file != NULL)
+    ((JobData *) g_task_get_task_data (task))->key_path = g_file_get_path (key_file);
   g_task_run_in_thread (task, verify_thread);
+}
+
+void
+lumo_audit_page_verify_async (LumoAuditPage       *self,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
+
+  verify_start (self, NULL, cancellable, callback, user_data);
+}
+
+void
+lumo_audit_page_verify_with_key_async (LumoAuditPage       *self,
+                                       GFile               *key_file,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
+  g_return_if_fail (G_IS_FILE (key_file));
+
+  if (self->store == NULL || !lumo_audit_store_is_read_only (self->store) || g_file_peek_path (key_file) == NULL)
+    {
+      g_task_report_new_error (self, callback, user_data, lumo_audit_page_verify_async,
+                               LUMO_ERROR, LUMO_ERROR_INVALID_ARGUMENT,
+                               _("Only a collected log is verified with a key file, and only with a local one"));
+      return;
+    }
+
+  verify_start (self, key_file, cancellable, callback, user_data);
 }
 
 gboolean
@@ -432,22 +481,38 @@ lumo_audit_page_verify_finish (LumoAuditPage          *self,
 }
 
 static void
+on_bad_row_fetched_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  g_autoptr(LumoAuditPage) self = user_data;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!(rows = lumo_audit_store_fetch_page_finish (LUMO_AUDIT_STORE (object), result, &error)))
+    {
+      lumo_ui_show_error (GTK_WIDGET (self), _("The entry could not be read"), error);
+      return;
+    }
+
+  /* The row itself, or the one before it if the row was deleted. */
+  if (rows->len == 0)
+    return;
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  _lumo_audit_page_show_row (self, g_ptr_array_index (rows, 0));
+  adw_flap_set_reveal_flap (self->flap, TRUE);
+}
+
+static void
 on_show_bad_row_cb (AdwMessageDialog *dialog,
                     const char       *response,
                     LumoAuditPage    *self)
 {
-  g_autoptr(LumoAuditRow) row = NULL;
-
-  if (!g_str_equal (response, "show") || self->backend == NULL)
+  if (!g_str_equal (response, "show") || self->store == NULL)
     return;
 
-  if ((row = lumo_audit_store_get_row (lumo_backend_get_audit_store (self->backend),
-                                       self->verify_report.bad_id, NULL)) != NULL)
-    {
-      gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
-      _lumo_audit_page_show_row (self, row);
-      adw_flap_set_reveal_flap (self->flap, TRUE);
-    }
+  lumo_audit_store_fetch_page_async (self->store, NULL, self->verify_report.bad_id + 1, 1, NULL,
+                                     on_bad_row_fetched_cb, g_object_ref (self));
 }
 
 static void
@@ -465,9 +530,14 @@ on_verify_done_cb (GObject      *object,
     {
       g_autofree char *rows = g_strdup_printf ("%" G_GINT64_FORMAT, report.rows_checked);
 
-      /* Translators: %s is a number of entries. */
-      body = g_strdup_printf (_("%s entries checked. Every entry chains to the one before, and the chain reaches the last recorded checkpoint."),
-                              rows);
+      if (self->store != NULL && lumo_audit_store_is_read_only (self->store) && !report.keyed)
+        /* Translators: %s is a number of entries. */
+        body = g_strdup_printf (_("%s entries checked. Every entry chains to the one before. Without the key file of the machine that wrote the log, the results and the checkpoint were not checked: use “Verify with Key File…”."),
+                                rows);
+      else
+        /* Translators: %s is a number of entries. */
+        body = g_strdup_printf (_("%s entries checked. Every entry chains to the one before, and the chain reaches the last recorded checkpoint."),
+                                rows);
       dialog = adw_message_dialog_new (GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
                                        _("The Log Is Intact"), body);
       adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
@@ -504,4 +574,35 @@ _lumo_audit_page_verify_action (GtkWidget  *widget,
                                 GVariant   *param)
 {
   lumo_audit_page_verify_async (LUMO_AUDIT_PAGE (widget), NULL, on_verify_done_cb, NULL);
+}
+
+static void
+on_key_chooser_response_cb (GtkNativeDialog *dialog,
+                            int              response,
+                            LumoAuditPage   *self)
+{
+  g_autoptr(GFile) file = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT &&
+      (file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog))) != NULL)
+    lumo_audit_page_verify_with_key_async (self, file, NULL, on_verify_done_cb, NULL);
+
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+}
+
+void
+_lumo_audit_page_verify_with_key_action (GtkWidget  *widget,
+                                         const char *action_name,
+                                         GVariant   *param)
+{
+  GtkFileChooserNative *dialog;
+
+  /* Translators: the title of a file chooser for the audit.key of the
+   * machine the log comes from. */
+  dialog = gtk_file_chooser_native_new (_("Key File of the Log"), GTK_WINDOW (gtk_widget_get_root (widget)),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Verify"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_key_chooser_response_cb), widget, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }

@@ -6,6 +6,7 @@
 
 #include "lumo-audit-detail.h"
 #include "lumo-audit-page.h"
+#include "lumo-audit-summary.h"
 
 G_BEGIN_DECLS
 
@@ -17,6 +18,9 @@ struct _LumoAuditPage
   GtkSearchEntry        *search_entry;
   GtkDropDown           *filter_dropdown;
   GtkLabel              *status_label;
+  LumoAuditSummary      *summary;
+  GtkRevealer           *integrity_revealer;
+  GtkLabel              *integrity_label;
   GtkRevealer           *job_revealer;
   GtkLabel              *job_label;
   GtkProgressBar        *job_progress;
@@ -28,13 +32,15 @@ struct _LumoAuditPage
   LumoAuditDetail       *detail;
 
   /* Owned */
-  LumoBackend           *backend;
+  LumoBackend           *backend;          /* NULL for a collected log */
+  LumoAuditStore        *store;
   LumoAuditModel        *model;
   GtkSingleSelection    *selection;
   GHashTable            *provider_names;   /* provider ID → display name */
   char                  *query_error;
   char                  *applied_text;     /* the search the model shows */
   gboolean               short_text;       /* fewer than 3 characters typed */
+  int                    probed_key;       /* see on_sorter_changed_cb */
   guint                  scroll_to_top_id; /* tick callback keeping the top in view */
   guint                  scroll_to_top_frames;
 
@@ -60,8 +66,18 @@ void _lumo_audit_page_verify_action (GtkWidget  *widget,
 void _lumo_audit_page_cancel_job    (GtkWidget  *widget,
                                      const char *action_name,
                                      GVariant   *param);
+void _lumo_audit_page_verify_with_key_action (GtkWidget  *widget,
+                                              const char *action_name,
+                                              GVariant   *param);
 /* lumo-audit-page.c */
 void _lumo_audit_page_show_row      (LumoAuditPage *self,
                                      LumoAuditRow  *row);
+/* lumo-audit-log-window.c: Open Audit Log… (the file chooser, and what
+ * it does with the file it chose) */
+void _lumo_audit_page_open_log_action (GtkWidget  *widget,
+                                       const char *action_name,
+                                       GVariant   *param);
+void _lumo_audit_page_open_log        (LumoAuditPage *page,
+                                       GFile         *file);
 
 G_END_DECLS

@@ -12,6 +12,7 @@
 #include "lumo-backend.h"
 #include "lumo-format.h"
 #include "lumo-policy.h"
+#include "lumo-ui-util.h"
 
 /* Searching as you type starts at this many characters (the trigram index
  * needs three); Enter searches any text. */
@@ -131,6 +132,7 @@ lumo_audit_page_search_now (LumoAuditPage *self)
       /* The selected position would show another row of the new result. */
       gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
       lumo_audit_model_set_query (self->model, lumo_audit_query_is_empty (query) ? NULL : query);
+      lumo_audit_summary_set_query (self->summary, lumo_audit_query_is_empty (query) ? NULL : query);
     }
   update_status (self);
   return TRUE;
@@ -189,18 +191,30 @@ static const CellKind cell_kinds[LUMO_AUDIT_N_COLUMNS] = {
   { LUMO_AUDIT_COLUMN_HASH, "monospace", PANGO_ELLIPSIZE_END },
 };
 
+/* The caller's cell is its name and, for a desktop agent, a tag after it;
+ * every other cell is one label. */
 static void
-fill_cell (GtkLabel       *label,
+fill_cell (GtkWidget      *cell,
            LumoAuditItem  *item,
            const CellKind *kind)
 {
-  gtk_label_set_text (label, lumo_audit_item_get_text (item, kind->column));
+  GtkWidget *label = cell;
+
+  if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
+    {
+      GtkWidget *tag = gtk_widget_get_last_child (cell);
+
+      label = gtk_widget_get_first_child (cell);
+      gtk_widget_set_visible (tag, lumo_audit_item_get_caller_tag (item) != NULL);
+    }
+
+  gtk_label_set_text (GTK_LABEL (label), lumo_audit_item_get_text (item, kind->column));
   if (kind->column == LUMO_AUDIT_COLUMN_OUTCOME)
     {
       if (lumo_audit_item_get_denied (item))
-        gtk_widget_add_css_class (GTK_WIDGET (label), "error");
+        gtk_widget_add_css_class (label, "error");
       else
-        gtk_widget_remove_css_class (GTK_WIDGET (label), "error");
+        gtk_widget_remove_css_class (label, "error");
     }
 }
 
@@ -209,9 +223,9 @@ on_cell_item_row_cb (LumoAuditItem *item,
                      GParamSpec    *pspec,
                      GtkListItem   *list_item)
 {
-  GtkLabel *label = GTK_LABEL (gtk_list_item_get_child (list_item));
+  GtkWidget *cell = gtk_list_item_get_child (list_item);
 
-  fill_cell (label, item, g_object_get_data (G_OBJECT (label), "lumo-cell-kind"));
+  fill_cell (cell, item, g_object_get_data (G_OBJECT (cell), "lumo-cell-kind"));
 }
 
 static void
@@ -220,14 +234,29 @@ on_cell_setup_cb (GtkSignalListItemFactory *factory,
                   const CellKind           *kind)
 {
   GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *cell = label;
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_ellipsize (GTK_LABEL (label), kind->ellipsize);
   gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
   if (kind->css_class != NULL)
     gtk_widget_add_css_class (label, kind->css_class);
-  g_object_set_data (G_OBJECT (label), "lumo-cell-kind", (gpointer) kind);
-  gtk_list_item_set_child (list_item, label);
+
+  if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
+    {
+      /* The app's one look of a desktop agent (lumo-ui-util.c). */
+      GtkWidget *tag = lumo_ui_agent_tag_new ();
+
+      cell = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      gtk_widget_set_hexpand (label, TRUE);
+      gtk_widget_add_css_class (label, "audit-caller");
+      gtk_widget_set_visible (tag, FALSE);
+      gtk_box_append (GTK_BOX (cell), label);
+      gtk_box_append (GTK_BOX (cell), tag);
+    }
+
+  g_object_set_data (G_OBJECT (cell), "lumo-cell-kind", (gpointer) kind);
+  gtk_list_item_set_child (list_item, cell);
 }
 
 static void
@@ -237,7 +266,7 @@ on_cell_bind_cb (GtkSignalListItemFactory *factory,
 {
   LumoAuditItem *item = gtk_list_item_get_item (list_item);
 
-  fill_cell (GTK_LABEL (gtk_list_item_get_child (list_item)), item, kind);
+  fill_cell (gtk_list_item_get_child (list_item), item, kind);
   /* A placeholder fills in when its page arrives; a new search refills the
    * items of the top rows in place. */
   g_signal_connect_object (item, "notify::row", G_CALLBACK (on_cell_item_row_cb), list_item, 0);
@@ -249,6 +278,85 @@ on_cell_unbind_cb (GtkSignalListItemFactory *factory,
                    const CellKind           *kind)
 {
   g_signal_handlers_disconnect_by_func (gtk_list_item_get_item (list_item), on_cell_item_row_cb, list_item);
+}
+
+/* ---- sorting ------------------------------------------------------------ */
+
+/* The columns sort in SQL: each sortable column has a sorter that sorts
+ * nothing but names its key. GTK 4.8 does not say which column the view
+ * sorts by (gtk_column_view_sorter_get_primary_sort_column() is 4.10), so
+ * the page asks the view's sorter to compare two items once: it consults
+ * its primary column's sorter first, which notes its key and answers
+ * "smaller", and inverts that answer when the order is descending. */
+typedef struct
+{
+  LumoAuditPage    *page;
+  LumoAuditSortKey  key;
+} SortProbe;
+
+static int
+on_sort_probe_compare_cb (gconstpointer a,
+                          gconstpointer b,
+                          gpointer      user_data)
+{
+  SortProbe *probe = user_data;
+
+  probe->page->probed_key = probe->key;
+  return GTK_ORDERING_SMALLER;
+}
+
+static void
+on_sorter_changed_cb (GtkSorter       *sorter,
+                      GtkSorterChange  change,
+                      LumoAuditPage   *self)
+{
+  LumoAuditSortKey key = LUMO_AUDIT_SORT_ID;
+  LumoAuditSortOrder order = LUMO_AUDIT_SORT_DESCENDING;
+  GtkOrdering ordering;
+
+  self->probed_key = -1;
+  /* Two objects: a sorter finds an item equal to itself without asking. */
+  ordering = gtk_sorter_compare (sorter, self, self->column_view);
+  if (ordering != GTK_ORDERING_EQUAL && self->probed_key >= 0)
+    {
+      key = self->probed_key;
+      order = ordering == GTK_ORDERING_SMALLER ? LUMO_AUDIT_SORT_ASCENDING : LUMO_AUDIT_SORT_DESCENDING;
+    }
+
+  if (self->model == NULL ||
+      (key == lumo_audit_model_get_sort_key (self->model) &&
+       order == lumo_audit_model_get_sort_order (self->model)))
+    return;
+
+  /* The selected position would show another row in the new order. */
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  lumo_audit_model_set_sort (self->model, key, order);
+  update_status (self);
+}
+
+static void
+setup_sorters (LumoAuditPage *self)
+{
+  static const struct { LumoAuditColumn column; LumoAuditSortKey key; } sortable[] = {
+    { LUMO_AUDIT_COLUMN_TIME, LUMO_AUDIT_SORT_TIME },
+    { LUMO_AUDIT_COLUMN_CALLER, LUMO_AUDIT_SORT_CALLER },
+    { LUMO_AUDIT_COLUMN_TOOL, LUMO_AUDIT_SORT_TOOL },
+    { LUMO_AUDIT_COLUMN_OUTCOME, LUMO_AUDIT_SORT_OUTCOME },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sortable); i++)
+    {
+      SortProbe *probe = g_new0 (SortProbe, 1);
+      g_autoptr(GtkCustomSorter) sorter = NULL;
+
+      probe->page = self;
+      probe->key = sortable[i].key;
+      sorter = gtk_custom_sorter_new (on_sort_probe_compare_cb, probe, g_free);
+      gtk_column_view_column_set_sorter (self->columns[sortable[i].column], GTK_SORTER (sorter));
+    }
+
+  g_signal_connect_object (gtk_column_view_get_sorter (self->column_view), "changed",
+                           G_CALLBACK (on_sorter_changed_cb), self, 0);
 }
 
 static void
@@ -273,7 +381,7 @@ _lumo_audit_page_show_row (LumoAuditPage *self,
 {
   const char *title = NULL;
 
-  if (row != NULL && self->provider_names != NULL)
+  if (row != NULL)
     title = g_hash_table_lookup (self->provider_names, lumo_audit_row_get_provider_id (row));
 
   lumo_audit_detail_set_row (self->detail, row, title,
@@ -359,7 +467,18 @@ on_provider_changed_cb (LumoPolicy    *policy,
 
 /* A list view keeps the row it shows first in place when rows are inserted
  * above it, so new audit rows would slide in out of sight. While the view
- * is at the top, it stays there: new rows appear, the rest moves down. */
+ * is at the top, it stays there: new rows appear, the rest moves down.
+ *
+ * The view moves when it lays the change out: a frame or two later, or
+ * only when the page is next shown (a hidden page is not laid out, and the
+ * tick callbacks of an unmapped widget wait until it is mapped). So the
+ * view is held at the top for a few frames after the last insertion, and
+ * an insertion while it is held counts as one at the top and holds it
+ * longer: a burst that arrives in several parts, or while another page is
+ * shown, must not leave the view scrolled down by the rows of the first
+ * part (it did, by five rows, until a scroll). */
+#define KEEP_TOP_FRAMES 3
+
 static gboolean
 on_scroll_to_top_cb (GtkWidget     *widget,
                      GdkFrameClock *clock,
@@ -368,12 +487,10 @@ on_scroll_to_top_cb (GtkWidget     *widget,
   LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
   GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
 
-  /* The view moves when it lays the change out, which is after the first
-   * tick; give it a few frames. */
   if (vadjustment != NULL && gtk_adjustment_get_value (vadjustment) > gtk_adjustment_get_lower (vadjustment))
     gtk_adjustment_set_value (vadjustment, gtk_adjustment_get_lower (vadjustment));
 
-  if (++self->scroll_to_top_frames < 3)
+  if (++self->scroll_to_top_frames < KEEP_TOP_FRAMES)
     return G_SOURCE_CONTINUE;
 
   self->scroll_to_top_id = 0;
@@ -391,11 +508,12 @@ on_model_items_changed_cb (GListModel    *model,
 
   /* Still the old position: the view lays out the change later. */
   if (position == 0 && added > removed && vadjustment != NULL &&
-      gtk_adjustment_get_value (vadjustment) <= gtk_adjustment_get_lower (vadjustment) + 1 &&
-      self->scroll_to_top_id == 0)
+      (self->scroll_to_top_id != 0 ||
+       gtk_adjustment_get_value (vadjustment) <= gtk_adjustment_get_lower (vadjustment) + 1))
     {
       self->scroll_to_top_frames = 0;
-      self->scroll_to_top_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_scroll_to_top_cb, NULL, NULL);
+      if (self->scroll_to_top_id == 0)
+        self->scroll_to_top_id = gtk_widget_add_tick_callback (GTK_WIDGET (self), on_scroll_to_top_cb, NULL, NULL);
     }
 
   update_status (self);
@@ -407,6 +525,18 @@ static void
 on_model_changed_cb (LumoAuditPage *self)
 {
   update_status (self);
+}
+
+/* The log's first rows first, the summary's scan of it after them: on a
+ * big log the two would share the reader threads and the disk at the
+ * moment the page first shows. Later searches are not held. */
+static void
+on_model_first_page_cb (LumoAuditPage *self)
+{
+  if (lumo_audit_model_get_loading (self->model))
+    return;
+  g_signal_handlers_disconnect_by_func (self->model, on_model_first_page_cb, self);
+  lumo_audit_summary_set_held (self->summary, FALSE);
 }
 
 static void
@@ -427,6 +557,7 @@ lumo_audit_page_dispose (GObject *object)
   g_clear_object (&self->selection);
   g_clear_object (&self->model);
   g_clear_object (&self->backend);
+  g_clear_object (&self->store);
   g_clear_object (&self->job_cancellable);
 
   G_OBJECT_CLASS (lumo_audit_page_parent_class)->dispose (object);
@@ -454,11 +585,15 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
   object_class->finalize = lumo_audit_page_finalize;
 
   g_type_ensure (LUMO_TYPE_AUDIT_DETAIL);
+  g_type_ensure (LUMO_TYPE_AUDIT_SUMMARY);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-audit-page.ui");
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, search_entry);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, filter_dropdown);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, status_label);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, summary);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, integrity_revealer);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, integrity_label);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, job_revealer);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, job_label);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, job_progress);
@@ -487,6 +622,9 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
 
   gtk_widget_class_install_action (widget_class, "audit.export", "s", _lumo_audit_page_export_action);
   gtk_widget_class_install_action (widget_class, "audit.verify", NULL, _lumo_audit_page_verify_action);
+  gtk_widget_class_install_action (widget_class, "audit.verify-with-key", NULL,
+                                   _lumo_audit_page_verify_with_key_action);
+  gtk_widget_class_install_action (widget_class, "audit.open-log", NULL, _lumo_audit_page_open_log_action);
   gtk_widget_class_install_action (widget_class, "audit.cancel-job", NULL, _lumo_audit_page_cancel_job);
   gtk_widget_class_install_action (widget_class, "audit.close-detail", NULL, close_detail_action);
 }
@@ -496,11 +634,65 @@ lumo_audit_page_init (LumoAuditPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   setup_columns (self);
+  setup_sorters (self);
 
   self->provider_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->applied_text = g_strdup ("");
   g_signal_connect (self->filter_dropdown, "notify::selected", G_CALLBACK (on_filter_selected_cb), self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.cancel-job", FALSE);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.verify-with-key", FALSE);
+}
+
+/* ---- the log ------------------------------------------------------------ */
+
+static void
+update_integrity (LumoAuditPage *self)
+{
+  g_autofree char *text = NULL;
+
+  if (lumo_audit_store_get_integrity (self->store) != LUMO_AUDIT_INTEGRITY_FAILED)
+    {
+      gtk_revealer_set_reveal_child (self->integrity_revealer, FALSE);
+      return;
+    }
+
+  /* Translators: %s says what the integrity check found. */
+  text = g_strdup_printf (_("The integrity check of this log failed: %s. New writes are refused."),
+                          lumo_audit_store_get_integrity_message (self->store));
+  gtk_label_set_text (self->integrity_label, text);
+  gtk_revealer_set_reveal_child (self->integrity_revealer, TRUE);
+}
+
+static void
+setup_store (LumoAuditPage  *self,
+             LumoAuditStore *store)
+{
+  self->store = g_object_ref (store);
+  g_signal_connect_object (store, "notify::integrity", G_CALLBACK (update_integrity), self, G_CONNECT_SWAPPED);
+  update_integrity (self);
+
+  self->model = lumo_audit_model_new (store);
+  lumo_audit_model_set_provider_names (self->model, self->provider_names);
+  g_signal_connect_object (self->model, "items-changed", G_CALLBACK (on_model_items_changed_cb), self, 0);
+  g_signal_connect_object (self->model, "notify", G_CALLBACK (on_model_changed_cb), self, G_CONNECT_SWAPPED);
+
+  /* No sort model: the order and every filter are SQL. */
+  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->model)));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  g_signal_connect (self->selection, "notify::selected-item", G_CALLBACK (on_selection_changed_cb), self);
+  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+
+  lumo_audit_summary_set_held (self->summary, TRUE);
+  g_signal_connect_object (self->model, "notify::loading", G_CALLBACK (on_model_first_page_cb), self,
+                           G_CONNECT_SWAPPED);
+  lumo_audit_summary_set_store (self->summary, store);
+  on_model_first_page_cb (self);
+
+  /* Only a collected log is verified with a key of its own. */
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "audit.verify-with-key",
+                                 lumo_audit_store_is_read_only (store));
+  update_status (self);
 }
 
 void
@@ -509,26 +701,41 @@ lumo_audit_page_set_backend (LumoAuditPage *self,
 {
   g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
   g_return_if_fail (LUMO_IS_BACKEND (backend));
-  g_return_if_fail (self->backend == NULL);
+  g_return_if_fail (self->store == NULL);
 
   self->backend = g_object_ref (backend);
   reload_provider_names (self);
   g_signal_connect_object (lumo_backend_get_policy (backend), "provider-changed",
                            G_CALLBACK (on_provider_changed_cb), self, 0);
 
-  self->model = lumo_audit_model_new (lumo_backend_get_audit_store (backend));
-  lumo_audit_model_set_provider_names (self->model, self->provider_names);
-  g_signal_connect_object (self->model, "items-changed", G_CALLBACK (on_model_items_changed_cb), self, 0);
-  g_signal_connect_object (self->model, "notify", G_CALLBACK (on_model_changed_cb), self, G_CONNECT_SWAPPED);
+  setup_store (self, lumo_backend_get_audit_store (backend));
+}
 
-  /* No sort model: the order (newest first) and every filter are SQL. */
-  self->selection = gtk_single_selection_new (g_object_ref (G_LIST_MODEL (self->model)));
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  g_signal_connect (self->selection, "notify::selected-item", G_CALLBACK (on_selection_changed_cb), self);
-  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+void
+lumo_audit_page_set_store (LumoAuditPage  *self,
+                           LumoAuditStore *store)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
+  g_return_if_fail (LUMO_IS_AUDIT_STORE (store));
+  g_return_if_fail (self->store == NULL);
 
-  update_status (self);
+  setup_store (self, store);
+}
+
+LumoAuditStore *
+lumo_audit_page_get_store (LumoAuditPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), NULL);
+
+  return self->store;
+}
+
+LumoAuditSummary *
+lumo_audit_page_get_summary (LumoAuditPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), NULL);
+
+  return self->summary;
 }
 
 LumoAuditModel *

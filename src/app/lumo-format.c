@@ -193,12 +193,28 @@ lumo_format_outcome (LumoAuditRow *row)
 
     case LUMO_AUDIT_DECISION_ALLOW:
     default:
+      if (lumo_audit_row_get_by_grant (row))
+        {
+          /* The person had granted this agent this tool: no review. */
+          if (result == LUMO_AUDIT_RESULT_OK)
+            return g_strdup (_("Allowed by grant · succeeded"));
+          if (result == LUMO_AUDIT_RESULT_ERROR)
+            return g_strdup (_("Allowed by grant · failed"));
+          return g_strdup (_("Allowed by grant"));
+        }
       if (result == LUMO_AUDIT_RESULT_OK)
         return g_strdup (_("Allowed · succeeded"));
       if (result == LUMO_AUDIT_RESULT_ERROR)
         return g_strdup (_("Allowed · failed"));
       return g_strdup (_("Allowed"));
     }
+}
+
+const char *
+lumo_format_caller_kind_tag (LumoAuditCallerKind kind)
+{
+  /* Translators: a small tag beside an agent's name in the audit list. */
+  return kind == LUMO_AUDIT_CALLER_KIND_AGENT ? _("desktop agent") : NULL;
 }
 
 char *

@@ -30,8 +30,12 @@ char *lumo_format_duration      (gint64        span_us);
 /* A reason code (rate_limited, …) → a short phrase; unknown codes are
  * shown as they are. */
 char *lumo_format_reason        (const char   *reason);
-/* The decision and result of an audit row in a few words. */
+/* The decision and result of an audit row in a few words ("Allowed by
+ * grant · succeeded" for a write a review grant let through). */
 char *lumo_format_outcome       (LumoAuditRow *row);
+/* "desktop agent" for a desktop agent's rows, NULL for an extension's: the
+ * tag beside the caller's name. Borrowed. */
+const char *lumo_format_caller_kind_tag (LumoAuditCallerKind kind);
 /* The first @n_chars of a hex hash followed by "…". */
 char *lumo_format_hash_prefix   (const char   *hash,
                                  guint         n_chars);

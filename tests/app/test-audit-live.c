@@ -4,7 +4,10 @@
  *
  * Writes arrive in bursts (a provider's writes, an import by another
  * program): whatever their order and number, the list must end up as the
- * log is, newest first, every row once.
+ * log is, newest first, every row once. Rows and results another process
+ * writes (a second store on the same file, as a second instance of the
+ * app or the CLI has) appear without a search, and a result this store
+ * fills in updates its row without the page polling.
  */
 #include "config.h"
 
@@ -46,8 +49,8 @@ none_pending (gpointer data)
 static guint serial;
 
 static void
-append_burst (AppFixture *f,
-              guint       n)
+append_burst_to (LumoAuditStore *store,
+                 guint           n)
 {
   guint pending = n;
 
@@ -64,9 +67,16 @@ append_burst (AppFixture *f,
         .decision = LUMO_AUDIT_DECISION_ALLOW,
       };
 
-      lumo_audit_store_append_async (f->audit, &record, NULL, on_appended_cb, &pending);
+      lumo_audit_store_append_async (store, &record, NULL, on_appended_cb, &pending);
     }
   lumo_test_wait_until (none_pending, &pending, "the appends");
+}
+
+static void
+append_burst (AppFixture *f,
+              guint       n)
+{
+  append_burst_to (f->audit, n);
 }
 
 typedef struct
@@ -75,12 +85,20 @@ typedef struct
   guint           n;
 } ModelWait;
 
+/* Counted, n rows, the newest on top: a count may see rows of another
+ * process before its ::changed brings them to the top, and the model is
+ * right again once it has. */
 static gboolean
 settled_at (gpointer data)
 {
   ModelWait *wait = data;
+  g_autoptr(LumoAuditItem) top = NULL;
 
-  return settled (wait->model) && g_list_model_get_n_items (G_LIST_MODEL (wait->model)) >= wait->n;
+  if (!settled (wait->model) || g_list_model_get_n_items (G_LIST_MODEL (wait->model)) < wait->n)
+    return FALSE;
+  top = g_list_model_get_item (G_LIST_MODEL (wait->model), 0);
+  return lumo_audit_item_get_row (top) != NULL &&
+         lumo_audit_row_get_id (lumo_audit_item_get_row (top)) == (gint64) wait->n;
 }
 
 /* The model is the log: n rows, ids n … 1 from the top. */
@@ -116,8 +134,8 @@ compare_y (gconstpointer a,
   return ya < yb ? -1 : ya > yb;
 }
 
-/* What the column view shows in its Agent column, top to bottom, as far
- * as rows are on screen. */
+/* What the column view shows in its Agent column (the labels of class
+ * "audit-caller"), top to bottom, as far as rows are on screen. */
 static GPtrArray *
 shown_agents (AppFixture *f)
 {
@@ -133,8 +151,8 @@ shown_agents (AppFixture *f)
 
       if (label == NULL)
         break;
-      if (!gtk_widget_get_mapped (label) ||
-          !g_str_has_prefix (gtk_label_get_text (GTK_LABEL (label)), "Live Agent") ||
+      if (!gtk_widget_get_mapped (label) || !gtk_widget_has_css_class (label, "audit-caller") ||
+          *gtk_label_get_text (GTK_LABEL (label)) == '\0' ||
           !gtk_widget_compute_point (label, view, &GRAPHENE_POINT_INIT (0, 0), &point))
         continue;
       y = g_new (double, 1);
@@ -150,41 +168,39 @@ shown_agents (AppFixture *f)
 
 typedef struct
 {
-  GdkFrameClock *clock;
-  gint64         frame;
-} FrameWait;
+  AppFixture     *f;
+  LumoAuditModel *model;
+} ViewWait;
 
+/* The rows on screen are the model's first rows, checked on every
+ * iteration of the loop: the view lays out what the model announced on
+ * the frames after it, and must not settle anywhere else (it once stayed
+ * five rows down, held there by a burst that arrived in two parts). */
 static gboolean
-frame_drawn (gpointer data)
+view_shows_top (gpointer data)
 {
-  FrameWait *wait = data;
+  ViewWait *wait = data;
+  g_autoptr(GPtrArray) shown = shown_agents (wait->f);
 
-  return gdk_frame_clock_get_frame_counter (wait->clock) >= wait->frame;
+  if (shown->len <= 3)
+    return FALSE;
+  for (guint p = 0; p < shown->len; p++)
+    {
+      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (wait->model), p);
+
+      if (g_strcmp0 (g_ptr_array_index (shown, p), lumo_audit_item_get_text (item, LUMO_AUDIT_COLUMN_CALLER)) != 0)
+        return FALSE;
+    }
+  return TRUE;
 }
 
-/* The rows on screen are the model's first rows. */
 static void
 check_view (AppFixture     *f,
             LumoAuditModel *model)
 {
-  GtkWidget *view = app_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_COLUMN_VIEW, 0);
-  g_autoptr(GPtrArray) shown = NULL;
-  FrameWait wait = { gtk_widget_get_frame_clock (view), 0 };
+  ViewWait wait = { f, model };
 
-  /* The column view lays out what the model announced on the next frames
-   * of the clock: let two go by. */
-  g_assert_nonnull (wait.clock);
-  wait.frame = gdk_frame_clock_get_frame_counter (wait.clock) + 2;
-  gtk_widget_queue_draw (view);
-  lumo_test_wait_until (frame_drawn, &wait, "the view to draw");
-  shown = shown_agents (f);
-  g_assert_cmpuint (shown->len, >, 3);
-  for (guint p = 0; p < shown->len; p++)
-    {
-      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), p);
-
-      g_assert_cmpstr (g_ptr_array_index (shown, p), ==, lumo_audit_item_get_text (item, LUMO_AUDIT_COLUMN_CALLER));
-    }
+  lumo_test_wait_until (view_shows_top, &wait, "the view to show the model's first rows");
 }
 
 static void
@@ -245,6 +261,158 @@ test_import_then_burst (AppFixture    *f,
   check_model (model, 1494);
 }
 
+/* Another connection to the same file: what a second instance of the app
+ * (or any other process writing the log) is to this one. */
+static LumoAuditStore *
+open_second_store (AppFixture *f)
+{
+  g_autofree char *path = g_build_filename (f->dir, "audit.db", NULL);
+  g_autoptr(GError) error = NULL;
+  LumoAuditStore *other = lumo_audit_store_new (path, &error);
+
+  g_assert_no_error (error);
+  return other;
+}
+
+static void
+test_rows_of_another_process (AppFixture    *f,
+                              gconstpointer  data)
+{
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
+  g_autoptr(LumoAuditStore) other = open_second_store (f);
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
+  lumo_window_set_page (f->window, "audit");
+  app_test_fill_audit (f->audit, 300, 0);
+  append_burst (f, 20);
+  check_model (model, 320);
+
+  /* Nobody searches: the other store's rows show up on their own. */
+  append_burst_to (other, 7);
+  check_model (model, 327);
+  check_view (f, model);
+
+  /* Interleaved with this store's own. */
+  append_burst_to (other, 3);
+  append_burst (f, 2);
+  append_burst_to (other, 4);
+  check_model (model, 336);
+  check_view (f, model);
+
+  /* More at once than one read of the newest rows holds. */
+  append_burst_to (other, LUMO_AUDIT_MODEL_PAGE_SIZE + 50);
+  check_model (model, 336 + LUMO_AUDIT_MODEL_PAGE_SIZE + 50);
+  check_view (f, model);
+}
+
+/* What the view shows after the model was asked for many distant pages
+ * (a scrollbar dragged down and back): a new search must refill the rows
+ * on screen, whose page the cache could have dropped meanwhile. */
+static void
+test_search_after_far_jumps (AppFixture    *f,
+                             gconstpointer  data)
+{
+  LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
+  LumoAuditModel *model = lumo_audit_page_get_model (page);
+  guint n = (LUMO_AUDIT_MODEL_MAX_PAGES + 12) * LUMO_AUDIT_MODEL_PAGE_SIZE;
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
+  lumo_window_set_page (f->window, "audit");
+  append_burst (f, 30);
+  app_test_fill_audit (f->audit, n - 30, 0);
+  append_burst (f, 1);
+  check_model (model, n + 1);
+  check_view (f, model);
+
+  /* Every page but the first, as a drag of the scrollbar would. */
+  for (guint k = 1; k < n / LUMO_AUDIT_MODEL_PAGE_SIZE; k++)
+    {
+      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), k * LUMO_AUDIT_MODEL_PAGE_SIZE + 7);
+
+      lumo_test_wait_until (item_loaded, item, "a far row");
+    }
+  g_assert_cmpuint (lumo_audit_model_get_pages_cached (model), <=, LUMO_AUDIT_MODEL_MAX_PAGES + 1);
+
+  /* A search for the oldest rows: the view's rows are those of the
+   * search, not the rows it showed before. */
+  gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:live_tool");
+  g_assert_true (lumo_audit_page_search_now (page));
+  lumo_test_wait_until (settled, model, "the search");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 31);
+  check_view (f, model);
+}
+
+typedef struct
+{
+  LumoAuditItem   *item;
+  LumoAuditResult  result;
+} ResultWait;
+
+static gboolean
+item_has_result (gpointer data)
+{
+  ResultWait *wait = data;
+  LumoAuditRow *row = lumo_audit_item_get_row (wait->item);
+
+  return row != NULL && lumo_audit_row_get_result (row) == wait->result;
+}
+
+static LumoAuditItem *
+item_of_row (LumoAuditModel *model,
+             gint64          id)
+{
+  for (guint p = 0; p < g_list_model_get_n_items (G_LIST_MODEL (model)); p++)
+    {
+      g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (model), p);
+
+      lumo_test_wait_until (item_loaded, item, "a row");
+      if (lumo_audit_row_get_id (lumo_audit_item_get_row (item)) == id)
+        return g_steal_pointer (&item);
+    }
+  g_error ("row %" G_GINT64_FORMAT " is not in the list", id);
+}
+
+/* Results come after their row: this store's through ::result-set, the
+ * other process's through ::changed. The row shows its outcome, in place. */
+static void
+test_results_fill_in (AppFixture    *f,
+                      gconstpointer  data)
+{
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
+  g_autoptr(LumoAuditStore) other = open_second_store (f);
+  g_autoptr(LumoAuditItem) mine = NULL;
+  g_autoptr(LumoAuditItem) theirs = NULL;
+  g_autoptr(GError) error = NULL;
+  ResultWait wait = { 0 };
+
+  lumo_window_set_page (f->window, "audit");
+  app_test_fill_audit (f->audit, 450, 0);
+  append_burst (f, 3);
+  append_burst_to (other, 3);
+  check_model (model, 456);
+
+  mine = item_of_row (model, 453);
+  theirs = item_of_row (model, 456);
+  g_assert_cmpint (lumo_audit_row_get_result (lumo_audit_item_get_row (mine)), ==, LUMO_AUDIT_RESULT_NONE);
+  g_assert_cmpint (lumo_audit_row_get_result (lumo_audit_item_get_row (theirs)), ==, LUMO_AUDIT_RESULT_NONE);
+
+  g_assert_true (lumo_audit_store_set_result (f->audit, 453, FALSE, "Target moved", &error));
+  g_assert_no_error (error);
+  wait = (ResultWait) { mine, LUMO_AUDIT_RESULT_ERROR };
+  lumo_test_wait_until (item_has_result, &wait, "this store's result in its row");
+  g_assert_cmpstr (lumo_audit_item_get_text (mine, LUMO_AUDIT_COLUMN_OUTCOME), ==, "Allowed · failed");
+
+  g_assert_true (lumo_audit_store_set_result (other, 456, TRUE, NULL, &error));
+  g_assert_no_error (error);
+  wait = (ResultWait) { theirs, LUMO_AUDIT_RESULT_OK };
+  lumo_test_wait_until (item_has_result, &wait, "the other process's result in its row");
+  g_assert_cmpstr (lumo_audit_item_get_text (theirs, LUMO_AUDIT_COLUMN_OUTCOME), ==, "Allowed · succeeded");
+
+  /* The row keeps its place: nothing was added or removed. */
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (model)), ==, 456);
+  check_model (model, 456);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -256,6 +424,12 @@ main (int   argc,
               app_fixture_setup, test_bursts_into_an_empty_log, app_fixture_teardown);
   g_test_add ("/audit-live/import-then-burst", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_import_then_burst, app_fixture_teardown);
+  g_test_add ("/audit-live/another-process", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_rows_of_another_process, app_fixture_teardown);
+  g_test_add ("/audit-live/search-after-far-jumps", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_search_after_far_jumps, app_fixture_teardown);
+  g_test_add ("/audit-live/results", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_results_fill_in, app_fixture_teardown);
   g_test_add ("/audit-live/another-page", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_burst_while_another_page_shows, app_fixture_teardown);
 

@@ -13,9 +13,18 @@
  *     the count is known;
  *   - time per page fetch: get_item() at random positions until the row is
  *     there (one keyset page of 200 each), unfiltered and for a search;
- *   - RSS with the 1M-row log open, after the jumps above.
+ *   - RSS with the 1M-row log open, after the jumps above;
+ *   - the floor: RSS of lumo-bench-floor (a bare libadwaita window with a
+ *     view switcher and five status pages) and of lumo-access on the Audit
+ *     page of the 1M-row log, each 3 s after its first frame, started
+ *     alternately under the same renderer (GSK_RENDERER as given), and
+ *     their ratio;
+ *   - a row written by another process (a second store on the file)
+ *     until the Audit page's model shows it.
  *
  * usage: xvfb-run -a dbus-run-session -- bench-app [--dir DIR] [--launches N]
+ *   (GSK_RENDERER=cairo in the environment measures both programs under
+ *   the cairo renderer)
  *   --dir DIR reuses (or creates, with its parents) a data directory with
  *   the 1M-row log, which takes about a minute to write; one that cannot
  *   be made (a file is in the way, no permission) is an error, exit 1.
@@ -93,10 +102,11 @@ on_settle_cb (gpointer user_data)
 /* Starts lumo-access, returns the ms to its first frame; with @rss, waits
  * @settle_ms more (the count, the first pages) and reads its RSS. */
 static double
-launch_once (const char  *data_dir,
-             const char  *page,
-             guint        settle_ms,
-             char       **rss)
+launch_binary (const char  *binary,
+               const char  *data_dir,
+               const char  *page,
+               guint        settle_ms,
+               char       **rss)
 {
   g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                                                        G_SUBPROCESS_FLAGS_STDERR_SILENCE);
@@ -113,9 +123,9 @@ launch_once (const char  *data_dir,
     g_subprocess_launcher_setenv (launcher, "LUMO_ACCESS_PAGE", page, TRUE);
 
   start = g_get_monotonic_time ();
-  app = g_subprocess_launcher_spawn (launcher, &error, LUMO_BENCH_APP, NULL);
+  app = g_subprocess_launcher_spawn (launcher, &error, binary, NULL);
   if (app == NULL)
-    g_error ("Cannot start %s: %s", LUMO_BENCH_APP, error->message);
+    g_error ("Cannot start %s: %s", binary, error->message);
 
   out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (app));
   while ((line = g_data_input_stream_read_line (out, NULL, NULL, NULL)) != NULL)
@@ -141,8 +151,58 @@ launch_once (const char  *data_dir,
   g_subprocess_wait (app, NULL, NULL);
 
   if (frame == 0)
-    g_error ("lumo-access never reported its first frame");
+    g_error ("%s never reported its first frame", binary);
   return (frame - start) / 1000.0;
+}
+
+static double
+launch_once (const char  *data_dir,
+             const char  *page,
+             guint        settle_ms,
+             char       **rss)
+{
+  return launch_binary (LUMO_BENCH_APP, data_dir, page, settle_ms, rss);
+}
+
+static double
+rss_kb (const char *rss)
+{
+  return g_ascii_strtod (rss, NULL);
+}
+
+/* The app on the Audit page of the log against the floor, alternately,
+ * each @n times: their medians and the ratio the goal is about. */
+static void
+bench_floor (const char *dir,
+             guint       n)
+{
+  g_autoptr(GArray) app = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) floor = g_array_new (FALSE, FALSE, sizeof (double));
+  const char *renderer = g_getenv ("GSK_RENDERER");
+  g_autofree char *empty = lumo_test_dir_new ("bench-floor");
+  double a, b;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *rss_floor = NULL;
+      g_autofree char *rss_app = NULL;
+      double kb;
+
+      launch_binary (LUMO_BENCH_FLOOR, empty, "audit", 3000, &rss_floor);
+      launch_binary (LUMO_BENCH_APP, dir, "audit", 3000, &rss_app);
+      kb = rss_kb (rss_floor);
+      g_array_append_val (floor, kb);
+      kb = rss_kb (rss_app);
+      g_array_append_val (app, kb);
+      g_print ("  RSS 3 s after the first frame: floor %s, lumo-access on the Audit page %s\n", rss_floor, rss_app);
+    }
+
+  a = percentile (app, 0.5);
+  b = percentile (floor, 0.5);
+  g_print ("RSS, renderer %s, median of %u: lumo-access on the Audit page of the 1,000,000-row log %.1f MB, "
+           "floor (bare libadwaita window, view switcher, five status pages) %.1f MB: %.2f× the floor\n",
+           renderer != NULL ? renderer : "(default)", n, a / 1024, b / 1024, a / b);
+  lumo_test_dir_remove (empty);
 }
 
 static void
@@ -192,6 +252,22 @@ static gboolean
 item_loaded (gpointer data)
 {
   return lumo_audit_item_get_row (data) != NULL;
+}
+
+typedef struct
+{
+  LumoAuditModel *model;
+  gint64          id;
+} NewestWait;
+
+static gboolean
+newest_is (gpointer data)
+{
+  NewestWait *wait = data;
+  g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (wait->model), 0);
+
+  return item != NULL && lumo_audit_item_get_row (item) != NULL &&
+         lumo_audit_row_get_id (lumo_audit_item_get_row (item)) == wait->id;
 }
 
 static void
@@ -319,6 +395,40 @@ bench_audit (const char *dir)
   lumo_test_wait_until (counted, model, "the count");
   bench_fetches ("unfiltered again", model);
 
+  /* A row of another process: from the commit of a second store on the
+   * file until the model shows it (::changed, no search). */
+  {
+    g_autoptr(LumoAuditStore) other = lumo_audit_store_new (audit_path, &error);
+    g_autoptr(GArray) times = g_array_new (FALSE, FALSE, sizeof (double));
+    static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    LumoAuditRecord record = {
+      .provider_id = TEST_PROVIDER_ID, .caller_id = TEST_CALLER_ID, .caller_name = "Other Process",
+      .tool = "userscripts.other_process", .write = TRUE, .params_sha256 = hash,
+      .decision = LUMO_AUDIT_DECISION_DENY, .reason = LUMO_AUDIT_REASON_WRITES_OFF,
+    };
+
+    g_assert_no_error (error);
+    for (guint i = 0; i < 5; i++)
+      {
+        gint64 t, id;
+        NewestWait wait = { model, 0 };
+        double ms;
+
+        lumo_test_wait_until (counted, model, "the count");
+        /* From the commit on: the second store's first append also waits
+         * for its own quick_check of the whole file. */
+        id = lumo_audit_store_append (other, &record, &error);
+        t = g_get_monotonic_time ();
+        g_assert_no_error (error);
+        wait.id = id;
+        lumo_test_wait_until (newest_is, &wait, "the other process's row");
+        ms = (g_get_monotonic_time () - t) / 1000.0;
+        g_array_append_val (times, ms);
+      }
+    g_print ("a row written by another process (a second store), commit → in the model: median %.0f ms, max %.0f ms (5 rows)\n",
+             percentile (times, 0.5), percentile (times, 1.0));
+  }
+
   rss = read_status_field ("VmRSS:");
   hwm = read_status_field ("VmHWM:");
   g_print ("RSS with the 1,000,000-row log open: %s (peak %s; %s before the window; %u pages cached)\n",
@@ -407,6 +517,8 @@ main (int   argc,
     }
 
   bench_launch ("1,000,000-row log", dir, "audit", launches);
+  if (launches > 0)
+    bench_floor (dir, launches);
   bench_audit (dir);
 
   lumo_test_dir_remove (empty_dir);

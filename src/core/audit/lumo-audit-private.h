@@ -101,6 +101,10 @@ gboolean  _lumo_audit_chain_verify           (sqlite3               *db,
 
 /* The writer connection's page cache (KiB, negative as SQLite wants it). */
 #define LUMO_AUDIT_WRITER_CACHE_SIZE "-16384"
+/* …and while it runs the quick_check at open: the check reads every page
+ * of the file once, so a cache does not speed it up, and a full 16 MiB
+ * one would stay in the app's memory until writes reuse it. */
+#define LUMO_AUDIT_CHECK_CACHE_SIZE  "-256"
 
 /* ---- shared by lumo-audit-store.c, -writer.c, -record.c, -store-read.c ---- */
 

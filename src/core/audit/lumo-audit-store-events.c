@@ -267,7 +267,15 @@ _lumo_audit_store_check_integrity (LumoAuditStore *self)
   self->checking = !self->stopping;
   g_mutex_unlock (&self->lock);
 
-  ok = !self->checking || lumo_db_quick_check (self->writer_db, self->path, &error);
+  /* A small cache for the one pass over the file, the writer's own again
+   * after it, and the pages the check read given back. */
+  ok = !self->checking ||
+       (lumo_db_exec (self->writer_db, "PRAGMA cache_size = " LUMO_AUDIT_CHECK_CACHE_SIZE, &error) &&
+        lumo_db_quick_check (self->writer_db, self->path, &error));
+  if (!lumo_db_exec (self->writer_db, "PRAGMA cache_size = " LUMO_AUDIT_WRITER_CACHE_SIZE,
+                     ok ? &error : NULL))
+    ok = FALSE;
+  sqlite3_db_release_memory (self->writer_db);
 
   g_mutex_lock (&self->lock);
   self->checking = FALSE;

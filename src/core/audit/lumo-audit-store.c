@@ -317,6 +317,11 @@ _lumo_audit_store_new_full (const char  *path,
         return NULL;
     }
 
+  /* Where the file stands as the store is returned: commits of others
+   * move it. Read here, not on the writer thread after its integrity
+   * check, or another store's commit in between would count as the start
+   * and never be announced. */
+  self->data_version = _lumo_audit_writer_read_data_version (self);
   self->writer = g_thread_new ("lumo-audit-writer", _lumo_audit_writer_thread, self);
   _lumo_audit_store_watch_changes (self);
 
@@ -422,6 +427,11 @@ void
 _lumo_audit_store_release_reader (LumoAuditStore *self,
                                   sqlite3        *db)
 {
+  /* An idle reader keeps its connection, not its page cache: the next
+   * query reads its pages from the file system's cache, and the app does
+   * not hold a few MiB of a big log per idle reader. */
+  sqlite3_db_release_memory (db);
+
   g_mutex_lock (&self->lock);
   if (self->idle_readers->len < MAX_IDLE_READERS)
     {
