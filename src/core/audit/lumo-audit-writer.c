@@ -437,8 +437,6 @@ _lumo_audit_writer_thread (gpointer data)
   gint64 last_activity = 0;
 
   _lumo_audit_store_check_integrity (self);
-  /* Where the file stands now: commits of others move it. */
-  self->data_version = _lumo_audit_writer_read_data_version (self);
   /* Rows a crash (of any process) left out of the index. */
   _lumo_audit_writer_index_catch_up (self);
 
