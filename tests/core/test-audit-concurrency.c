@@ -563,6 +563,40 @@ test_changed_by_other_store (void)
   lumo_test_dir_remove (dir);
 }
 
+/* A commit while the store is still opening — its writer thread checks the
+ * integrity of a big log first, for seconds — is another's all the same,
+ * not part of where the log stood when it was opened. */
+static void
+test_changed_while_opening (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(LumoAuditStore) other = NULL;
+  g_autoptr(LumoAuditStore) watcher = NULL;
+  g_autoptr(GSubprocess) proc = NULL;
+  g_autoptr(GError) error = NULL;
+  ChangeCounts counts = { 0, };
+
+  /* A log whose quick_check takes far longer than one append. */
+  proc = spawn_writer (db_path, 1000, 32, "seed");
+  /* Its ids fill more than a pipe holds: read them. */
+  g_assert_true (g_subprocess_communicate (proc, NULL, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_successful (proc));
+  other = audit_test_open (dir);
+  audit_test_append (other, "before");
+
+  watcher = audit_test_open (dir);
+  g_signal_connect (watcher, "changed", G_CALLBACK (on_changed_cb), &counts);
+  audit_test_append (other, "from_other");
+  wait_changed (&counts, 1);
+  g_assert_cmpint (audit_test_count (watcher, "tool:from_other"), ==, 1);
+
+  g_clear_object (&other);
+  g_clear_object (&watcher);
+  lumo_test_dir_remove (dir);
+}
+
 /* A separate process (lumo-access-ctl, a second app) writing. */
 static void
 test_changed_by_other_process (void)
@@ -601,6 +635,7 @@ main (int   argc,
   g_test_add_func ("/audit-concurrency/last-ref-sync-thread", test_last_ref_sync_thread);
   g_test_add_func ("/audit-concurrency/changed-by-other-store", test_changed_by_other_store);
   g_test_add_func ("/audit-concurrency/changed-by-other-process", test_changed_by_other_process);
+  g_test_add_func ("/audit-concurrency/changed-while-opening", test_changed_while_opening);
 
   return g_test_run ();
 }

@@ -382,6 +382,8 @@ void      _lumo_audit_store_results_set   (LumoAuditStore         *self,
 void      _lumo_audit_store_changed       (LumoAuditStore         *self);
 /* Main context: watches the WAL file and queues a check when it moves. */
 void      _lumo_audit_store_watch_changes (LumoAuditStore         *self);
+/* Any thread: one check of PRAGMA data_version, unless one is queued. */
+void      _lumo_audit_store_queue_check   (LumoAuditStore         *self);
 /* Runs on the writer thread before its first op: opens a reader for the
  * pool, then the quick_check; sets self->integrity_error if it fails. */
 void      _lumo_audit_store_check_integrity (LumoAuditStore       *self);

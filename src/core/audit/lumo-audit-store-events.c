@@ -18,7 +18,11 @@
  * commits of other connections — never for this store's own — and, when
  * it changed, ::changed is emitted here. The monitor's rate limit
  * (CHANGES_RATE_LIMIT_MS) bounds the checks of a busy log to a few per
- * second; together with delivery the news takes well under 2 s.
+ * second; together with delivery the news takes well under 2 s. The
+ * baseline version is read when the store opens, before the monitor
+ * exists, and one check is queued once it does: a commit in between has
+ * no event of its own. (Read on the writer thread, after its integrity
+ * check of seconds, it took in the commits of that time as its own.)
  */
 #define G_LOG_DOMAIN "lumo-audit"
 
@@ -181,7 +185,6 @@ on_wal_monitor_changed_cb (GFileMonitor      *monitor,
                            gpointer           user_data)
 {
   g_autoptr(LumoAuditStore) self = g_weak_ref_get (user_data);
-  LumoAuditOp *op;
 
   if (self == NULL)
     return;
@@ -189,6 +192,14 @@ on_wal_monitor_changed_cb (GFileMonitor      *monitor,
   if (event != G_FILE_MONITOR_EVENT_CHANGED && event != G_FILE_MONITOR_EVENT_CREATED &&
       event != G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT)
     return;
+
+  _lumo_audit_store_queue_check (self);
+}
+
+void
+_lumo_audit_store_queue_check (LumoAuditStore *self)
+{
+  LumoAuditOp *op;
 
   /* One check at a time is enough: it reads the newest state. */
   g_mutex_lock (&self->lock);

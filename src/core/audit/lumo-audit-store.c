@@ -317,13 +317,12 @@ _lumo_audit_store_new_full (const char  *path,
         return NULL;
     }
 
-  /* Where the file stands as the store is returned: commits of others
-   * move it. Read here, not on the writer thread after its integrity
-   * check, or another store's commit in between would count as the start
-   * and never be announced. */
+  /* Where the file stands now: commits of others move it (see
+   * lumo-audit-store-events.c). */
   self->data_version = _lumo_audit_writer_read_data_version (self);
   self->writer = g_thread_new ("lumo-audit-writer", _lumo_audit_writer_thread, self);
   _lumo_audit_store_watch_changes (self);
+  _lumo_audit_store_queue_check (self);
 
   return g_steal_pointer (&self);
 }
