@@ -288,7 +288,7 @@ test_protocol_version (Endpoint      *e,
     {
       const char *versions[] = { "2025-06-18", NULL, "2025-03-26", "2025-11-25" };
       g_autoptr(HttpReply) reply = endpoint_post (e, session_id, versions[i], ping);
-      g_autoptr(GPtrArray) messages = endpoint_sse_messages (reply->body);
+      g_autoptr(GPtrArray) messages = endpoint_messages (reply);
 
       g_assert_cmpuint (reply->status, ==, 200);
       g_assert_cmpuint (messages->len, ==, 1);
@@ -404,7 +404,7 @@ test_batch (Endpoint      *e,
   g_assert_nonnull (strstr (refused->body, "2025-06-18"));
 
   g_assert_cmpuint (split->status, ==, 200);
-  answers = endpoint_sse_messages (split->body);
+  answers = endpoint_messages (split);
   g_assert_cmpuint (answers->len, ==, 2);
   g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 0), "id"), ==, 7);
   g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 1), "id"), ==, 8);

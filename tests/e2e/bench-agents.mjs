@@ -69,7 +69,10 @@ async function timePosts (url, headers, body, n, heads) {
     heads?.push(performance.now() - t0);
     const text = await r.text();
     samples.push(performance.now() - t0);
-    if (r.status !== 200 || !text.includes('event: message'))
+    // One JSON object (the endpoint's answer to one request) or an SSE
+    // event (the echo's).
+    const json = /^application\/json/.test(r.headers.get('content-type') ?? '');
+    if (r.status !== 200 || !(json ? JSON.parse(text).result : text.includes('event: message')))
       throw new Error(`${url}: ${r.status} ${text.slice(0, 200)}`);
   }
   return samples;
