@@ -521,7 +521,8 @@ _http_binding_has_standalone (HttpBinding *b)
 void
 _http_binding_open_stream (HttpBinding       *b,
                            SoupServerMessage *msg,
-                           GPtrArray         *keys)
+                           GPtrArray         *keys,
+                           gboolean           may_hold)
 {
   HttpStream *s = g_new0 (HttpStream, 1);
 
@@ -535,8 +536,9 @@ _http_binding_open_stream (HttpBinding       *b,
   /* One request: its headers wait for what comes first. Its answer is
    * then one JSON object (MCP lets the server choose, the client accepts
    * both), which the client reads in one go with no stream to close;
-   * anything else, or the first keep-alive, makes it a stream. */
-  if (keys != NULL && keys->len == 1)
+   * anything else, or the first keep-alive, makes it a stream. A batch
+   * is answered on a stream: its answer would be an array. */
+  if (may_hold && keys != NULL && keys->len == 1)
     {
       s->held = TRUE;
       soup_server_message_pause (msg);
