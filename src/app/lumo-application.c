@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "lumo-application.h"
+#include "lumo-audit-store.h"
 #include "lumo-backend.h"
 #include "lumo-browser-setup.h"
 #include "lumo-dbus-service.h"
@@ -34,10 +35,10 @@ struct _LumoApplication
   LumoDBusService *dbus_service;
 
   /* Desktop agents: the gateway and its HTTP endpoint, switched by the
-   * desktop-agents keys (NULL without the schema: then off). */
+   * desktop-agents keys. */
   LumoGateway     *gateway;
   LumoGatewayHttp *http;
-  GSettings       *settings;
+  GSettings       *settings;        /* NULL without the schema: all off */
   gboolean         held_for_http;
 };
 
@@ -127,6 +128,17 @@ apply_review_timeout_override (LumoBackend *backend)
   lumo_review_queue_set_timeout (lumo_backend_get_review_queue (backend), (guint) seconds);
 }
 
+/* The one place that decides whether audit rows also go to the system
+ * journal: the audit-journal key now; managed policy, when it comes, turns
+ * it on as well (the stricter of the two wins), here. */
+static void
+update_audit_journal (LumoApplication *self)
+{
+  gboolean on = self->settings != NULL && g_settings_get_boolean (self->settings, "audit-journal");
+
+  lumo_audit_store_set_journal (lumo_backend_get_audit_store (self->backend), on);
+}
+
 static void
 on_browser_manifests_refreshed_cb (GObject      *source_object,
                                    GAsyncResult *result,
@@ -210,6 +222,8 @@ on_settings_changed_cb (GSettings       *settings,
 {
   if (g_strcmp0 (key, "desktop-agents") == 0 || g_strcmp0 (key, "desktop-agents-port") == 0)
     apply_desktop_agents (self);
+  else if (g_strcmp0 (key, "audit-journal") == 0)
+    update_audit_journal (self);
 }
 
 static void
@@ -228,11 +242,6 @@ start_desktop_agents (LumoApplication *self)
   lumo_dbus_service_set_gateway (self->dbus_service, self->gateway);
   g_signal_connect_object (self->http, "notify::state",
                            G_CALLBACK (on_http_state_notify_cb), self, 0);
-
-  self->settings = lumo_ui_lookup_settings ("desktop-agents", "desktop-agents-port", NULL);
-  if (self->settings != NULL)
-    g_signal_connect_object (self->settings, "changed",
-                             G_CALLBACK (on_settings_changed_cb), self, 0);
   apply_desktop_agents (self);
 }
 
@@ -263,6 +272,12 @@ lumo_application_startup (GApplication *app)
   g_clear_error (&error);
 
   apply_review_timeout_override (self->backend);
+  self->settings = lumo_ui_lookup_settings ("audit-journal", "desktop-agents",
+                                            "desktop-agents-port", NULL);
+  if (self->settings != NULL)
+    g_signal_connect_object (self->settings, "changed",
+                             G_CALLBACK (on_settings_changed_cb), self, 0);
+  update_audit_journal (self);
   start_desktop_agents (self);
   /* Here, not with the window: a service-mode app has none. */
   lumo_notifier_install (GTK_APPLICATION (self), self->backend);

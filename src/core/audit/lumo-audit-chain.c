@@ -3,18 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #define G_LOG_DOMAIN "lumo-audit"
-#define _GNU_SOURCE   /* renameat2 */
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <sys/file.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <glib/gstdio.h>
 
 #include "lumo-audit-chain.h"
 #include "lumo-audit-private.h"
@@ -25,7 +17,6 @@
 #define ROW_DOMAIN     "lumo-audit-row-v1"
 #define ROW_DOMAIN_V2  "lumo-audit-row-v2"
 #define RESULT_DOMAIN  "lumo-audit-result-v1"
-#define HEAD_MAGIC     "lumo-audit-head-v1"
 
 /* ---- canonical encoding -------------------------------------------------- */
 
@@ -150,160 +141,6 @@ lumo_audit_chain_head_mac (GBytes       *secret,
   put_field (buf, 'b', hash, LUMO_AUDIT_HASH_SIZE);
 
   lumo_secret_hmac (secret, buf->data, buf->len, out_mac);
-}
-
-/* ---- the head checkpoint --------------------------------------------------- */
-
-gboolean
-lumo_audit_chain_read_checkpoint (const char  *path,
-                                  GBytes      *secret,
-                                  gboolean    *found,
-                                  gint64      *id,
-                                  guint8      *hash,
-                                  GError     **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *contents = NULL;
-  g_auto(GStrv) parts = NULL;
-  guint8 mac[LUMO_AUDIT_HASH_SIZE];
-  guint8 expected[LUMO_AUDIT_HASH_SIZE];
-  char *end = NULL;
-  gint64 value;
-
-  *found = FALSE;
-
-  if (!g_file_get_contents (path, &contents, NULL, &local_error))
-    {
-      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return FALSE;
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
-                   "Cannot read the audit head checkpoint: %s", local_error->message);
-      return FALSE;
-    }
-
-  *found = TRUE;
-  g_strchomp (contents);
-  parts = g_strsplit (contents, " ", -1);
-  if (g_strv_length (parts) != 4 || strcmp (parts[0], HEAD_MAGIC) != 0)
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
-                   "The audit head checkpoint “%s” is malformed", path);
-      return FALSE;
-    }
-
-  errno = 0;
-  value = g_ascii_strtoll (parts[1], &end, 10);
-  if (errno != 0 || end == parts[1] || *end != '\0' || value < 0 ||
-      !lumo_audit_hex_decode (parts[2], hash, LUMO_AUDIT_HASH_SIZE) ||
-      !lumo_audit_hex_decode (parts[3], mac, LUMO_AUDIT_HASH_SIZE))
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
-                   "The audit head checkpoint “%s” is malformed", path);
-      return FALSE;
-    }
-
-  lumo_audit_chain_head_mac (secret, "head", value, hash, expected);
-  if (!lumo_secret_equal (mac, expected, sizeof mac))
-    {
-      g_set_error (error, LUMO_ERROR, LUMO_ERROR_CHAIN_BROKEN,
-                   "The audit head checkpoint “%s” was not written with this "
-                   "install's secret (forged or from another install)", path);
-      return FALSE;
-    }
-
-  *id = value;
-  return TRUE;
-}
-
-static gboolean
-write_all_at (int         fd,
-              const char *buf,
-              gsize       len)
-{
-  gsize done = 0;
-
-  while (done < len)
-    {
-      gssize n = pwrite (fd, buf + done, len - done, (off_t) done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      done += n;
-    }
-
-  return TRUE;
-}
-
-/* The record has a fixed length, so audit.head.next can be rewritten in
- * place (no new blocks to allocate) and then swapped with audit.head by
- * renameat2 (RENAME_EXCHANGE): readers see the old file or the new one,
- * never a mix, and ext4 does not flush a freshly allocated file as it does
- * when a new file is renamed over an old one, which made the classic
- * write-temp-then-rename cost more than half an fsync after every commit.
- * Where the exchange is not supported, the new file is renamed over the
- * old one. The directory lock keeps two processes from writing
- * audit.head.next at once; it is opened under the lock, because after an
- * exchange the name points at the other file. */
-gboolean
-lumo_audit_chain_write_checkpoint (const char    *path,
-                                   GBytes        *secret,
-                                   gint64         id,
-                                   const guint8  *hash,
-                                   GError       **error)
-{
-  g_autofree char *next = g_strconcat (path, ".next", NULL);
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *hash_hex = lumo_audit_hex_encode (hash, LUMO_AUDIT_HASH_SIZE);
-  g_autofree char *mac_hex = NULL;
-  g_autofree char *line = NULL;
-  guint8 mac[LUMO_AUDIT_HASH_SIZE];
-  gboolean ok = FALSE;
-  int saved_errno = 0;
-  int dir_fd, fd;
-
-  lumo_audit_chain_head_mac (secret, "head", id, hash, mac);
-  mac_hex = lumo_audit_hex_encode (mac, sizeof mac);
-  line = g_strdup_printf ("%s %020" G_GINT64_FORMAT " %s %s\n", HEAD_MAGIC, id, hash_hex, mac_hex);
-
-  dir_fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd < 0 || flock (dir_fd, LOCK_EX) != 0)
-    {
-      saved_errno = errno;
-      goto out;
-    }
-
-  fd = open (next, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    {
-      saved_errno = errno;
-      goto out;
-    }
-  ok = write_all_at (fd, line, strlen (line)) && ftruncate (fd, strlen (line)) == 0;
-  saved_errno = errno;
-  close (fd);
-  if (!ok)
-    goto out;
-
-  /* No fsync: the database is already durable, and a checkpoint that lags
-   * after a power loss is allowed. */
-  if (renameat2 (AT_FDCWD, next, AT_FDCWD, path, RENAME_EXCHANGE) != 0 &&
-      g_rename (next, path) != 0)
-    {
-      saved_errno = errno;
-      ok = FALSE;
-    }
-
-out:
-  if (dir_fd >= 0)
-    close (dir_fd);   /* drops the lock */
-
-  if (!ok)
-    g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
-                 "Cannot write the audit head checkpoint “%s”: %s",
-                 path, g_strerror (saved_errno));
-  return ok;
 }
 
 /* ---- verification ---------------------------------------------------------- */

@@ -43,11 +43,11 @@
  *
  * The head checkpoint (audit.head, beside the database) holds the id and
  * hash of the newest committed row and an HMAC over both, in a fixed-length
- * line. It is replaced atomically after every group commit, never before:
- * the new line is written to audit.head.next, which is then swapped in with
- * renameat2 (RENAME_EXCHANGE), or renamed over audit.head where exchange is
- * not supported. So after a crash it may lag behind the database but never
- * lead it. A database whose chain does not reach the checkpoint's id and hash
+ * line. It is written after every group commit, never before, in place:
+ * the file has two slots, and each commit overwrites the one with the
+ * older line under a file lock, so the newest line is always there
+ * (lumo-audit-head.c). So after a crash it may lag behind the database
+ * but never lead it. A database whose chain does not reach the checkpoint's id and hash
  * has lost its tail. The retention anchor (in the database) is MAC'd the
  * same way, so a cut at the front cannot pose as retention either.
  *

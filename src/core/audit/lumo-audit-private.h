@@ -134,6 +134,30 @@ typedef struct
   gint64      result_time_us;
 } LumoAuditQueuedRow;
 
+/* One entry for the system journal (lumo-audit-journal.c): a row as it
+ * is once its commit is durable. */
+typedef struct _LumoAuditJournal LumoAuditJournal;
+typedef struct
+{
+  gint64      id;
+  char       *provider_id;
+  char       *caller_id;
+  char       *caller_name;
+  char       *tool;
+  char       *target;
+  char       *reason;
+  const char *decision;      /* the stored spelling */
+  const char *caller_kind;   /* "extension", "agent" */
+  const char *outcome;       /* lumo_audit_outcome_to_string () */
+  gboolean    by_grant;
+  guint8      params_hmac[LUMO_AUDIT_HASH_SIZE];
+  guint8      hash[LUMO_AUDIT_HASH_SIZE];
+} LumoAuditJournalEntry;
+
+/* The fields of an entry: MESSAGE_ID, PRIORITY, SYSLOG_IDENTIFIER,
+ * MESSAGE and the LUMO_* ones (lumo-audit-store.h). */
+#define LUMO_AUDIT_JOURNAL_N_FIELDS 17
+
 typedef struct
 {
   LumoAuditOpKind      kind;
@@ -148,6 +172,9 @@ typedef struct
   gboolean             done;         /* sync callers wait for this, */
   GCond               *done_cond;    /* on their own condition */
   GError              *error;
+  /* APPEND, RESULT: what goes to the system journal once the commit is
+   * durable, when the journal is on (else NULL). */
+  LumoAuditJournalEntry *journal;
 } LumoAuditOp;
 
 struct _LumoAuditStore
@@ -189,6 +216,10 @@ struct _LumoAuditStore
    * lack, 0 when caught up (see lumo-audit-writer.c). */
   gint64        unindexed_since;
   gboolean      no_index_catch_up;     /* tests only */
+  /* The system journal (lumo-audit-journal.c): the switch any thread
+   * flips, and the sender, made (under lock) the first time it is on. */
+  gint          journal_enabled;
+  LumoAuditJournal *journal;
   sqlite3_stmt *data_version_stmt;
   gint64        data_version;          /* as the writer connection last read it */
 
@@ -277,8 +308,10 @@ gboolean  _lumo_audit_writer_import_rows  (LumoAuditStore         *self,
                                            gint64                 *tail_id,
                                            guint8                 *tail_hash,
                                            GError                **error);
+/* @journal: fill in op->journal (the journal is on). */
 gboolean  _lumo_audit_writer_set_result   (LumoAuditStore         *self,
                                            LumoAuditOp            *op,
+                                           gboolean                journal,
                                            GError                **error);
 gboolean  _lumo_audit_writer_apply_retention (LumoAuditStore      *self,
                                               LumoAuditOp         *op,
@@ -308,6 +341,28 @@ gint64    _lumo_audit_writer_read_data_version (LumoAuditStore    *self);
 /* Takes the CHECK_CHANGES ops out of @batch and runs one check. */
 void      _lumo_audit_writer_take_checks  (LumoAuditStore         *self,
                                            GQueue                 *batch);
+
+/* lumo-audit-journal.c */
+LumoAuditJournal *_lumo_audit_journal_new    (void);
+/* Drops the store's reference; waits a little for queued entries. */
+void      _lumo_audit_journal_stop        (LumoAuditJournal       *journal);
+void      _lumo_audit_journal_push        (LumoAuditJournal       *journal,
+                                           LumoAuditJournalEntry  *entry);
+void      _lumo_audit_journal_entry_free  (LumoAuditJournalEntry  *entry);
+gsize     _lumo_audit_journal_entry_fields (const LumoAuditJournalEntry *entry,
+                                            GLogField                   *fields,
+                                            GPtrArray                   *strings);
+/* Tests: entries journald took, entries it did not, entries waiting (or
+ * being sent), and entries dropped since the last warning. */
+void      _lumo_audit_journal_get_counts  (LumoAuditJournal       *journal,
+                                           guint64                *sent,
+                                           guint64                *failed,
+                                           guint64                *queued,
+                                           guint64                *dropped);
+
+/* Tests only, with the journal on: how many entries may wait. */
+void      _lumo_audit_store_set_journal_queue_max (LumoAuditStore *self,
+                                                   guint           max);
 
 /* lumo-audit-schema.c */
 extern const LumoMigration lumo_audit_migrations[];

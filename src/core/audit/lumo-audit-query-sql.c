@@ -13,6 +13,9 @@
 #include "lumo-error.h"
 
 #define FTS_TABLE "audit_fts"
+/* Terms up to this long are looked up by every trigram (see
+ * build_fts_query()). */
+#define COVER_ALL_MAX_CHARS 5
 
 static void
 bind_str (GPtrArray  *binds,
@@ -67,15 +70,21 @@ build_fts_query (const LumoAuditQuery *self)
       /* Every third trigram and the last one cover every character of the
        * term: the rows that hold all of them are the rows the re-check
        * (needs_recheck(): every term of four or more characters) tests.
-       * The trigrams in between would narrow that little, but each one is
-       * another doclist to walk, and common ones (the "-4" of every UUID)
-       * cost most of a slow search. */
+       * For a long term the trigrams in between would narrow that little,
+       * but each one is another doclist to walk, and common ones (the
+       * "-4" of every UUID) cost most of a slow search. A term of up to
+       * COVER_ALL_MAX_CHARS takes every trigram: its cover is two that
+       * share a character, both often common (a UUID's "85-" and "-43"
+       * are in 15,000 and 70,000 of 1,000,000 rows), and the one between
+       * them cuts the rows the re-check must read by a factor of 3
+       * there (docs/PERFORMANCE.md). */
       n_chars = g_utf8_strlen (term->value, -1);
       for (glong c = 0; c + LUMO_AUDIT_MIN_INDEXED_CHARS <= n_chars; c++)
         {
           const char *start, *end;
 
-          if (c % LUMO_AUDIT_MIN_INDEXED_CHARS != 0 && c + LUMO_AUDIT_MIN_INDEXED_CHARS != n_chars)
+          if (n_chars > COVER_ALL_MAX_CHARS && c % LUMO_AUDIT_MIN_INDEXED_CHARS != 0 &&
+              c + LUMO_AUDIT_MIN_INDEXED_CHARS != n_chars)
             continue;
 
           start = g_utf8_offset_to_pointer (term->value, c);

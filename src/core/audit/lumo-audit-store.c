@@ -83,6 +83,9 @@ lumo_audit_store_dispose (GObject *object)
       g_clear_pointer (&self->writer, g_thread_join);
     }
 
+  /* After the writer: it has queued every entry it will. */
+  g_clear_pointer (&self->journal, _lumo_audit_journal_stop);
+
   G_OBJECT_CLASS (lumo_audit_store_parent_class)->dispose (object);
 }
 

@@ -52,9 +52,28 @@
  * innocuous.
  *
  * HEAD CHECKPOINT. After each group commit, and before any waiter is told
- * its row is durable, audit.head is replaced atomically (a rename; no
- * fsync of its own). So after a crash it may lag the database but never
- * lead it; see lumo-audit-chain.h.
+ * its row is durable, audit.head is updated in place (one pwrite into the
+ * older of its two slots; no rename, no fsync of its own). So after a
+ * crash it may lag the database but never lead it; see lumo-audit-chain.h
+ * and lumo-audit-head.c.
+ *
+ * SYSTEM JOURNAL. With lumo_audit_store_set_journal() on, every row this
+ * store appends is also sent to journald once it is durable, as one
+ * structured entry (MESSAGE_ID LUMO_AUDIT_JOURNAL_MESSAGE_ID), and every
+ * result it fills in as a second entry for the same row, once that is
+ * durable: MESSAGE (one readable line), PRIORITY (5 for a denial or a
+ * failed tool, else 6), SYSLOG_IDENTIFIER=lumo-access, LUMO_ENTRY (the
+ * row id), LUMO_TOOL, LUMO_CALLER (its ID), LUMO_CALLER_NAME,
+ * LUMO_CALLER_KIND (extension, agent), LUMO_PROVIDER, LUMO_DECISION
+ * (allow, deny, pending-review), LUMO_REASON ("" for none),
+ * LUMO_BY_GRANT (0, 1), LUMO_RESULT (pending or denied at the decision,
+ * ok or error with the result), LUMO_TARGET ("" for none),
+ * LUMO_PARAMS_HMAC and LUMO_ENTRY_HASH (hex, as in an export). Never the
+ * params, a preview or any source. The entries are sent by a thread of
+ * their own after the callers are woken: a journald that is missing,
+ * slow or stuck never delays or fails an append (entries it does not take
+ * in time are dropped, and a warning says how many). Imported rows are
+ * not sent. Off by default; docs/admin.md shows the query and shipping.
  *
  * NO SCRIPT SOURCE. There is no column, argument or code path through which
  * tool arguments or script source reach the store: append takes the
@@ -273,6 +292,19 @@ const char     *lumo_audit_store_get_key_path     (LumoAuditStore         *self)
  * context, and (FAILED only, else NULL) what it found. */
 LumoAuditIntegrity lumo_audit_store_get_integrity (LumoAuditStore         *self);
 const char     *lumo_audit_store_get_integrity_message (LumoAuditStore    *self);
+
+/* The MESSAGE_ID of every audit entry in the system journal (see
+ * "SYSTEM JOURNAL" above): journalctl MESSAGE_ID=… finds them. Fixed for
+ * good: collectors filter on it. */
+#define LUMO_AUDIT_JOURNAL_MESSAGE_ID "6dccb2644be84cdf90f3c45f4bd25afd"
+
+/* Turns the copy into the system journal on or off, from any thread: the
+ * rows and results committed from then on are sent (or not). The one
+ * switch for every source of the setting (the app's GSettings key
+ * audit-journal; managed policy). No effect on a collected log. */
+void            lumo_audit_store_set_journal      (LumoAuditStore         *self,
+                                                   gboolean                enabled);
+gboolean        lumo_audit_store_get_journal      (LumoAuditStore         *self);
 
 /* Returns the new row's id (> 0) once it is durable, 0 on error (see the
  * contract above). Bad input: LUMO_ERROR_INVALID_ID (provider or caller),

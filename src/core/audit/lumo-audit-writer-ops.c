@@ -123,11 +123,43 @@ _lumo_audit_writer_import_rows (LumoAuditStore  *self,
   return indexed_to < first || _lumo_audit_writer_index_rows (self, first, *tail_id, error);
 }
 
+/* The system journal's entry for a result, from the row as the result
+ * statement below reads it. */
+static LumoAuditJournalEntry *
+journal_entry_for_result (sqlite3_stmt      *stmt,
+                          const LumoAuditOp *op)
+{
+  LumoAuditJournalEntry *entry = g_new0 (LumoAuditJournalEntry, 1);
+  LumoAuditDecision decision = LUMO_AUDIT_DECISION_ALLOW;
+  LumoAuditCallerKind kind = LUMO_AUDIT_CALLER_KIND_EXTENSION;
+
+  /* The stored spellings, as static strings (the CHECKs allow no other). */
+  lumo_audit_decision_from_string ((const char *) sqlite3_column_text (stmt, 0), &decision);
+  lumo_audit_caller_kind_from_string ((const char *) sqlite3_column_text (stmt, 9), &kind);
+
+  entry->id = op->id;
+  entry->tool = g_strdup ((const char *) sqlite3_column_text (stmt, 3));
+  entry->caller_id = g_strdup ((const char *) sqlite3_column_text (stmt, 4));
+  entry->caller_name = g_strdup ((const char *) sqlite3_column_text (stmt, 5));
+  entry->target = g_strdup ((const char *) sqlite3_column_text (stmt, 6));
+  entry->provider_id = g_strdup ((const char *) sqlite3_column_text (stmt, 7));
+  entry->reason = g_strdup ((const char *) sqlite3_column_text (stmt, 8));
+  entry->decision = lumo_audit_decision_to_string (decision);
+  entry->caller_kind = lumo_audit_caller_kind_to_string (kind);
+  entry->by_grant = sqlite3_column_int (stmt, 10) != 0;
+  entry->outcome = g_str_equal (op->result, "error") ? "error" : "ok";
+  memcpy (entry->hash, sqlite3_column_blob (stmt, 2), LUMO_AUDIT_HASH_SIZE);
+  if (sqlite3_column_bytes (stmt, 11) == LUMO_AUDIT_HASH_SIZE)
+    memcpy (entry->params_hmac, sqlite3_column_blob (stmt, 11), LUMO_AUDIT_HASH_SIZE);
+  return entry;
+}
+
 /* FALSE only for a failure of the database (which fails the batch); a
  * request that cannot be honoured is the op's own error. */
 gboolean
 _lumo_audit_writer_set_result (LumoAuditStore  *self,
             LumoAuditOp              *op,
+            gboolean                  journal,
             GError         **error)
 {
   g_autofree char *tool = NULL, *caller_id = NULL, *caller_name = NULL, *target = NULL;
@@ -137,7 +169,8 @@ _lumo_audit_writer_set_result (LumoAuditStore  *self,
   int rc;
 
   if (!(stmt = _lumo_audit_writer_cached (self, &self->result_read_stmt,
-                       "SELECT decision, result, hash, tool, caller_id, caller_name, target "
+                       "SELECT decision, result, hash, tool, caller_id, caller_name, target, "
+                       "provider_id, reason, caller_kind, by_grant, params_hmac "
                        "FROM audit WHERE id = ?", error)))
     return FALSE;
 
@@ -179,6 +212,8 @@ _lumo_audit_writer_set_result (LumoAuditStore  *self,
   caller_id = g_strdup ((const char *) sqlite3_column_text (stmt, 4));
   caller_name = g_strdup ((const char *) sqlite3_column_text (stmt, 5));
   target = g_strdup ((const char *) sqlite3_column_text (stmt, 6));
+  if (journal)
+    op->journal = journal_entry_for_result (stmt, op);
   sqlite3_reset (stmt);
 
   lumo_audit_chain_result_mac (self->secret, hash, op->result, op->result_text, op->time_us, mac);

@@ -61,6 +61,7 @@ _lumo_audit_op_free (LumoAuditOp *op)
     queued_row_clear (&op->rows[i]);
   g_free (op->rows);
   g_free (op->result_text);
+  g_clear_pointer (&op->journal, _lumo_audit_journal_entry_free);
   g_clear_object (&op->task);
   g_clear_error (&op->error);
   g_free (op);
@@ -254,10 +255,36 @@ _lumo_audit_writer_commit (LumoAuditStore  *self,
   return TRUE;
 }
 
+/* The entry of a row just inserted: the queued row and its chain hash. */
+static LumoAuditJournalEntry *
+journal_entry_for_row (const LumoAuditQueuedRow *row,
+                       gint64                    id,
+                       const guint8             *hash)
+{
+  LumoAuditJournalEntry *entry = g_new0 (LumoAuditJournalEntry, 1);
+
+  entry->id = id;
+  entry->provider_id = g_strdup (row->provider_id);
+  entry->caller_id = g_strdup (row->caller_id);
+  entry->caller_name = g_strdup (row->caller_name);
+  entry->tool = g_strdup (row->tool);
+  entry->target = g_strdup (row->target);
+  entry->reason = g_strdup (row->reason);
+  entry->decision = row->decision;
+  entry->caller_kind = row->caller_kind;
+  entry->by_grant = row->by_grant;
+  entry->outcome = g_str_equal (row->decision, "deny") ? "denied" : "pending";
+  memcpy (entry->params_hmac, row->params_hmac, LUMO_AUDIT_HASH_SIZE);
+  memcpy (entry->hash, hash, LUMO_AUDIT_HASH_SIZE);
+  return entry;
+}
+
 static void
 writer_process (LumoAuditStore *self,
                 GQueue         *batch)
 {
+  g_autoptr(GPtrArray) journal = NULL;
+  gboolean journal_on = g_atomic_int_get (&self->journal_enabled);
   g_autoptr(GError) error = NULL;
   g_autoptr(GArray) added = g_array_new (FALSE, FALSE, sizeof (gint64));
   GQueue async_ops = G_QUEUE_INIT;
@@ -286,13 +313,15 @@ writer_process (LumoAuditStore *self,
         case LUMO_AUDIT_OP_APPEND:
           ok = _lumo_audit_writer_insert_row (self, &op->rows[0], &tail_id, tail_hash, &error);
           op->id = tail_id;
+          if (ok && journal_on)
+            op->journal = journal_entry_for_row (&op->rows[0], tail_id, tail_hash);
           g_array_append_val (added, tail_id);
           break;
         case LUMO_AUDIT_OP_IMPORT:
           ok = _lumo_audit_writer_import_rows (self, op, &tail_id, tail_hash, &error);
           break;
         case LUMO_AUDIT_OP_RESULT:
-          ok = _lumo_audit_writer_set_result (self, op, &error);
+          ok = _lumo_audit_writer_set_result (self, op, journal_on, &error);
           if (ok && op->error == NULL)
             g_array_append_val (results, op->id);
           break;
@@ -334,6 +363,15 @@ writer_process (LumoAuditStore *self,
           op->error = g_error_copy (error);
           op->id = 0;
         }
+      /* Only what is durable goes to the journal, and only after the
+       * callers are awake (their ops are theirs again then). */
+      if (op->journal != NULL && ok && op->error == NULL)
+        {
+          if (journal == NULL)
+            journal = g_ptr_array_new_with_free_func ((GDestroyNotify) _lumo_audit_journal_entry_free);
+          g_ptr_array_add (journal, g_steal_pointer (&op->journal));
+        }
+      g_clear_pointer (&op->journal, _lumo_audit_journal_entry_free);
     }
   g_mutex_unlock (&self->lock);
 
@@ -367,6 +405,14 @@ writer_process (LumoAuditStore *self,
       g_source_set_callback (idle, complete_async_cb, op, NULL);
       g_source_set_static_name (idle, "[lumo] audit op done");
       g_source_attach (idle, g_task_get_context (op->task));
+    }
+
+  if (journal != NULL)
+    {
+      g_mutex_lock (&self->lock);
+      for (guint i = 0; i < journal->len; i++)
+        _lumo_audit_journal_push (self->journal, g_steal_pointer (&journal->pdata[i]));
+      g_mutex_unlock (&self->lock);
     }
 
   if (ok)
