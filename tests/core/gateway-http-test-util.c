@@ -145,7 +145,7 @@ endpoint_initialize (Endpoint   *e,
   g_assert_cmpuint (reply->status, ==, 200);
   session_id = http_reply_header (reply, "Mcp-Session-Id");
   g_assert_nonnull (session_id);
-  messages = endpoint_sse_messages (reply->body);
+  messages = endpoint_messages (reply);
   g_assert_cmpuint (messages->len, ==, 1);
   answer = g_ptr_array_index (messages, 0);
   g_assert_cmpint (json_object_get_int_member (answer, "id"), ==, 1);
@@ -154,12 +154,32 @@ endpoint_initialize (Endpoint   *e,
   return session_id;
 }
 
+/* The messages of an answer to a POST: one JSON object with its
+ * Content-Length, or the data lines of an SSE stream. */
 GPtrArray *
-endpoint_sse_messages (const char *body)
+endpoint_messages (HttpReply *reply)
 {
   GPtrArray *messages = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
-  g_auto(GStrv) lines = g_strsplit (body != NULL ? body : "", "\n", -1);
+  g_autofree char *content_type = http_reply_header (reply, "Content-Type");
+  g_auto(GStrv) lines = NULL;
 
+  if (g_strcmp0 (content_type, "application/json") == 0)
+    {
+      g_autofree char *length = http_reply_header (reply, "Content-Length");
+      g_autoptr(JsonNode) node = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_assert_nonnull (length);
+      g_assert_cmpuint (g_ascii_strtoull (length, NULL, 10), ==, reply->body_len);
+      node = lumo_json_parse (reply->body, reply->body_len, 64, &error);
+      g_assert_no_error (error);
+      g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+      g_ptr_array_add (messages, json_object_ref (json_node_get_object (node)));
+      return messages;
+    }
+
+  g_assert_cmpstr (content_type, ==, "text/event-stream");
+  lines = g_strsplit (reply->body != NULL ? reply->body : "", "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
     {
       g_autoptr(JsonNode) node = NULL;

@@ -66,8 +66,10 @@ HttpReply  *endpoint_post              (Endpoint      *e,
 char       *endpoint_initialize        (Endpoint      *e,
                                         const char    *version);
 
-/* The JSON of every "data:" line of an SSE body, in order. */
-GPtrArray  *endpoint_sse_messages      (const char    *body);
+/* The messages of an answer to a POST, in order: its one JSON object
+ * (application/json, with a Content-Length that is right), or the JSON
+ * of every "data:" line of its SSE stream. */
+GPtrArray  *endpoint_messages          (HttpReply     *reply);
 /* The one JSON-RPC error of an error reply; checks its code. */
 void        endpoint_assert_error      (HttpReply     *reply,
                                         guint          status,

@@ -129,7 +129,7 @@ initialize_relayed (Endpoint  *e,
 
   reply = http_call_finish (call);
   g_assert_cmpuint (reply->status, ==, 200);
-  answers = endpoint_sse_messages (reply->body);
+  answers = endpoint_messages (reply);
   g_assert_cmpuint (answers->len, ==, 1);
   g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 0), "id"), ==, 1);
   result = json_object_get_object_member (g_ptr_array_index (answers, 0), "result");
@@ -156,16 +156,17 @@ test_away (Endpoint      *e,
   g_autoptr(HttpReply) call = endpoint_post (e, session_id, "2025-06-18",
                                              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\","
                                              "\"params\":{\"name\":\"userscripts_list_scripts\",\"arguments\":{}}}");
-  g_autoptr(GPtrArray) tools = endpoint_sse_messages (list->body);
-  g_autoptr(GPtrArray) results = endpoint_sse_messages (call->body);
+  g_autoptr(GPtrArray) tools = endpoint_messages (list);
+  g_autoptr(GPtrArray) results = endpoint_messages (call);
   g_autofree char *content_type = http_reply_header (list, "Content-Type");
   JsonObject *result;
 
   g_assert_cmpuint (initialized->status, ==, 202);
   g_assert_cmpuint (initialized->body_len, ==, 0);
 
+  /* One request answered at once: one JSON object, no stream. */
   g_assert_cmpuint (list->status, ==, 200);
-  g_assert_cmpstr (content_type, ==, "text/event-stream");
+  g_assert_cmpstr (content_type, ==, "application/json");
   g_assert_cmpuint (tools->len, ==, 1);
   result = json_object_get_object_member (g_ptr_array_index (tools, 0), "result");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (result, "tools")), ==, 0);
@@ -215,12 +216,119 @@ test_relay (Endpoint      *e,
 
   reply = http_call_finish (call);
   g_assert_cmpuint (reply->status, ==, 200);
-  events = endpoint_sse_messages (reply->body);
+  events = endpoint_messages (reply);
   g_assert_cmpuint (events->len, ==, 2);
   g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (events, 0), "method"), ==,
                    "notifications/progress");
   g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (events, 1), "id"), ==, "call-5");
   g_assert_true (json_object_has_member (g_ptr_array_index (events, 1), "result"));
+}
+
+/* tools/call of the relayed session, sent; returns the id the provider
+ * got it under. */
+static gint64
+start_call (Endpoint    *e,
+            const char  *session_id,
+            HttpCall   **call)
+{
+  g_autofree char *request = endpoint_post_request (e, session_id, "2025-06-18",
+                                                    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                                                    "\"params\":{\"name\":\"list_scripts\",\"arguments\":{}}}");
+
+  *call = http_call_start ("127.0.0.1", e->port, request, -1, 0);
+  return endpoint_provider_expect (e, "tools/call");
+}
+
+/* One request with nothing before its answer: the headers wait for it,
+ * and it comes as one JSON object with its Content-Length, no stream. */
+static void
+test_json_answer (Endpoint      *e,
+                  gconstpointer  data)
+{
+  g_autofree char *port = NULL;
+  g_autofree char *session_id = NULL;
+  g_autoptr(HttpReply) reply = NULL;
+  g_autoptr(GPtrArray) answers = NULL;
+  g_autofree char *content_type = NULL;
+  g_autofree char *encoding = NULL;
+  HttpCall *call;
+  gint64 id;
+
+  endpoint_provider_hello (e);
+  session_id = initialize_relayed (e, &port);
+  id = start_call (e, session_id, &call);
+  provider_answer (e, port, id, "{\"content\":[{\"type\":\"text\",\"text\":\"3 scripts\"}]}");
+
+  reply = http_call_finish (call);
+  g_assert_cmpuint (reply->status, ==, 200);
+  content_type = http_reply_header (reply, "Content-Type");
+  encoding = http_reply_header (reply, "Transfer-Encoding");
+  g_assert_cmpstr (content_type, ==, "application/json");
+  g_assert_null (encoding);
+  answers = endpoint_messages (reply);
+  g_assert_cmpuint (answers->len, ==, 1);
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 0), "id"), ==, 7);
+  g_assert_true (json_object_has_member (g_ptr_array_index (answers, 0), "result"));
+}
+
+/* An answer that takes longer than the keep-alive goes as a stream: the
+ * comment, which finds out a client that went, then the answer. */
+static void
+test_slow_answer_streams (Endpoint      *e,
+                          gconstpointer  data)
+{
+  g_autofree char *port = NULL;
+  g_autofree char *session_id = NULL;
+  g_autoptr(HttpReply) reply = NULL;
+  g_autoptr(GPtrArray) answers = NULL;
+  HttpCall *call;
+  gint64 id;
+
+  _lumo_gateway_http_set_deadlines (e->http, LUMO_GATEWAY_HTTP_SESSION_IDLE_S * 1000,
+                                    LUMO_GATEWAY_HTTP_STALL_TIMEOUT_S * 1000, 50);
+  endpoint_provider_hello (e);
+  session_id = initialize_relayed (e, &port);
+  id = start_call (e, session_id, &call);
+  wait_received (call, ": keepalive");
+  g_assert_true (http_call_has_received (call, "Content-Type: text/event-stream"));
+  provider_answer (e, port, id, "{\"content\":[]}");
+
+  reply = http_call_finish (call);
+  g_assert_cmpuint (reply->status, ==, 200);
+  answers = endpoint_messages (reply);
+  g_assert_cmpuint (answers->len, ==, 1);
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 0), "id"), ==, 7);
+}
+
+/* The session ends while an answer is held: the call still gets its
+ * answer (a tool error: the call is lost), whole. */
+static void
+test_held_session_ends (Endpoint      *e,
+                        gconstpointer  data)
+{
+  g_autofree char *port = NULL;
+  g_autofree char *session_id = NULL;
+  g_autofree char *request = NULL;
+  g_autoptr(HttpReply) deleted = NULL;
+  g_autoptr(HttpReply) reply = NULL;
+  g_autoptr(GPtrArray) answers = NULL;
+  HttpCall *call;
+
+  endpoint_provider_hello (e);
+  session_id = initialize_relayed (e, &port);
+  start_call (e, session_id, &call);
+  request = session_request (e, "DELETE", session_id, NULL);
+  deleted = endpoint_exchange (e, request);
+  g_assert_cmpuint (deleted->status, ==, 200);
+
+  reply = http_call_finish (call);
+  g_assert_cmpuint (reply->status, ==, 200);
+  answers = endpoint_messages (reply);
+  g_assert_cmpuint (answers->len, ==, 1);
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 0), "id"), ==, 7);
+  /* A tool call that is lost is a tool error, as MCP. */
+  g_assert_true (json_object_get_boolean_member (json_object_get_object_member (g_ptr_array_index (answers, 0),
+                                                                                "result"), "isError"));
 }
 
 /* GET opens the one standalone stream (a second is 409); when the
@@ -578,6 +686,9 @@ main (int   argc,
 
   endpoint_add ("/gateway/http/away", test_away);
   endpoint_add ("/gateway/http/relay", test_relay);
+  endpoint_add ("/gateway/http/json-answer", test_json_answer);
+  endpoint_add ("/gateway/http/slow-answer-streams", test_slow_answer_streams);
+  endpoint_add ("/gateway/http/held-session-ends", test_held_session_ends);
   endpoint_add ("/gateway/http/standalone", test_standalone);
   endpoint_add ("/gateway/http/slow-reader-bound", test_slow_reader_bound);
   endpoint_add ("/gateway/http/stalled-stream", test_stalled_stream);

@@ -288,7 +288,7 @@ test_protocol_version (Endpoint      *e,
     {
       const char *versions[] = { "2025-06-18", NULL, "2025-03-26", "2025-11-25" };
       g_autoptr(HttpReply) reply = endpoint_post (e, session_id, versions[i], ping);
-      g_autoptr(GPtrArray) messages = endpoint_sse_messages (reply->body);
+      g_autoptr(GPtrArray) messages = endpoint_messages (reply);
 
       g_assert_cmpuint (reply->status, ==, 200);
       g_assert_cmpuint (messages->len, ==, 1);
@@ -384,8 +384,9 @@ test_invalid_json (Endpoint      *e,
 }
 
 /* A batch under 2025-06-18 (which has none) is an invalid request, and
- * none of its messages is taken; under 2025-03-26 each is answered. An
- * initialize is never batched. */
+ * none of its messages is taken; under 2025-03-26 each is answered, on a
+ * stream, a batch of one request too (one JSON object would not be the
+ * array JSON-RPC answers a batch with). An initialize is never batched. */
 static void
 test_batch (Endpoint      *e,
             gconstpointer  data)
@@ -398,16 +399,26 @@ test_batch (Endpoint      *e,
   g_autoptr(HttpReply) refused = endpoint_post (e, new_session, "2025-06-18", batch);
   g_autoptr(HttpReply) split = endpoint_post (e, old_session, NULL, batch);
   g_autoptr(HttpReply) init = endpoint_post (e, NULL, NULL, init_batch);
+  g_autoptr(HttpReply) one = endpoint_post (e, old_session, NULL,
+                                            "[{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}]");
+  g_autofree char *one_type = http_reply_header (one, "Content-Type");
   g_autoptr(GPtrArray) answers = NULL;
+  g_autoptr(GPtrArray) one_answers = NULL;
 
   endpoint_assert_error (refused, 400, LUMO_MCP_INVALID_REQUEST);
   g_assert_nonnull (strstr (refused->body, "2025-06-18"));
 
   g_assert_cmpuint (split->status, ==, 200);
-  answers = endpoint_sse_messages (split->body);
+  answers = endpoint_messages (split);
   g_assert_cmpuint (answers->len, ==, 2);
   g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 0), "id"), ==, 7);
   g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (answers, 1), "id"), ==, 8);
+
+  g_assert_cmpuint (one->status, ==, 200);
+  g_assert_cmpstr (one_type, ==, "text/event-stream");
+  one_answers = endpoint_messages (one);
+  g_assert_cmpuint (one_answers->len, ==, 1);
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (one_answers, 0), "id"), ==, 9);
 
   endpoint_assert_error (init, 400, LUMO_MCP_INVALID_REQUEST);
   g_assert_cmpuint (endpoint_n_sessions (e), ==, 2);

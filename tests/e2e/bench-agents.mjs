@@ -8,12 +8,12 @@
 //   (c) a lumo:mcp port, from the e2e caller extension (its connector),
 // each timed by its own client, round robin in rounds so that the three
 // see the same machine; and (a′) the same call over HTTP by bare fetch on
-// a session of its own, with the time until the answer's headers (the
-// endpoint sends them once it has handed the call on, before the provider
-// answers), which splits (a) into the SDK client's share, the endpoint's
-// own before it hands the call on, and the relay. Then, with the browser
-// closed, the endpoint's own cost per request: a ping the session answers
-// itself (every check, the session, the strict parse, an SSE answer),
+// a session of its own, with the time until the answer's headers (which
+// the endpoint holds until the answer is there, when the answer is all
+// that comes), which splits (a) into the SDK client's share and the
+// endpoint's with the relay. Then, with the browser closed, the
+// endpoint's own cost per request: a ping the session answers itself
+// (every check, the session, the strict parse, a JSON answer),
 // beside a bare libsoup server that echoes the body as one SSE event
 // (tests/bench/bench-soup-echo.c), from the same client (Node's fetch).
 //
@@ -69,7 +69,10 @@ async function timePosts (url, headers, body, n, heads) {
     heads?.push(performance.now() - t0);
     const text = await r.text();
     samples.push(performance.now() - t0);
-    if (r.status !== 200 || !text.includes('event: message'))
+    // One JSON object (the endpoint's answer to one request) or an SSE
+    // event (the echo's).
+    const json = /^application\/json/.test(r.headers.get('content-type') ?? '');
+    if (r.status !== 200 || !(json ? JSON.parse(text).result : text.includes('event: message')))
       throw new Error(`${url}: ${r.status} ${text.slice(0, 200)}`);
   }
   return samples;

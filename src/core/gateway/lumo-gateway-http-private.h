@@ -59,10 +59,13 @@ gboolean          _http_binding_is_pending           (HttpBinding       *binding
 gboolean          _http_binding_has_standalone       (HttpBinding       *binding);
 /* Turns @msg into an SSE stream of the session (paused until there is
  * something to write): for the answers to the requests whose id keys are
- * @keys (a POST), or the standalone stream (@keys NULL, a GET). */
+ * @keys (a POST), or the standalone stream (@keys NULL, a GET). With
+ * @may_hold (a POST of one request, not a batch) the headers wait, and an
+ * answer that comes first goes as one JSON object instead. */
 void              _http_binding_open_stream          (HttpBinding       *binding,
                                                       SoupServerMessage *msg,
-                                                      GPtrArray         *keys);
+                                                      GPtrArray         *keys,
+                                                      gboolean           may_hold);
 
 /* Shorter deadlines, for tests: a session's idleness, a stream's stall,
  * the keep-alive of an open stream. */

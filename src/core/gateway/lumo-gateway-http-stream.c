@@ -6,7 +6,11 @@
  * session sends (::message) goes to one of its SSE streams: to the POST
  * stream that waits for the request it belongs to, or to the standalone
  * GET stream when it belongs to none (notifications/tools/list_changed).
- * A POST stream ends with the last answer it waits for. A response whose
+ * A POST stream ends with the last answer it waits for. A POST of one
+ * request holds its headers: if its answer comes first, it goes as one
+ * application/json object with a Content-Length (one write, nothing to
+ * close in a thread, the client not woken before there is something to
+ * read); anything else first, or the first keep-alive, makes it a stream. A response whose
  * POST is gone (the client disconnected) is dropped: MCP never puts an
  * answer on the standalone stream.
  *
@@ -58,6 +62,7 @@ struct _HttpStream
   gsize              unread;      /* appended, not yet written */
   GSource           *stall;       /* armed while bytes wait and none get written */
   GSource           *keepalive;   /* while the stream is open */
+  gboolean           held;        /* headers not written yet: the answer may come as JSON */
   gboolean           ended;
   gulong             wrote_id;
   gulong             finished_id;
@@ -114,6 +119,20 @@ binding_forget_stream (HttpBinding *b,
   binding_arm_idle (b);
 }
 
+/* The answer is an SSE stream from here on: its headers go out as soon
+ * as the message is unpaused. */
+static void
+stream_open_sse (HttpStream *s)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (s->msg);
+
+  s->held = FALSE;
+  soup_server_message_set_status (s->msg, SOUP_STATUS_OK, NULL);
+  soup_message_headers_set_content_type (headers, "text/event-stream", NULL);
+  soup_message_headers_replace (headers, "Cache-Control", "no-cache");
+  soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
+}
+
 /* No more bytes: the last chunk goes out, and libsoup finishes the
  * message (keeping the connection for the next request). What still
  * waits is written first; the stall deadline still guards it. */
@@ -130,6 +149,10 @@ stream_end (HttpStream *s)
 
   s->ended = TRUE;
   stream_stop_keepalive (s);
+  /* Ended before its answer came (the session closed): an empty stream,
+   * as when the headers went out at once. */
+  if (s->held)
+    stream_open_sse (s);
   soup_message_body_complete (soup_server_message_get_response_body (s->msg));
   soup_server_message_unpause (s->msg);
   if (b != NULL)
@@ -208,13 +231,35 @@ on_stream_keepalive_cb (gpointer user_data)
   HttpStream *s = user_data;
   static const char comment[] = ": keepalive\n\n";
 
+  /* An answer held back this long goes as a stream: the comment finds
+   * out a client that is gone. */
+  if (s->held)
+    stream_open_sse (s);
   stream_append (s, g_strdup (comment), strlen (comment));
   return G_SOURCE_CONTINUE;
 }
 
+/* The answer to the one request of a POST whose headers were held: one
+ * JSON object with a Content-Length, the whole answer in one write. */
+static void
+stream_respond_json (HttpStream *s,
+                     char       *json)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (s->msg);
+  gsize len = strlen (json);
+
+  s->held = FALSE;
+  soup_server_message_set_status (s->msg, SOUP_STATUS_OK, NULL);
+  soup_message_headers_set_content_type (headers, "application/json", NULL);
+  soup_message_headers_set_content_length (headers, len);
+  stream_append (s, json, len);
+}
+
+/* @is_answer: @message is the answer to the one request @s waits for. */
 static void
 stream_send (HttpStream *s,
-             JsonObject *message)
+             JsonObject *message,
+             gboolean    is_answer)
 {
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), message);
   g_autoptr(GError) error = NULL;
@@ -231,6 +276,16 @@ stream_send (HttpStream *s,
       g_debug ("Cannot write a message of the session: %s", error->message);
       return;
     }
+
+  if (s->held && is_answer)
+    {
+      stream_respond_json (s, g_steal_pointer (&json));
+      return;
+    }
+  /* Something else comes first (a notification, a request of the
+   * server): the answer will follow it on a stream. */
+  if (s->held)
+    stream_open_sse (s);
 
   event = g_strconcat ("event: message\ndata: ", json, "\n\n", NULL);
   len = strlen (event);
@@ -328,7 +383,8 @@ on_session_message_cb (LumoAgentSession *session,
         }
     }
 
-  stream_send (s, message);
+  stream_send (s, message, is_response && s->pending != NULL && g_hash_table_size (s->pending) == 1 &&
+                           g_hash_table_contains (s->pending, key));
 
   /* The session may have ended over the bound, and the stream with it. */
   if (is_response && !s->ended && s->pending != NULL && g_hash_table_remove (s->pending, key) &&
@@ -465,15 +521,11 @@ _http_binding_has_standalone (HttpBinding *b)
 void
 _http_binding_open_stream (HttpBinding       *b,
                            SoupServerMessage *msg,
-                           GPtrArray         *keys)
+                           GPtrArray         *keys,
+                           gboolean           may_hold)
 {
-  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
   HttpStream *s = g_new0 (HttpStream, 1);
 
-  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
-  soup_message_headers_set_content_type (headers, "text/event-stream", NULL);
-  soup_message_headers_replace (headers, "Cache-Control", "no-cache");
-  soup_message_headers_set_encoding (headers, SOUP_ENCODING_CHUNKED);
   /* Written chunks are freed: a stream that runs for hours holds only
    * what its client has not read yet. */
   soup_message_body_set_accumulate (soup_server_message_get_response_body (msg), FALSE);
@@ -481,6 +533,18 @@ _http_binding_open_stream (HttpBinding       *b,
   s->http = b->http;
   s->binding = b;
   s->msg = g_object_ref (msg);
+  /* One request: its headers wait for what comes first. Its answer is
+   * then one JSON object (MCP lets the server choose, the client accepts
+   * both), which the client reads in one go with no stream to close;
+   * anything else, or the first keep-alive, makes it a stream. A batch
+   * is answered on a stream: its answer would be an array. */
+  if (may_hold && keys != NULL && keys->len == 1)
+    {
+      s->held = TRUE;
+      soup_server_message_pause (msg);
+    }
+  else
+    stream_open_sse (s);
   s->wrote_id = g_signal_connect (msg, "wrote-body-data", G_CALLBACK (on_stream_wrote_body_data_cb), s);
   s->finished_id = g_signal_connect (msg, "finished", G_CALLBACK (on_stream_finished_cb), s);
   s->keepalive = g_timeout_source_new (b->http->keepalive_ms);
@@ -501,8 +565,9 @@ _http_binding_open_stream (HttpBinding       *b,
   b->last_active = g_get_monotonic_time ();
   binding_disarm_idle (b);
 
-  /* Not paused: libsoup writes the headers now (a client waits for them
-   * to know its stream is open) and pauses by itself at the empty body. */
+  /* A stream is not paused: libsoup writes the headers now (a client
+   * waits for them to know its stream is open) and pauses by itself at
+   * the empty body. */
 }
 
 void

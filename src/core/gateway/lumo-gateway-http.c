@@ -433,7 +433,7 @@ handle_post (LumoGatewayHttp   *self,
         }
 
   if (keys->len > 0)
-    _http_binding_open_stream (binding, msg, keys);
+    _http_binding_open_stream (binding, msg, keys, JSON_NODE_HOLDS_OBJECT (node));
   else
     soup_server_message_set_status (msg, SOUP_STATUS_ACCEPTED, NULL);
 
@@ -466,7 +466,7 @@ handle_get (LumoGatewayHttp   *self,
       return;
     }
 
-  _http_binding_open_stream (binding, msg, NULL);
+  _http_binding_open_stream (binding, msg, NULL, FALSE);
 }
 
 static void
