@@ -272,10 +272,32 @@ lumo_window_class_init (LumoWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close", NULL);
 }
 
+/* Only the page on screen is visible: AdwViewStack measures every
+ * visible page, so with all five the window's first layout measured the
+ * text of four pages nobody sees before the first frame (about 180 ms
+ * on the test machine, docs/PERFORMANCE.md). Each page sits in a bin,
+ * the stack's child, so the switcher still lists every page. */
+static void
+on_stack_visible_child_cb (LumoWindow *self)
+{
+  GtkWidget *shown = adw_view_stack_get_visible_child (self->stack);
+  GtkWidget *pages[] = {
+    GTK_WIDGET (self->requests_page), GTK_WIDGET (self->access_page),
+    GTK_WIDGET (self->activity_page), GTK_WIDGET (self->providers_page),
+    GTK_WIDGET (self->audit_page),
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
+    gtk_widget_set_visible (pages[i], gtk_widget_get_parent (pages[i]) == shown);
+}
+
 static void
 lumo_window_init (LumoWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_signal_connect_swapped (self->stack, "notify::visible-child",
+                            G_CALLBACK (on_stack_visible_child_cb), self);
+  on_stack_visible_child_cb (self);
 
   self->settings = lumo_ui_lookup_settings ("window-width", "window-height",
                                             "window-maximized", NULL);

@@ -175,6 +175,8 @@ test_recommended_servers (AppFixture    *f,
   g_autoptr(GPtrArray) none = g_ptr_array_new ();
   LumoProviderRow *row;
 
+  /* Only the page on screen is visible. */
+  g_assert_true (lumo_window_set_page (f->window, "providers"));
   app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
   app_test_iterate ();
   row = provider_row (f, TEST_PROVIDER_ID);

@@ -37,6 +37,37 @@ has_shortcut (GtkWidget  *widget,
   return FALSE;
 }
 
+/* Only the page on screen is visible (the window's first layout measures
+ * no other), and the switcher still offers all five. */
+static void
+test_only_shown_page_visible (AppFixture    *f,
+                              gconstpointer  data)
+{
+  static const char *names[] = { "requests", "access", "activity", "providers", "audit" };
+  GtkWidget *pages[] = {
+    GTK_WIDGET (_lumo_window_get_requests_page (f->window)), GTK_WIDGET (_lumo_window_get_access_page (f->window)),
+    GTK_WIDGET (_lumo_window_get_activity_page (f->window)), GTK_WIDGET (_lumo_window_get_providers_page (f->window)),
+    GTK_WIDGET (_lumo_window_get_audit_page (f->window)),
+  };
+  AdwViewStack *stack = ADW_VIEW_STACK (app_test_find_widget (GTK_WIDGET (f->window), ADW_TYPE_VIEW_STACK, 0));
+  g_autoptr(GtkSelectionModel) stack_pages = adw_view_stack_get_pages (stack);
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (stack_pages)), ==, G_N_ELEMENTS (names));
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_assert_true (lumo_window_set_page (f->window, names[i]));
+      app_test_iterate ();
+      for (guint j = 0; j < G_N_ELEMENTS (pages); j++)
+        {
+          g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (stack_pages), j);
+
+          g_assert_true (adw_view_stack_page_get_visible (page));
+          g_assert_cmpint (gtk_widget_get_visible (pages[j]), ==, i == j);
+        }
+      g_assert_true (gtk_widget_get_mapped (pages[i]));
+    }
+}
+
 static void
 test_shortcuts (AppFixture    *f,
                 gconstpointer  data)
@@ -226,6 +257,7 @@ main (int   argc,
 #define ADD(path, func) \
   g_test_add ("/window/" path, AppFixture, GINT_TO_POINTER (TRUE), app_fixture_setup, func, app_fixture_teardown)
   ADD ("shortcuts", test_shortcuts);
+  ADD ("only-shown-page-visible", test_only_shown_page_visible);
   ADD ("about", test_about);
   ADD ("size", test_size_is_remembered);
   ADD ("360px", test_usable_at_360_px);
