@@ -202,10 +202,23 @@ fill_cell (GtkWidget      *cell,
 
   if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
     {
-      GtkWidget *tag = gtk_widget_get_last_child (cell);
+      gboolean tagged = lumo_audit_item_get_caller_tag (item) != NULL;
+      GtkWidget *tag;
 
       label = gtk_widget_get_first_child (cell);
-      gtk_widget_set_visible (tag, lumo_audit_item_get_caller_tag (item) != NULL);
+      tag = gtk_widget_get_next_sibling (label);
+      /* The tag is made the first time a desktop agent's row is shown in
+       * this cell: the view keeps 200 rows, most of them of extensions,
+       * and a label with a tooltip each was a quarter of the time the
+       * first page took to show. */
+      if (tag == NULL && tagged)
+        {
+          /* The app's one look of a desktop agent (lumo-ui-util.c). */
+          tag = lumo_ui_agent_tag_new ();
+          gtk_box_append (GTK_BOX (cell), tag);
+        }
+      if (tag != NULL)
+        gtk_widget_set_visible (tag, tagged);
     }
 
   gtk_label_set_text (GTK_LABEL (label), lumo_audit_item_get_text (item, kind->column));
@@ -244,15 +257,11 @@ on_cell_setup_cb (GtkSignalListItemFactory *factory,
 
   if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
     {
-      /* The app's one look of a desktop agent (lumo-ui-util.c). */
-      GtkWidget *tag = lumo_ui_agent_tag_new ();
-
+      /* The desktop agent's tag goes after the label (fill_cell()). */
       cell = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
       gtk_widget_set_hexpand (label, TRUE);
       gtk_widget_add_css_class (label, "audit-caller");
-      gtk_widget_set_visible (tag, FALSE);
       gtk_box_append (GTK_BOX (cell), label);
-      gtk_box_append (GTK_BOX (cell), tag);
     }
 
   g_object_set_data (G_OBJECT (cell), "lumo-cell-kind", (gpointer) kind);
