@@ -43,6 +43,7 @@ struct _LumoAuditPage
   int                    probed_key;       /* see on_sorter_changed_cb */
   guint                  scroll_to_top_id; /* tick callback keeping the top in view */
   guint                  scroll_to_top_frames;
+  GdkFrameClock         *summary_clock;    /* painting the first rows; the summary waits */
 
   /* The running export or verification, if any */
   GCancellable          *job_cancellable;

@@ -539,13 +539,47 @@ on_model_changed_cb (LumoAuditPage *self)
 /* The log's first rows first, the summary's scan of it after them: on a
  * big log the two would share the reader threads and the disk at the
  * moment the page first shows. Later searches are not held. */
+static void on_summary_clock_after_paint_cb (LumoAuditPage *self);
+
+static void
+release_summary (LumoAuditPage *self)
+{
+  if (self->summary_clock != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->summary_clock, on_summary_clock_after_paint_cb, self);
+      g_clear_object (&self->summary_clock);
+    }
+  g_signal_handlers_disconnect_by_func (self, release_summary, self);
+  lumo_audit_summary_set_held (self->summary, FALSE);
+}
+
+static void
+on_summary_clock_after_paint_cb (LumoAuditPage *self)
+{
+  release_summary (self);
+}
+
 static void
 on_model_first_page_cb (LumoAuditPage *self)
 {
+  GdkFrameClock *clock;
+
   if (lumo_audit_model_get_loading (self->model))
     return;
   g_signal_handlers_disconnect_by_func (self->model, on_model_first_page_cb, self);
-  lumo_audit_summary_set_held (self->summary, FALSE);
+
+  /* … and until they are painted: the scan took a core from the window's
+   * first frame (measured, docs/PERFORMANCE.md). A page not on screen
+   * paints nothing, and is let go at once, or when it leaves the screen. */
+  clock = gtk_widget_get_mapped (GTK_WIDGET (self)) ? gtk_widget_get_frame_clock (GTK_WIDGET (self)) : NULL;
+  if (clock == NULL)
+    {
+      release_summary (self);
+      return;
+    }
+  self->summary_clock = g_object_ref (clock);
+  g_signal_connect_swapped (clock, "after-paint", G_CALLBACK (on_summary_clock_after_paint_cb), self);
+  g_signal_connect (self, "unmap", G_CALLBACK (release_summary), self);
 }
 
 static void
@@ -556,6 +590,11 @@ lumo_audit_page_dispose (GObject *object)
   if (self->job_cancellable != NULL)
     g_cancellable_cancel (self->job_cancellable);
   g_clear_handle_id (&self->job_timer, g_source_remove);
+  if (self->summary_clock != NULL)
+    {
+      g_signal_handlers_disconnect_by_func (self->summary_clock, on_summary_clock_after_paint_cb, self);
+      g_clear_object (&self->summary_clock);
+    }
   if (self->scroll_to_top_id != 0)
     {
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_to_top_id);
