@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The peer rules read /proc/PID/root/.flatpak-info, /proc/PID/cgroup,
+ * The peer rules read .flatpak-info in /proc/PID/root, /proc/PID/cgroup,
  * /proc/PID/attr/current and /proc/PID/exe under an injectable root, so a
  * Flatpak app, a Snap and a stranger's program are directories here.
  */

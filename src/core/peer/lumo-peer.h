@@ -7,7 +7,7 @@
  * app's interface and every application action exported on the bus first
  * asks who called: the bus's GetConnectionCredentials gives the peer's
  * process ID (and its security label), and /proc says the rest — a
- * Flatpak sandbox by its /proc/PID/root/.flatpak-info, a Snap by its
+ * Flatpak sandbox by the .flatpak-info in its /proc/PID/root, a Snap by its
  * cgroup or AppArmor label ("snap.NAME.APP"), the program by
  * /proc/PID/exe. The /proc root is a parameter so that tests can fake
  * one.
