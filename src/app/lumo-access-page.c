@@ -36,7 +36,7 @@ sync_row (AdwActionRow     *row,
 {
   gboolean managed = info != NULL && (info->managed & (1u << sw)) != 0;
 
-  adw_action_row_set_subtitle (row, managed ? _("Set by your organization") : subtitle);
+  adw_action_row_set_subtitle (row, managed ? lumo_ui_managed_text () : subtitle);
   gtk_widget_set_sensitive (GTK_WIDGET (row), sensitive && !managed);
 }
 
@@ -107,7 +107,7 @@ caller_subtitle_markup (LumoCallerItem *item)
                                           n_writes),
                              first, last, n_writes);
   if (info->managed)
-    return g_markup_printf_escaped ("<tt>%s</tt>\n%s\n%s", info->id, _("Set by your organization"), details);
+    return g_markup_printf_escaped ("<tt>%s</tt>\n%s\n%s", info->id, lumo_ui_managed_text (), details);
   return g_markup_printf_escaped ("<tt>%s</tt>\n%s", info->id, details);
 }
 

@@ -87,8 +87,7 @@ sync_managed (LumoAgentsGroup *self,
   if (forbidden)
     gtk_switch_set_active (self->enabled_switch, FALSE);
   gtk_widget_set_sensitive (GTK_WIDGET (self->enabled_row), bind);
-  gtk_widget_set_sensitive (self->add_button, !forbidden);
-  gtk_widget_set_tooltip_text (self->add_button, forbidden ? _("Set by your organization") : NULL);
+  lumo_ui_set_managed (self->add_button, forbidden, NULL);
 }
 
 static void
@@ -104,7 +103,7 @@ update_state (LumoAgentsGroup *self)
   sync_managed (self, forbidden);
   if (forbidden)
     {
-      adw_action_row_set_subtitle (self->enabled_row, _("Set by your organization"));
+      adw_action_row_set_subtitle (self->enabled_row, lumo_ui_managed_text ());
       gtk_widget_remove_css_class (GTK_WIDGET (self->enabled_row), "error");
       return;
     }
@@ -296,7 +295,7 @@ provider_row_new (const LumoAgentInfo *agent,
     {
       /* A managed policy file decides it: the button would be refused. */
       g_autofree char *subtitle = g_strdup_printf ("%s\n%s", state_text (caller->state),
-                                                   _("Set by your organization"));
+                                                   lumo_ui_managed_text ());
 
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
       gtk_widget_set_sensitive (row, FALSE);

@@ -47,6 +47,15 @@ new_grant_row (LumoGrantsGroup     *self,
   /* Translators: who may write a tool without asking, and until when:
    * "Foo Agent · For 10 minutes, until 14:32". */
   subtitle = g_strdup_printf (_("%s · %s"), who, until);
+  /* While a managed file forces review, no grant lets a write through:
+   * the row says whose rule that is. The grant is kept (it counts again
+   * when the file goes), so Revoke still works. */
+  if (lumo_policy_are_grants_managed (self->policy, grant->provider_id))
+    {
+      g_autofree char *line = g_steal_pointer (&subtitle);
+
+      subtitle = g_strdup_printf ("%s\n%s", line, lumo_ui_managed_text ());
+    }
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
 
@@ -114,6 +123,13 @@ on_policy_caller_changed_cb (LumoPolicy      *policy,
   if (g_strcmp0 (provider_id, self->provider_id) == 0 &&
       g_hash_table_contains (self->shown_callers, caller_id))
     reload (self);
+}
+
+static void
+on_policy_managed_changed_cb (LumoPolicy      *policy,
+                              LumoGrantsGroup *self)
+{
+  reload (self);
 }
 
 static void
@@ -213,6 +229,7 @@ lumo_grants_group_set_policy (LumoGrantsGroup *self,
   self->policy = g_object_ref (policy);
   g_signal_connect (policy, "grant-changed", G_CALLBACK (on_policy_grant_changed_cb), self);
   g_signal_connect (policy, "caller-changed", G_CALLBACK (on_policy_caller_changed_cb), self);
+  g_signal_connect (policy, "managed-changed", G_CALLBACK (on_policy_managed_changed_cb), self);
   reload (self);
 }
 

@@ -237,17 +237,21 @@ notify_review (LumoNotifier      *self,
   g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
   g_notification_set_default_action (notification, "app.show-requests");
-  /* Three buttons, the most a notification shows; the body opens the
+  /* Up to three buttons, the most a notification shows; the body opens the
    * window (for ten minutes, among the rest). All three carry the same
    * one-time token: the first one used spends it. */
   g_notification_add_button_with_target (notification, _("Reject"), "app.reject-review",
                                          "(ss)", lumo_review_request_get_id (request), token);
   g_notification_add_button_with_target (notification, _("Approve Once"), "app.approve-review",
                                          "(ss)", lumo_review_request_get_id (request), token);
-  /* Translators: a notification button: approve this write and every
-   * later write of the same tool by the same agent. */
-  g_notification_add_button_with_target (notification, _("Always"), "app.approve-review-always",
-                                         "(ss)", lumo_review_request_get_id (request), token);
+  /* A managed file forcing review refuses the grant Always would make:
+   * a notification cannot show a button it would not take, so none. */
+  if (!lumo_policy_are_grants_managed (lumo_backend_get_policy (self->backend),
+                                       lumo_review_request_get_provider_id (request)))
+    /* Translators: a notification button: approve this write and every
+     * later write of the same tool by the same agent. */
+    g_notification_add_button_with_target (notification, _("Always"), "app.approve-review-always",
+                                           "(ss)", lumo_review_request_get_id (request), token);
 
   send (self, id, token, notification);
 }

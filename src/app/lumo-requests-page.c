@@ -200,7 +200,31 @@ create_review_row_cb (gpointer item,
 
   if (lumo_policy_is_agent (get_policy (self), lumo_review_request_get_caller_id (item)))
     lumo_review_row_set_desktop_agent (LUMO_REVIEW_ROW (row));
+  lumo_review_row_set_grants_managed (LUMO_REVIEW_ROW (row),
+                                      lumo_policy_are_grants_managed (get_policy (self),
+                                                                      lumo_review_request_get_provider_id (item)));
   return row;
+}
+
+/* A managed policy file that starts or stops forcing review changes what
+ * the waiting rows' grant buttons can do. */
+static void
+on_policy_managed_changed_cb (LumoPolicy       *policy,
+                              LumoRequestsPage *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->reviews_list));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      LumoReviewRequest *request;
+
+      if (!LUMO_IS_REVIEW_ROW (child))
+        continue;
+      request = lumo_review_row_get_request (LUMO_REVIEW_ROW (child));
+      lumo_review_row_set_grants_managed (LUMO_REVIEW_ROW (child),
+                                          lumo_policy_are_grants_managed (policy,
+                                                                          lumo_review_request_get_provider_id (request)));
+    }
 }
 
 /* ---- the first-run set-up ----------------------------------------------- */
@@ -467,6 +491,8 @@ lumo_requests_page_set_backend (LumoRequestsPage *self,
                            G_CALLBACK (on_pending_items_changed_cb), self, 0);
   g_signal_connect_object (reviews, "items-changed",
                            G_CALLBACK (on_reviews_items_changed_cb), self, 0);
+  g_signal_connect_object (lumo_backend_get_policy (backend), "managed-changed",
+                           G_CALLBACK (on_policy_managed_changed_cb), self, 0);
 
   check_set_up (self, NULL);
   if (!self->set_up)

@@ -33,6 +33,8 @@ struct _LumoReviewRow
   /* Owned */
   LumoReviewRequest *request;
   LumoReviewQueue   *queue;
+  char              *timed_tooltip;   /* what the grant buttons do, when they can */
+  char              *always_tooltip;
 };
 
 G_DEFINE_FINAL_TYPE (LumoReviewRow, lumo_review_row, GTK_TYPE_LIST_BOX_ROW)
@@ -97,12 +99,24 @@ lumo_review_row_dispose (GObject *object)
 }
 
 static void
+lumo_review_row_finalize (GObject *object)
+{
+  LumoReviewRow *self = (LumoReviewRow *)object;
+
+  g_free (self->timed_tooltip);
+  g_free (self->always_tooltip);
+
+  G_OBJECT_CLASS (lumo_review_row_parent_class)->finalize (object);
+}
+
+static void
 lumo_review_row_class_init (LumoReviewRowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = lumo_review_row_dispose;
+  object_class->finalize = lumo_review_row_finalize;
 
   g_type_ensure (LUMO_TYPE_WRAP_BOX);
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-review-row.ui");
@@ -185,14 +199,12 @@ lumo_review_row_new (LumoReviewRequest *request,
                           lumo_review_request_get_tool (request), caller_name);
   lumo_ui_set_accessible_label (GTK_WIDGET (self->always_button), text);
   g_clear_pointer (&text, g_free);
-  text = g_strdup_printf (_("Approve this write, and let %s’s writes of this tool through without asking "
-                            "for the next 10 minutes"), caller_name);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->timed_button), text);
-  g_clear_pointer (&text, g_free);
-  text = g_strdup_printf (_("Approve this write, and let %s’s writes of this tool through without asking "
-                            "until you revoke it on the Access page"), caller_name);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->always_button), text);
-  g_clear_pointer (&text, g_free);
+  self->timed_tooltip = g_strdup_printf (_("Approve this write, and let %s’s writes of this tool through "
+                                           "without asking for the next 10 minutes"), caller_name);
+  self->always_tooltip = g_strdup_printf (_("Approve this write, and let %s’s writes of this tool through "
+                                            "without asking until you revoke it on the Access page"),
+                                          caller_name);
+  lumo_review_row_set_grants_managed (self, FALSE);
   text = g_strdup_printf (_("Reject %s by %s"), lumo_review_request_get_tool (request), caller_name);
   lumo_ui_set_accessible_label (GTK_WIDGET (self->reject_button), text);
 
@@ -243,4 +255,29 @@ lumo_review_row_set_desktop_agent (LumoReviewRow *self)
   g_return_if_fail (LUMO_IS_REVIEW_ROW (self));
 
   lumo_ui_add_agent_tag_after (GTK_WIDGET (self->caller_label));
+}
+
+/* An actionable button's sensitivity follows its action, which the page
+ * enables for every row: a managed row's grant buttons let go of it. */
+static void
+set_grant_button (GtkButton  *button,
+                  const char *action_name,
+                  gboolean    managed,
+                  const char *tooltip)
+{
+  if (managed)
+    gtk_actionable_set_action_name (GTK_ACTIONABLE (button), NULL);
+  lumo_ui_set_managed (GTK_WIDGET (button), managed, tooltip);
+  if (!managed)
+    gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action_name);
+}
+
+void
+lumo_review_row_set_grants_managed (LumoReviewRow *self,
+                                    gboolean       managed)
+{
+  g_return_if_fail (LUMO_IS_REVIEW_ROW (self));
+
+  set_grant_button (self->timed_button, "requests.approve-review-timed", managed, self->timed_tooltip);
+  set_grant_button (self->always_button, "requests.approve-review-always", managed, self->always_tooltip);
 }

@@ -30,4 +30,10 @@ void               lumo_review_row_update      (LumoReviewRow     *self);
 /* The caller is a desktop agent: the row says so under its name. */
 void               lumo_review_row_set_desktop_agent (LumoReviewRow *self);
 
+/* A managed policy file forces review on the request's provider
+ * (lumo_policy_are_grants_managed()): For 10 Minutes and Always cannot be
+ * used and say "Set by your organization"; Once still approves. */
+void               lumo_review_row_set_grants_managed (LumoReviewRow *self,
+                                                       gboolean       managed);
+
 G_END_DECLS

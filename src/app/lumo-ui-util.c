@@ -161,3 +161,22 @@ lumo_ui_add_agent_tag_after (GtkWidget *sibling)
   gtk_widget_set_halign (tag, GTK_ALIGN_START);
   gtk_box_insert_child_after (GTK_BOX (box), tag, sibling);
 }
+
+const char *
+lumo_ui_managed_text (void)
+{
+  /* Translators: said by a switch, row or button an organization's
+   * managed policy file decides, instead of what it does. */
+  return _("Set by your organization");
+}
+
+void
+lumo_ui_set_managed (GtkWidget  *widget,
+                     gboolean    managed,
+                     const char *tooltip)
+{
+  g_return_if_fail (GTK_IS_WIDGET (widget));
+
+  gtk_widget_set_sensitive (widget, !managed);
+  gtk_widget_set_tooltip_text (widget, managed ? lumo_ui_managed_text () : tooltip);
+}

@@ -45,4 +45,13 @@ GtkWidget *lumo_ui_agent_tag_new       (void);
  * does not stretch in a vertical box). */
 void       lumo_ui_add_agent_tag_after (GtkWidget  *sibling);
 
+/* What a control a managed policy file decides says instead of what it
+ * does: "Set by your organization" (docs/admin.md), the one wording of it. */
+const char *lumo_ui_managed_text       (void);
+/* While @managed, @widget cannot be used and its tooltip says so;
+ * otherwise it can, with @tooltip (NULL: none). */
+void       lumo_ui_set_managed         (GtkWidget  *widget,
+                                        gboolean    managed,
+                                        const char *tooltip);
+
 G_END_DECLS

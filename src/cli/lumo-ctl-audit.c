@@ -179,6 +179,14 @@ print_rows (GPtrArray *rows,
           const char *reason = lumo_audit_row_get_reason (row);
           const char *result = lumo_audit_result_to_string (lumo_audit_row_get_result (row));
 
+          /* An allowed write has no reason code; one a review grant let
+           * through, with nobody asked, says so there (the table stays as
+           * wide as it was). */
+          if (lumo_audit_row_get_by_grant (row))
+            /* Translators: in the REASON column of `audit search`: a write
+             * allowed by a review grant, not by a person's approval. */
+            reason = _("by grant");
+
           lumo_ctl_table_add (table, id, time,
                               name != NULL && *name != '\0' ? name : lumo_audit_row_get_caller_id (row),
                               lumo_audit_row_get_tool (row),

@@ -21,6 +21,11 @@ app_test_init_application (void)
 
   /* Dark style and the stylesheet as in the app. */
   adw_init ();
+  /* No animations: a test waits for what a person would see at rest.
+   * With them, libadwaita 1.2's AdwFlap now and then allocated its
+   * content with a width of G_MININT on a loaded machine while the Audit
+   * detail slid in — a warning, fatal in tests. */
+  g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
 
   test_application = gtk_application_new (id, G_APPLICATION_NON_UNIQUE);
   g_object_set (test_application, "resource-base-path", "/dev/lumo/Access", NULL);

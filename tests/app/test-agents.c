@@ -794,6 +794,20 @@ test_tag_wherever_a_caller_is_shown (AppFixture    *f,
   g_cancellable_cancel (cancellable);
   lumo_test_wait_until (is_done, &agent_review, "the agent's review to end");
   lumo_test_wait_until (is_done, &extension_review, "the extension's review to end");
+
+  /* Access: the deny-list (the rows with Allow). */
+  g_assert_true (lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, agent_id, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  g_assert_true (lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  app_test_iterate ();
+  row = app_test_find_action_button (access, "access.allow-caller", g_variant_new ("(ss)", TEST_PROVIDER_ID, agent_id));
+  g_assert_nonnull (row);
+  g_assert_true (has_agent_tag (gtk_widget_get_ancestor (row, ADW_TYPE_ACTION_ROW)));
+  row = app_test_find_action_button (access, "access.allow-caller",
+                                     g_variant_new ("(ss)", TEST_PROVIDER_ID, TEST_CALLER_ID));
+  g_assert_nonnull (row);
+  g_assert_false (has_agent_tag (gtk_widget_get_ancestor (row, ADW_TYPE_ACTION_ROW)));
 }
 
 /* The Audit page's detail: the kind the row recorded, not what the caller

@@ -14,6 +14,8 @@
 #include "app-test-util.h"
 #include "lumo-agents-group.h"
 #include "lumo-error.h"
+#include "lumo-grants-group.h"
+#include "lumo-review-row.h"
 #include "lumo-ui-util.h"
 
 #define ORGANIZATION "Set by your organization"
@@ -125,6 +127,134 @@ test_callers (AppFixture    *f,
   row = caller_row (page, "access.forget-caller", TEST_CALLER_ID);
   g_assert_true (gtk_widget_get_sensitive (row));
   g_assert_null (strstr (app_test_row_subtitle (row), ORGANIZATION));
+}
+
+typedef struct
+{
+  gboolean          done;
+  LumoReviewOutcome outcome;
+} ReviewResult;
+
+static void
+on_review_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ReviewResult *r = user_data;
+
+  r->outcome = lumo_review_queue_submit_finish (LUMO_REVIEW_QUEUE (object), result, NULL);
+  r->done = TRUE;
+}
+
+static gboolean
+review_done (gpointer data)
+{
+  return ((ReviewResult *) data)->done;
+}
+
+/* The grant buttons of the only review row: For 10 Minutes, Always, and
+ * Once, which a forced review leaves alone. */
+static GtkWidget *
+review_button (AppFixture *f,
+               const char *label)
+{
+  GtkWidget *row = app_test_find_widget (GTK_WIDGET (_lumo_window_get_requests_page (f->window)),
+                                         LUMO_TYPE_REVIEW_ROW, 0);
+  GtkWidget *button;
+
+  g_assert_nonnull (row);
+  button = app_test_find_button_with_label (row, label);
+  g_assert_nonnull (button);
+  return button;
+}
+
+static void
+assert_grant_buttons (AppFixture *f,
+                      gboolean    managed)
+{
+  const char *labels[] = { "For _10 Minutes", "_Always" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      GtkWidget *button = review_button (f, labels[i]);
+
+      g_assert_cmpint (gtk_widget_is_sensitive (button), ==, !managed);
+      if (managed)
+        g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, ORGANIZATION);
+      else
+        g_assert_true (g_str_has_prefix (gtk_widget_get_tooltip_text (button), "Approve this write, and let"));
+    }
+  g_assert_true (gtk_widget_is_sensitive (review_button (f, "Approve _Once")));
+}
+
+/* A file forcing review: a person's grants no longer let writes through,
+ * and the Grants group says whose rule that is; a waiting write's For 10
+ * Minutes and Always cannot be used (they would be refused), Once can.
+ * Both follow the file as it comes and goes. */
+static void
+test_review_forced_grants (AppFixture    *f,
+                           gconstpointer  data)
+{
+  LumoAccessPage *page = _lumo_window_get_access_page (f->window);
+  ReviewResult first = { 0 }, second = { 0 };
+  g_autoptr(GError) error = NULL;
+  GtkWidget *grants;
+  GtkWidget *grant_row;
+
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  g_assert_true (lumo_policy_add_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                         LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  g_assert_true (lumo_policy_add_grant (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "userscripts.save_script",
+                                        LUMO_GRANT_SCOPE_ALWAYS, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  app_test_iterate ();
+  g_assert_true (lumo_access_page_set_provider (page, TEST_PROVIDER_ID));
+  grants = GTK_WIDGET (lumo_grants_group_get_list (LUMO_GRANTS_GROUP (
+    app_test_find_widget (GTK_WIDGET (page), LUMO_TYPE_GRANTS_GROUP, 0))));
+
+  grant_row = app_test_find_widget (grants, ADW_TYPE_ACTION_ROW, 0);
+  g_assert_nonnull (grant_row);
+  g_assert_null (strstr (app_test_row_subtitle (grant_row), ORGANIZATION));
+
+  /* A write waiting when the file comes. */
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.update_script", NULL, "{}", NULL, on_review_done_cb, &first);
+  app_test_iterate ();
+  assert_grant_buttons (f, FALSE);
+
+  apply_managed (f, "{\"review\": true}");
+  assert_grant_buttons (f, TRUE);
+  /* The grant is kept, listed, and says why it does not count. */
+  grant_row = app_test_find_widget (grants, ADW_TYPE_ACTION_ROW, 0);
+  g_assert_nonnull (grant_row);
+  g_assert_nonnull (strstr (app_test_row_subtitle (grant_row), "Helpful Agent · Always"));
+  g_assert_nonnull (strstr (app_test_row_subtitle (grant_row), ORGANIZATION));
+
+  /* Once still approves, and makes no grant. */
+  app_test_click (review_button (f, "Approve _Once"));
+  lumo_test_wait_until (review_done, &first, "the review approved once");
+  g_assert_cmpint (first.outcome, ==, LUMO_REVIEW_OUTCOME_APPROVED);
+
+  /* A write that comes while the file is there. */
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.update_script", NULL, "{}", NULL, on_review_done_cb, &second);
+  app_test_iterate ();
+  assert_grant_buttons (f, TRUE);
+
+  /* The file goes: the buttons and the grant are the person's again. */
+  apply_managed (f, "{}");
+  assert_grant_buttons (f, FALSE);
+  grant_row = app_test_find_widget (grants, ADW_TYPE_ACTION_ROW, 0);
+  g_assert_null (strstr (app_test_row_subtitle (grant_row), ORGANIZATION));
+
+  app_test_click (review_button (f, "_Reject"));
+  lumo_test_wait_until (review_done, &second, "the rejected review");
+  {
+    g_autoptr(GPtrArray) list = lumo_policy_list_grants (f->policy, TEST_PROVIDER_ID, NULL);
+
+    g_assert_cmpuint (list->len, ==, 1);
+  }
 }
 
 /* Adding by ID a caller the organization denies: the page says why. */
@@ -326,6 +456,7 @@ main (int   argc,
   ADD ("switches", test_switches);
   ADD ("callers", test_callers);
   ADD ("add-refused", test_add_refused);
+  ADD ("review-forced-grants", test_review_forced_grants);
   /* The endpoint is the application's: a real one. */
   g_test_add ("/managed/agents-forbidden", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup_app, test_agents_forbidden, app_fixture_teardown);

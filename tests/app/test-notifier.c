@@ -350,6 +350,43 @@ test_review_always (NotifierFixture *f,
   g_assert_cmpuint (n_grants (f), ==, 1);
 }
 
+/* A managed file forcing review: no Always, which would be refused; Once
+ * still approves from the notification. */
+static void
+test_review_forced_no_always (NotifierFixture *f,
+                              gconstpointer    data)
+{
+  GActionGroup *app = G_ACTION_GROUP (app_test_get_application ());
+  ReviewResult result = { 0 };
+  g_autoptr(LumoReviewRequest) request = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *expected = NULL;
+
+  app_fixture_add_provider (&f->base, TEST_PROVIDER_ID, "Lumo Userscripts");
+  g_assert_true (lumo_policy_allow_caller (f->base.policy, TEST_PROVIDER_ID, TEST_CALLER_ID,
+                                           LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  lumo_test_write_in (f->base.managed_dir, "50-org.json", "{\"review\": true}");
+  lumo_policy_reload_managed (f->base.policy);
+
+  lumo_review_queue_submit_async (f->base.queue, TEST_PROVIDER_ID, TEST_CALLER_ID, "Helpful Agent",
+                                  "userscripts.save_script", NULL, "{\"name\":\"x\"}", NULL,
+                                  on_review_done_cb, &result);
+  request = g_list_model_get_item (G_LIST_MODEL (f->base.queue), 0);
+  id = lumo_notifier_review_id (lumo_review_request_get_id (request));
+  expected = g_strdup_printf ("add %s 2", id);
+  lumo_test_wait_until (server_saw, expected, expected);
+  g_assert_cmpstr (button_label (id, "app.reject-review"), ==, "Reject");
+  g_assert_cmpstr (button_label (id, "app.approve-review"), ==, "Approve Once");
+  g_assert_null (button_label (id, "app.approve-review-always"));
+
+  g_action_group_activate_action (app, "approve-review", button_target (id, "app.approve-review"));
+  lumo_test_wait_until (review_done, &result, "the review's outcome");
+  g_assert_cmpint (result.outcome, ==, LUMO_REVIEW_OUTCOME_APPROVED);
+  g_assert_cmpuint (n_grants (f), ==, 0);
+}
+
 /* A desktop agent says what it is, in its request for access and in its
  * writes that wait for review; an extension's text does not. */
 static void
@@ -610,6 +647,8 @@ main (int   argc,
               test_review_notifies_and_rejects, teardown);
   g_test_add ("/notifier/review-always", NotifierFixture, NULL, setup,
               test_review_always, teardown);
+  g_test_add ("/notifier/review-forced-no-always", NotifierFixture, NULL, setup,
+              test_review_forced_no_always, teardown);
   g_test_add ("/notifier/desktop-agent", NotifierFixture, NULL, setup,
               test_desktop_agent_is_named, teardown);
   g_test_add ("/notifier/window-active", NotifierFixture, NULL, setup,

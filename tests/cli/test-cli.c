@@ -431,6 +431,58 @@ test_audit_search (Fixture       *f,
   g_assert_cmpint (run_ctl (f, "audit", "search", "--limit", "0"), ==, 2);
 }
 
+/* A write a review grant let through says so in the table, not only in
+ * --json: the REASON an allowed write otherwise leaves empty. */
+static void
+test_audit_search_by_grant (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->data_dir, "audit.db", NULL);
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) lines = NULL;
+  LumoAuditRecord record = {
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = TEST_CALLER_ID,
+    .caller_name = "Lumo",
+    .tool = "userscripts.save_script",
+    .write = TRUE,
+    .params_sha256 = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    .decision = LUMO_AUDIT_DECISION_ALLOW,
+    .by_grant = TRUE,
+  };
+  guint n_by_grant = 0;
+
+  store = lumo_audit_store_new (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (lumo_audit_store_append (store, &record, &error), ==, 1);
+  g_assert_no_error (error);
+  record.by_grant = FALSE;
+  record.tool = "userscripts.remove_script";
+  g_assert_cmpint (lumo_audit_store_append (store, &record, &error), ==, 2);
+  g_assert_no_error (error);
+  g_clear_object (&store);
+
+  g_assert_cmpint (run_ctl (f, "audit", "search"), ==, 0);
+  lines = g_strsplit (f->out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      if (strstr (lines[i], "by grant") != NULL)
+        {
+          g_assert_nonnull (strstr (lines[i], "userscripts.save_script"));
+          n_by_grant++;
+        }
+      else if (strstr (lines[i], "userscripts.remove_script") != NULL)
+        g_assert_nonnull (strstr (lines[i], "—"));
+    }
+  g_assert_cmpuint (n_by_grant, ==, 1);
+
+  /* The filter finds the same row. */
+  g_assert_cmpint (run_ctl (f, "audit", "search", "grant:yes"), ==, 0);
+  g_assert_nonnull (strstr (f->out, "by grant"));
+  g_assert_null (strstr (f->out, "userscripts.remove_script"));
+}
+
 static void
 test_audit_export (Fixture       *f,
                    gconstpointer  data)
@@ -739,6 +791,7 @@ main (int   argc,
   ADD ("bad-ids-change-nothing", test_bad_ids_change_nothing);
   ADD ("usage", test_usage);
   ADD ("audit/search", test_audit_search);
+  ADD ("audit/search-by-grant", test_audit_search_by_grant);
   ADD ("audit/export", test_audit_export);
   ADD ("audit/check-params", test_audit_check_params);
   ADD ("audit/verify", test_audit_verify);

@@ -311,6 +311,78 @@ test_review_approve_and_reject (void)
   lumo_test_peer_end (s->peer);
 }
 
+/* lumo-access-ctl with its stderr, on the session's bus. */
+static int
+run_ctl_err (LumoTestSession *s,
+             char           **err,
+             const char * const *args)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+
+  g_ptr_array_add (argv, (char *) lumo_test_ctl_path ());
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_subprocess_launcher_set_environ (launcher, lumo_test_bus_get_env (s->bus));
+  return lumo_test_run (launcher, (const char * const *) argv->pdata, NULL, NULL, err);
+}
+
+/* A managed file forces review: the CLI's For 10 Minutes and Always are
+ * refused by the app (exit 1, the file named), the write keeps waiting,
+ * and a plain approve still lets it through, with no grant made. */
+static void
+test_review_forced_refuses_grants (void)
+{
+  g_autoptr(LumoTestSession) s = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  g_autofree char *dir = lumo_test_dir_new ("review-forced");
+  g_autofree char *managed_dir = g_build_filename (dir, "policy.d", NULL);
+  g_autofree char *policy_env = g_strconcat ("LUMO_ACCESS_POLICY_DIR=", managed_dir, NULL);
+  g_autofree char *review_id = NULL;
+  g_autofree char *out = NULL;
+  const char *grants[] = { "10m", "always" };
+
+  lumo_test_write_in (managed_dir, "50-org.json", "{\"review\": true}");
+  if (!(s = lumo_test_session_new (NULL, (const char *[]) { policy_env, NULL })))
+    {
+      lumo_test_dir_remove (dir);
+      return;
+    }
+  lumo_test_session_connect (s, NULL);
+  lumo_test_ctl_ok (s->bus, "allow", TEST_PROVIDER_ID, TEST_CALLER_ID, NULL);
+  lumo_test_wait_for_policy_push (s->peer);
+
+  lumo_test_send_authorize_write (s->peer, 10, TEST_CALLER_ID);
+  review_id = lumo_test_wait_for_review (s->bus, TEST_CALLER_ID);
+  for (guint i = 0; i < G_N_ELEMENTS (grants); i++)
+    {
+      g_autofree char *err = NULL;
+      gboolean always = g_str_equal (grants[i], "always");
+      const char *args[] = { "review", "approve", review_id,
+                             always ? "--always" : "--for", always ? NULL : grants[i], NULL };
+
+      g_assert_cmpint (run_ctl_err (s, &err, args), ==, 1);
+      g_assert_nonnull (strstr (err, "50-org.json"));
+    }
+  /* Still waiting, for Once. */
+  {
+    g_autofree char *still = lumo_test_wait_for_review (s->bus, TEST_CALLER_ID);
+
+    g_assert_cmpstr (still, ==, review_id);
+  }
+  lumo_test_ctl_ok (s->bus, "review", "approve", review_id, NULL);
+  answer = lumo_test_peer_expect_answer (s->peer, 10);
+  g_assert_true (json_object_get_boolean_member (answer, "allow"));
+
+  g_assert_cmpint (lumo_test_bus_run_ctl (s->bus, &out, "grants", "--json", NULL), ==, 0);
+  g_assert_cmpstr (g_strstrip (out), ==, "[]");
+
+  lumo_test_peer_end (s->peer);
+  g_clear_pointer (&s, lumo_test_session_free);
+  lumo_test_dir_remove (dir);
+}
+
 static void
 test_review_timeout (void)
 {
@@ -457,6 +529,7 @@ main (int   argc,
   g_test_add_func ("/integration/bridge/audit-failed", test_audit_failed);
   g_test_add_func ("/integration/bridge/review-approve-reject", test_review_approve_and_reject);
   g_test_add_func ("/integration/bridge/review-timeout", test_review_timeout);
+  g_test_add_func ("/integration/bridge/review-forced-refuses-grants", test_review_forced_refuses_grants);
   g_test_add_func ("/integration/bridge/recommended-servers", test_recommended_servers);
   g_test_add_func ("/integration/bridge/service-quits-when-idle", test_service_quits_when_idle);
 

@@ -288,7 +288,7 @@ lumo_policy_authorize (LumoPolicy          *self,
       if (!provider->review)
         decide (decision, LUMO_DENY_REASON_NONE, 0);
       else if (has_live_grant (self, provider_id, caller_id, tool) &&
-               !lumo_policy_is_switch_managed (self, provider_id, LUMO_POLICY_SWITCH_REVIEW))
+               !lumo_policy_are_grants_managed (self, provider_id))
         {
           decide (decision, LUMO_DENY_REASON_NONE, 0);
           decision->by_grant = TRUE;

@@ -457,6 +457,13 @@ lumo_policy_is_switch_managed (LumoPolicy       *self,
 }
 
 gboolean
+lumo_policy_are_grants_managed (LumoPolicy *self,
+                                const char *provider_id)
+{
+  return lumo_policy_is_switch_managed (self, provider_id, LUMO_POLICY_SWITCH_REVIEW);
+}
+
+gboolean
 lumo_policy_is_caller_managed (LumoPolicy *self,
                                const char *provider_id,
                                const char *caller_id)

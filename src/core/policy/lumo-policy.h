@@ -531,6 +531,11 @@ gboolean           lumo_policy_reload_managed    (LumoPolicy        *self);
 gboolean           lumo_policy_is_switch_managed (LumoPolicy        *self,
                                                   const char        *provider_id,
                                                   LumoPolicySwitch   sw);
+/* TRUE if a file forces review on @provider_id: then no review grant lets
+ * a write skip it and none can be made (lumo_policy_add_grant() is
+ * LUMO_ERROR_MANAGED); the person's grants are kept for when it goes. */
+gboolean           lumo_policy_are_grants_managed (LumoPolicy       *self,
+                                                   const char       *provider_id);
 /* TRUE if what is in force for the caller is the organization's decision
  * (a file denies it, or allows it and the person did not deny it). */
 gboolean           lumo_policy_is_caller_managed (LumoPolicy        *self,
