@@ -428,6 +428,29 @@ test_damaged_log_says_so (void)
   app_fixture_teardown (&f, NULL);
 }
 
+/* A window that opens on the Audit page: the summary is held until the
+ * first rows are painted, and then comes. */
+static void
+setup_on_audit_page (AppFixture    *f,
+                     gconstpointer  data)
+{
+  g_setenv ("LUMO_ACCESS_PAGE", "audit", TRUE);
+  app_fixture_setup (f, data);
+  g_unsetenv ("LUMO_ACCESS_PAGE");
+}
+
+static void
+test_summary_after_first_paint (AppFixture    *f,
+                                gconstpointer  data)
+{
+  LumoAuditPage *page = _lumo_window_get_audit_page (f->window);
+
+  g_assert_cmpstr (lumo_window_get_page (f->window), ==, "audit");
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (page)));
+  lumo_test_wait_until (summary_idle, lumo_audit_page_get_summary (page), "the summary after the first paint");
+  g_assert_false (lumo_audit_model_get_loading (lumo_audit_page_get_model (page)));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -441,6 +464,8 @@ main (int   argc,
               app_fixture_setup, test_summary_counts_the_search, app_fixture_teardown);
   g_test_add ("/audit-page/summary-many-agents", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_summary_of_many_agents, app_fixture_teardown);
+  g_test_add ("/audit-page/summary-after-first-paint", AppFixture, GINT_TO_POINTER (TRUE),
+              setup_on_audit_page, test_summary_after_first_paint, app_fixture_teardown);
   g_test_add_func ("/audit-page/damaged", test_damaged_log_says_so);
 
   return g_test_run ();
