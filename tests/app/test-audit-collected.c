@@ -114,42 +114,6 @@ teardown (Fixture       *f,
   g_free (f->jsonl);
 }
 
-/* ---- "nothing was written" ---------------------------------------------- */
-
-static int
-compare_lines (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (*(char * const *) a, *(char * const *) b);
-}
-
-/* Each file of @dir with the SHA-256 of its bytes, sorted by name. */
-static char *
-fingerprint (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GString) all = g_string_new (NULL);
-  const char *name;
-
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_autofree char *contents = NULL;
-      g_autofree char *sum = NULL;
-      gsize len = 0;
-
-      g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
-      sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, len);
-      g_ptr_array_add (lines, g_strdup_printf ("%s %" G_GSIZE_FORMAT " %s", name, len, sum));
-    }
-  g_ptr_array_sort (lines, compare_lines);
-  for (guint i = 0; i < lines->len; i++)
-    g_string_append_printf (all, "%s\n", (char *) g_ptr_array_index (lines, i));
-  return g_string_free (g_steal_pointer (&all), FALSE);
-}
-
 /* ---- the window --------------------------------------------------------- */
 
 static gboolean
@@ -361,7 +325,7 @@ static void
 test_copied_database (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *before = fingerprint (f->collected);
+  g_autofree char *before = lumo_test_dir_fingerprint (f->collected);
   g_autofree char *after = NULL;
   LumoAuditLogWindow *window = open_log (f, f->db);
 
@@ -369,7 +333,7 @@ test_copied_database (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (window));
   app_test_iterate ();
 
-  after = fingerprint (f->collected);
+  after = lumo_test_dir_fingerprint (f->collected);
   g_assert_cmpstr (after, ==, before);
 }
 
@@ -377,7 +341,7 @@ static void
 test_jsonl_export (Fixture       *f,
                    gconstpointer  data)
 {
-  g_autofree char *before = fingerprint (f->collected);
+  g_autofree char *before = lumo_test_dir_fingerprint (f->collected);
   g_autofree char *after = NULL;
   LumoAuditLogWindow *window = open_log (f, f->jsonl);
 
@@ -385,7 +349,7 @@ test_jsonl_export (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (window));
   app_test_iterate ();
 
-  after = fingerprint (f->collected);
+  after = lumo_test_dir_fingerprint (f->collected);
   g_assert_cmpstr (after, ==, before);
 }
 
@@ -465,14 +429,14 @@ test_tampered_database (Fixture       *f,
 
   /* Edited with the sqlite3 shell, as someone covering their tracks would. */
   g_assert_cmpint (lumo_test_run (launcher, argv, NULL, NULL, NULL), ==, 0);
-  before = fingerprint (f->collected);
+  before = lumo_test_dir_fingerprint (f->collected);
 
   window = open_log (f, f->db);
   assert_verify_names_row (window, 37);
   gtk_window_destroy (GTK_WINDOW (window));
   app_test_iterate ();
 
-  after = fingerprint (f->collected);
+  after = lumo_test_dir_fingerprint (f->collected);
   g_assert_cmpstr (after, ==, before);
 }
 
@@ -501,7 +465,7 @@ assert_cannot_open (Fixture    *f,
                     const char *path,
                     int         code)
 {
-  g_autofree char *before = fingerprint (f->collected);
+  g_autofree char *before = lumo_test_dir_fingerprint (f->collected);
   g_autofree char *after = NULL;
   LumoAuditLogWindow *window = open_log (f, path);
   const GError *error = lumo_audit_log_window_get_error (window);
@@ -516,7 +480,7 @@ assert_cannot_open (Fixture    *f,
 
   gtk_window_destroy (GTK_WINDOW (window));
   app_test_iterate ();
-  after = fingerprint (f->collected);
+  after = lumo_test_dir_fingerprint (f->collected);
   g_assert_cmpstr (after, ==, before);
 }
 

@@ -66,6 +66,40 @@ remove_recursively (const char *path)
     g_error ("Cannot remove %s: %s", path, g_strerror (errno));
 }
 
+static int
+compare_strings (gconstpointer a,
+                 gconstpointer b)
+{
+  return strcmp (*(char * const *) a, *(char * const *) b);
+}
+
+char *
+lumo_test_dir_fingerprint (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) all = g_string_new (NULL);
+  const char *name;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *contents = NULL;
+      g_autofree char *sum = NULL;
+      gsize len = 0;
+
+      g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+      sum = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) contents, len);
+      g_ptr_array_add (lines, g_strdup_printf ("%s %" G_GSIZE_FORMAT " %s", name, len, sum));
+    }
+  g_ptr_array_sort (lines, compare_strings);
+  for (guint i = 0; i < lines->len; i++)
+    g_string_append_printf (all, "%s\n", (char *) g_ptr_array_index (lines, i));
+
+  return g_string_free (g_steal_pointer (&all), FALSE);
+}
+
 void
 lumo_test_dir_remove (const char *path)
 {

@@ -27,6 +27,11 @@ char       *lumo_test_dir_new         (const char  *name);
  * owner was freed is a leak the test should see. A missing @path is fine. */
 void        lumo_test_dir_remove      (const char  *path);
 
+/* Each file of @dir, one line each — its name, size and SHA-256 — sorted
+ * by name: equal before and after means nothing in @dir was written,
+ * created or removed (the file, and anything SQLite might put beside it). */
+char       *lumo_test_dir_fingerprint (const char  *dir);
+
 /* @base/@relative as a folder (mode 0700), with the folders above it. */
 void        lumo_test_mkdir_in        (const char  *base,
                                        const char  *relative);

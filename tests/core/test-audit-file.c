@@ -109,38 +109,6 @@ fixture_tear_down (Fixture       *f,
   g_free (f->jsonl);
 }
 
-static int
-compare_names (gconstpointer a,
-               gconstpointer b)
-{
-  return strcmp (*(char * const *) a, *(char * const *) b);
-}
-
-/* Every file of the folder with its checksum: what "nothing was written"
- * means, for the file itself and anything SQLite might put beside it. */
-static char *
-snapshot (const char *dir)
-{
-  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  GString *out = g_string_new (NULL);
-  const char *name;
-
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
-    g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, compare_names);
-  for (guint i = 0; i < names->len; i++)
-    {
-      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
-      g_autofree char *sum = audit_test_file_checksum (path);
-
-      g_string_append_printf (out, "%s %s\n", (char *) g_ptr_array_index (names, i), sum);
-    }
-
-  return g_string_free (out, FALSE);
-}
-
 static gint64
 count (LumoAuditStore *store,
        const char     *text)
@@ -167,7 +135,7 @@ static void
 check_collected (Fixture    *f,
                  const char *path)
 {
-  g_autofree char *before = snapshot (f->collected);
+  g_autofree char *before = lumo_test_dir_fingerprint (f->collected);
   g_autofree char *after = NULL;
   g_autofree char *expected_export = NULL;
   g_autofree char *got_export = NULL;
@@ -239,7 +207,7 @@ check_collected (Fixture    *f,
       }
     }
 
-  after = snapshot (f->collected);
+  after = lumo_test_dir_fingerprint (f->collected);
   g_assert_cmpstr (before, ==, after);
 }
 
@@ -437,7 +405,7 @@ assert_refused (const char *path,
   g_autoptr(GError) error = NULL;
   g_autoptr(LumoAuditStore) store = NULL;
   g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *before = snapshot (dir);
+  g_autofree char *before = lumo_test_dir_fingerprint (dir);
   g_autofree char *after = NULL;
 
   store = lumo_audit_store_open_file (path, key, &error);
@@ -447,7 +415,7 @@ assert_refused (const char *path,
   if (strstr (error->message, needle) == NULL)
     g_error ("“%s” does not say “%s”", error->message, needle);
 
-  after = snapshot (dir);
+  after = lumo_test_dir_fingerprint (dir);
   g_assert_cmpstr (before, ==, after);
 }
 
@@ -576,7 +544,7 @@ test_legacy_v1 (void)
   LumoAuditVerifyReport report;
 
   audit_test_make_v1_log (dir, 5);
-  before = snapshot (dir);
+  before = lumo_test_dir_fingerprint (dir);
 
   store = lumo_audit_store_open_file (path, key, &error);
   g_assert_no_error (error);
@@ -592,7 +560,7 @@ test_legacy_v1 (void)
   g_assert_cmpint (report.rows_checked, ==, 5);
   g_clear_object (&store);
 
-  after = snapshot (dir);
+  after = lumo_test_dir_fingerprint (dir);
   g_assert_cmpstr (before, ==, after);
   lumo_test_dir_remove (dir);
 }
