@@ -145,21 +145,25 @@ on_count_cb (GObject      *object,
   count = MAX (count - (gint64) self->head->len, 0);
   _lumo_audit_model_set_n_paged (self, (guint) MIN (count, (gint64) G_MAXUINT - self->head->len));
 
-  if (self->contiguous && self->n_paged > LUMO_AUDIT_MODEL_PAGE_SIZE)
+  if (self->n_paged > 0)
     {
       guint last = (self->n_paged - 1) / LUMO_AUDIT_MODEL_PAGE_SIZE;
       LumoAuditModelPage *page = _lumo_audit_model_lookup_page (self, last, FALSE);
 
-      if (page == NULL || page->rows == NULL)
+      if ((page == NULL || page->rows == NULL) && self->contiguous && last > 0)
         {
           self->confirming = TRUE;
           _lumo_audit_model_request_page (self, last);
           return;
         }
 
-      /* Read already: it says where the rows end (a count that saw rows of
-       * another process before ::changed brought them to the head). */
-      if (self->n_paged > last * LUMO_AUDIT_MODEL_PAGE_SIZE + page->rows->len)
+      /* Read already (page 0 always is): it says where the rows end. A
+       * count that saw rows committed but not yet announced, or rows of
+       * another process before ::changed brought them to the head, would
+       * leave placeholders nothing fills, and count those rows twice once
+       * they reach the head (a page opened while rows are written). */
+      if (page != NULL && page->rows != NULL &&
+          self->n_paged > last * LUMO_AUDIT_MODEL_PAGE_SIZE + page->rows->len)
         _lumo_audit_model_set_n_paged (self, last * LUMO_AUDIT_MODEL_PAGE_SIZE + page->rows->len);
     }
 

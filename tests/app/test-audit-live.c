@@ -226,6 +226,38 @@ test_burst_while_another_page_shows (AppFixture    *f,
   check_view (f, model);
 }
 
+/* The page opens (its model reads the first page) while rows are being
+ * written: a count may see rows committed before their announcement came,
+ * and the list must still end up as the log is, every row once and none
+ * a placeholder left unfilled. */
+static void
+test_opened_while_written (AppFixture    *f,
+                           gconstpointer  data)
+{
+  LumoAuditModel *model;
+  g_autoptr(GError) error = NULL;
+
+  lumo_window_set_page (f->window, "audit");
+  model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
+  for (guint i = 0; i < 5; i++)
+    {
+      LumoAuditRecord record = {
+        .provider_id = TEST_PROVIDER_ID,
+        .caller_id = TEST_CALLER_ID,
+        .caller_name = "Written While Opening",
+        .tool = "userscripts.live_tool",
+        .write = TRUE,
+        .params_sha256 = hash,
+        .decision = LUMO_AUDIT_DECISION_ALLOW,
+      };
+
+      g_assert_cmpint (lumo_audit_store_append (f->audit, &record, &error), >, 0);
+      g_assert_no_error (error);
+    }
+  check_model (model, 5);
+  check_view (f, model);
+}
+
 static void
 test_bursts_into_an_empty_log (AppFixture    *f,
                                gconstpointer  data)
@@ -283,6 +315,7 @@ test_rows_of_another_process (AppFixture    *f,
 
   gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
   lumo_window_set_page (f->window, "audit");
+  lumo_test_wait_until (settled, model, "the empty log");
   app_test_fill_audit (f->audit, 300, 0);
   append_burst (f, 20);
   check_model (model, 320);
@@ -318,6 +351,7 @@ test_search_after_far_jumps (AppFixture    *f,
 
   gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
   lumo_window_set_page (f->window, "audit");
+  lumo_test_wait_until (settled, model, "the empty log");
   append_burst (f, 30);
   app_test_fill_audit (f->audit, n - 30, 0);
   append_burst (f, 1);
@@ -386,6 +420,7 @@ test_results_fill_in (AppFixture    *f,
   ResultWait wait = { 0 };
 
   lumo_window_set_page (f->window, "audit");
+  lumo_test_wait_until (settled, model, "the empty log");
   app_test_fill_audit (f->audit, 450, 0);
   append_burst (f, 3);
   append_burst_to (other, 3);
@@ -432,6 +467,8 @@ main (int   argc,
               app_fixture_setup, test_results_fill_in, app_fixture_teardown);
   g_test_add ("/audit-live/another-page", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_burst_while_another_page_shows, app_fixture_teardown);
+  g_test_add ("/audit-live/opened-while-written", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_opened_while_written, app_fixture_teardown);
 
   return g_test_run ();
 }
