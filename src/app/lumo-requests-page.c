@@ -43,14 +43,6 @@ struct _LumoRequestsPage
 
 G_DEFINE_FINAL_TYPE (LumoRequestsPage, lumo_requests_page, ADW_TYPE_BIN)
 
-enum {
-  PROP_0,
-  PROP_N_WAITING,
-  N_PROPS
-};
-
-static GParamSpec *properties[N_PROPS];
-
 static LumoPolicy *
 get_policy (LumoRequestsPage *self)
 {
@@ -111,8 +103,6 @@ update_state (LumoRequestsPage *self)
     }
   else if (n_reviews == 0)
     g_clear_handle_id (&self->countdown_id, g_source_remove);
-
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_N_WAITING]);
 }
 
 static void
@@ -406,24 +396,6 @@ lumo_requests_page_finalize (GObject *object)
 }
 
 static void
-lumo_requests_page_get_property (GObject    *object,
-                                 guint       prop_id,
-                                 GValue     *value,
-                                 GParamSpec *pspec)
-{
-  LumoRequestsPage *self = LUMO_REQUESTS_PAGE (object);
-
-  switch (prop_id)
-    {
-    case PROP_N_WAITING:
-      g_value_set_uint (value, lumo_requests_page_get_n_waiting (self));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
-}
-
-static void
 lumo_requests_page_class_init (LumoRequestsPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -431,12 +403,6 @@ lumo_requests_page_class_init (LumoRequestsPageClass *klass)
 
   object_class->dispose = lumo_requests_page_dispose;
   object_class->finalize = lumo_requests_page_finalize;
-  object_class->get_property = lumo_requests_page_get_property;
-
-  properties[PROP_N_WAITING] =
-    g_param_spec_uint ("n-waiting", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
-  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-requests-page.ui");
   g_type_ensure (LUMO_TYPE_FIRST_RUN);
@@ -470,17 +436,19 @@ lumo_requests_page_init (LumoRequestsPage *self)
 
 void
 lumo_requests_page_set_backend (LumoRequestsPage *self,
-                                LumoBackend      *backend)
+                                LumoBackend      *backend,
+                                LumoCallerModel  *pending)
 {
   GListModel *reviews;
 
   g_return_if_fail (LUMO_IS_REQUESTS_PAGE (self));
   g_return_if_fail (LUMO_IS_BACKEND (backend));
+  g_return_if_fail (LUMO_IS_CALLER_MODEL (pending));
+  g_return_if_fail (lumo_caller_model_get_policy (pending) == lumo_backend_get_policy (backend));
   g_return_if_fail (self->backend == NULL);
 
   self->backend = g_object_ref (backend);
-  self->pending = lumo_caller_model_new (lumo_backend_get_policy (backend), NULL,
-                                         LUMO_CALLER_STATE_PENDING);
+  self->pending = g_object_ref (pending);
   reviews = get_reviews (self);
 
   gtk_list_box_bind_model (self->callers_list, G_LIST_MODEL (self->pending),
@@ -504,18 +472,6 @@ lumo_requests_page_set_backend (LumoRequestsPage *self,
     }
 
   update_state (self);
-}
-
-guint
-lumo_requests_page_get_n_waiting (LumoRequestsPage *self)
-{
-  GListModel *reviews;
-
-  g_return_val_if_fail (LUMO_IS_REQUESTS_PAGE (self), 0);
-
-  reviews = get_reviews (self);
-  return (self->pending ? g_list_model_get_n_items (G_LIST_MODEL (self->pending)) : 0) +
-         (reviews ? g_list_model_get_n_items (reviews) : 0);
 }
 
 gboolean

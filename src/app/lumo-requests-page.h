@@ -25,10 +25,11 @@ G_BEGIN_DECLS
 #define LUMO_TYPE_REQUESTS_PAGE (lumo_requests_page_get_type ())
 G_DECLARE_FINAL_TYPE (LumoRequestsPage, lumo_requests_page, LUMO, REQUESTS_PAGE, AdwBin)
 
+/* @pending: the policy's pending callers (every provider), which the
+ * window also counts for the page's badge. */
 void             lumo_requests_page_set_backend   (LumoRequestsPage *self,
-                                                   LumoBackend      *backend);
-/* Pending callers plus reviews (the badge of the page). */
-guint            lumo_requests_page_get_n_waiting (LumoRequestsPage *self);
+                                                   LumoBackend      *backend,
+                                                   LumoCallerModel  *pending);
 LumoCallerModel *lumo_requests_page_get_pending   (LumoRequestsPage *self);
 /* TRUE once a provider has connected: the set-up is no longer shown. */
 gboolean         lumo_requests_page_get_set_up    (LumoRequestsPage *self);

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n-lib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lumo-application.h"
 #include "lumo-backend.h"
@@ -21,6 +22,19 @@
 #define MIN_WIDTH  360
 #define MIN_HEIGHT 294
 
+/* The pages, in the order of the switcher and of Ctrl+1 … Ctrl+5. */
+typedef enum
+{
+  PAGE_REQUESTS,
+  PAGE_ACCESS,
+  PAGE_ACTIVITY,
+  PAGE_PROVIDERS,
+  PAGE_AUDIT,
+  N_PAGES
+} PageIndex;
+
+static const char * const page_names[N_PAGES] = { "requests", "access", "activity", "providers", "audit" };
+
 struct _LumoWindow
 {
   AdwApplicationWindow  parent_instance;
@@ -31,31 +45,33 @@ struct _LumoWindow
   AdwViewStackPage     *requests_stack_page;
   AdwStatusPage        *error_page;
   AdwToastOverlay      *toast_overlay;
-  LumoRequestsPage     *requests_page;
-  LumoAccessPage       *access_page;
-  LumoActivityPage     *activity_page;
-  LumoProvidersPage    *providers_page;
-  LumoAuditPage        *audit_page;
+  AdwBin               *bins[N_PAGES];     /* the stack's children; each holds its page once built */
   LumoManagedBanner    *managed_banner;
+
+  /* Borrowed (each page is its bin's child); NULL until first shown */
+  GtkWidget            *pages[N_PAGES];
 
   /* Owned */
   LumoBackend          *backend;
+  LumoCallerModel      *pending;           /* the badge's callers, and the Requests page's */
   GSettings            *settings;
   gulong                first_frame_id;
+  gboolean              ready;             /* the backend is given: shown pages are built */
 };
 
 G_DEFINE_FINAL_TYPE (LumoWindow, lumo_window, ADW_TYPE_APPLICATION_WINDOW)
 
-static const char * const page_names[] = { "requests", "access", "activity", "providers", "audit" };
-
-static gboolean
-is_page_name (const char *name)
+static int
+page_index (const char *name)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (page_names); i++)
+  for (guint i = 0; i < N_PAGES; i++)
     if (g_strcmp0 (name, page_names[i]) == 0)
-      return TRUE;
-  return FALSE;
+      return i;
+  return -1;
 }
+
+static GtkWidget *ensure_page (LumoWindow *self,
+                               PageIndex   index);
 
 /* ---- actions ------------------------------------------------------------ */
 
@@ -77,7 +93,7 @@ search_action (GtkWidget  *widget,
   if (self->backend == NULL)
     return;
   lumo_window_set_page (self, "audit");
-  lumo_audit_page_focus_search (self->audit_page);
+  lumo_audit_page_focus_search (LUMO_AUDIT_PAGE (ensure_page (self, PAGE_AUDIT)));
 }
 
 static void
@@ -213,7 +229,10 @@ lumo_window_dispose (GObject *object)
       self->first_frame_id = 0;
     }
 
+  /* The bins take their pages along. */
+  memset (self->pages, 0, sizeof self->pages);
   gtk_widget_dispose_template (GTK_WIDGET (self), LUMO_TYPE_WINDOW);
+  g_clear_object (&self->pending);
   g_clear_object (&self->settings);
   g_clear_object (&self->backend);
 
@@ -247,11 +266,13 @@ lumo_window_class_init (LumoWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, requests_stack_page);
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, error_page);
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, toast_overlay);
-  gtk_widget_class_bind_template_child (widget_class, LumoWindow, requests_page);
-  gtk_widget_class_bind_template_child (widget_class, LumoWindow, access_page);
-  gtk_widget_class_bind_template_child (widget_class, LumoWindow, activity_page);
-  gtk_widget_class_bind_template_child (widget_class, LumoWindow, providers_page);
-  gtk_widget_class_bind_template_child (widget_class, LumoWindow, audit_page);
+  for (guint i = 0; i < N_PAGES; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("%s_bin", page_names[i]);
+
+      gtk_widget_class_bind_template_child_full (widget_class, id, FALSE,
+                                                 G_STRUCT_OFFSET (LumoWindow, bins[i]));
+    }
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, managed_banner);
 
   gtk_widget_class_install_action (widget_class, "win.page", "s", page_action);
@@ -260,7 +281,7 @@ lumo_window_class_init (LumoWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.quit", NULL, quit_action);
   gtk_widget_class_install_action (widget_class, "win.close", NULL, close_action);
 
-  for (guint i = 0; i < G_N_ELEMENTS (page_names); i++)
+  for (guint i = 0; i < N_PAGES; i++)
     {
       gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1 + i, GDK_CONTROL_MASK,
                                            "win.page", "s", page_names[i]);
@@ -272,23 +293,103 @@ lumo_window_class_init (LumoWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close", NULL);
 }
 
+/* ---- pages -------------------------------------------------------------- */
+
+/* What waits for a person: pending callers and writes waiting for review.
+ * The window counts them itself, so the badge is right while the Requests
+ * page was never shown (and so never built). */
+static void
+update_badge (LumoWindow *self)
+{
+  guint n = 0;
+
+  if (self->backend != NULL)
+    n = g_list_model_get_n_items (G_LIST_MODEL (self->pending)) +
+        g_list_model_get_n_items (G_LIST_MODEL (lumo_backend_get_review_queue (self->backend)));
+
+  adw_view_stack_page_set_badge_number (self->requests_stack_page, n);
+  adw_view_stack_page_set_needs_attention (self->requests_stack_page, n > 0);
+}
+
+/* A page is built the first time it is shown, or asked for: building all
+ * five took 28–92 ms of the window's start and ~10 MB, for four pages
+ * nobody had looked at yet (docs/PERFORMANCE.md). What a window must do
+ * whether or not a page was ever shown is the window's (the badge), the
+ * application's (notifications) or core's. */
+static GtkWidget *
+ensure_page (LumoWindow *self,
+             PageIndex   index)
+{
+  static GType (* const get_types[N_PAGES]) (void) = {
+    lumo_requests_page_get_type, lumo_access_page_get_type, lumo_activity_page_get_type,
+    lumo_providers_page_get_type, lumo_audit_page_get_type,
+  };
+  GtkApplication *application;
+  GtkWidget *page;
+
+  if (self->pages[index] != NULL)
+    return self->pages[index];
+
+  page = g_object_new (get_types[index] (), NULL);
+  /* Only the page on screen is visible (on_stack_visible_child_cb()). */
+  gtk_widget_set_visible (page, adw_view_stack_get_visible_child (self->stack) == GTK_WIDGET (self->bins[index]));
+  adw_bin_set_child (self->bins[index], page);
+  self->pages[index] = page;
+
+  if (self->backend == NULL)
+    return page;
+
+  application = gtk_window_get_application (GTK_WINDOW (self));
+  switch (index)
+    {
+    case PAGE_REQUESTS:
+      lumo_requests_page_set_backend (LUMO_REQUESTS_PAGE (page), self->backend, self->pending);
+      break;
+    case PAGE_ACCESS:
+      lumo_access_page_set_backend (LUMO_ACCESS_PAGE (page), self->backend);
+      /* The desktop agents' endpoint and sessions are the application's. */
+      if (LUMO_IS_APPLICATION (application))
+        lumo_agents_group_set_application (lumo_access_page_get_agents_group (LUMO_ACCESS_PAGE (page)),
+                                           LUMO_APPLICATION (application));
+      break;
+    case PAGE_ACTIVITY:
+      lumo_activity_page_set_backend (LUMO_ACTIVITY_PAGE (page), self->backend);
+      if (LUMO_IS_APPLICATION (application) && lumo_application_get_gateway (LUMO_APPLICATION (application)) != NULL)
+        lumo_activity_page_set_gateway (LUMO_ACTIVITY_PAGE (page),
+                                        lumo_application_get_gateway (LUMO_APPLICATION (application)));
+      break;
+    case PAGE_PROVIDERS:
+      lumo_providers_page_set_backend (LUMO_PROVIDERS_PAGE (page), self->backend);
+      break;
+    case PAGE_AUDIT:
+      lumo_audit_page_set_backend (LUMO_AUDIT_PAGE (page), self->backend);
+      break;
+    case N_PAGES:
+    default:
+      g_assert_not_reached ();
+    }
+
+  return page;
+}
+
 /* Only the page on screen is visible: AdwViewStack measures every
  * visible page, so with all five the window's first layout measured the
  * text of four pages nobody sees before the first frame (about 180 ms
  * on the test machine, docs/PERFORMANCE.md). Each page sits in a bin,
- * the stack's child, so the switcher still lists every page. */
+ * the stack's child, so the switcher still lists every page; the page
+ * shown is built here the first time. */
 static void
 on_stack_visible_child_cb (LumoWindow *self)
 {
   GtkWidget *shown = adw_view_stack_get_visible_child (self->stack);
-  GtkWidget *pages[] = {
-    GTK_WIDGET (self->requests_page), GTK_WIDGET (self->access_page),
-    GTK_WIDGET (self->activity_page), GTK_WIDGET (self->providers_page),
-    GTK_WIDGET (self->audit_page),
-  };
 
-  for (guint i = 0; i < G_N_ELEMENTS (pages); i++)
-    gtk_widget_set_visible (pages[i], gtk_widget_get_parent (pages[i]) == shown);
+  for (guint i = 0; i < N_PAGES; i++)
+    {
+      if (self->ready && GTK_WIDGET (self->bins[i]) == shown)
+        ensure_page (self, i);
+      if (self->pages[i] != NULL)
+        gtk_widget_set_visible (self->pages[i], GTK_WIDGET (self->bins[i]) == shown);
+    }
 }
 
 static void
@@ -297,17 +398,10 @@ lumo_window_init (LumoWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   g_signal_connect_swapped (self->stack, "notify::visible-child",
                             G_CALLBACK (on_stack_visible_child_cb), self);
-  on_stack_visible_child_cb (self);
 
   self->settings = lumo_ui_lookup_settings ("window-width", "window-height",
                                             "window-maximized", NULL);
   restore_size (self);
-
-  /* The badge counts what waits for a person. */
-  g_object_bind_property (self->requests_page, "n-waiting",
-                          self->requests_stack_page, "badge-number", G_BINDING_SYNC_CREATE);
-  g_object_bind_property (self->requests_stack_page, "badge-number",
-                          self->requests_stack_page, "needs-attention", G_BINDING_SYNC_CREATE);
 }
 
 LumoWindow *
@@ -316,7 +410,7 @@ lumo_window_new (GtkApplication *application,
                  const GError   *startup_error)
 {
   LumoWindow *self;
-  const char *page;
+  int page;
 
   g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
   g_return_val_if_fail (backend == NULL || LUMO_IS_BACKEND (backend), NULL);
@@ -337,27 +431,24 @@ lumo_window_new (GtkApplication *application,
     }
 
   self->backend = g_object_ref (backend);
-  lumo_requests_page_set_backend (self->requests_page, backend);
-  lumo_access_page_set_backend (self->access_page, backend);
-  lumo_activity_page_set_backend (self->activity_page, backend);
-  lumo_providers_page_set_backend (self->providers_page, backend);
-  lumo_audit_page_set_backend (self->audit_page, backend);
   lumo_managed_banner_set_policy (self->managed_banner, lumo_backend_get_policy (backend));
-  /* The desktop agents' endpoint and sessions are the application's. */
-  if (LUMO_IS_APPLICATION (application))
-    {
-      LumoApplication *app = LUMO_APPLICATION (application);
 
-      lumo_agents_group_set_application (lumo_access_page_get_agents_group (self->access_page), app);
-      if (lumo_application_get_gateway (app) != NULL)
-        lumo_activity_page_set_gateway (self->activity_page, lumo_application_get_gateway (app));
-    }
+  /* The badge counts what waits for a person. */
+  self->pending = lumo_caller_model_new (lumo_backend_get_policy (backend), NULL, LUMO_CALLER_STATE_PENDING);
+  g_signal_connect_object (self->pending, "items-changed", G_CALLBACK (update_badge), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (lumo_backend_get_review_queue (backend), "items-changed",
+                           G_CALLBACK (update_badge), self, G_CONNECT_SWAPPED);
+  update_badge (self);
 
   /* LUMO_ACCESS_PAGE opens another page first (screenshots, the tour in
    * the README). */
-  page = g_getenv ("LUMO_ACCESS_PAGE");
-  if (page != NULL && is_page_name (page))
-    lumo_window_set_page (self, page);
+  page = page_index (g_getenv ("LUMO_ACCESS_PAGE"));
+  if (page >= 0)
+    adw_view_stack_set_visible_child (self->stack, GTK_WIDGET (self->bins[page]));
+
+  /* Only now is the page shown first built: with its backend. */
+  self->ready = TRUE;
+  on_stack_visible_child_cb (self);
 
   return self;
 }
@@ -377,7 +468,7 @@ lumo_window_set_page (LumoWindow *self,
   g_return_val_if_fail (LUMO_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
 
-  if (!is_page_name (name) || self->backend == NULL)
+  if (page_index (name) < 0 || self->backend == NULL)
     return FALSE;
 
   adw_view_stack_set_visible_child_name (self->stack, name);
@@ -396,28 +487,28 @@ LumoRequestsPage *
 _lumo_window_get_requests_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
-  return self->requests_page;
+  return LUMO_REQUESTS_PAGE (ensure_page (self, PAGE_REQUESTS));
 }
 
 LumoAccessPage *
 _lumo_window_get_access_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
-  return self->access_page;
+  return LUMO_ACCESS_PAGE (ensure_page (self, PAGE_ACCESS));
 }
 
 LumoActivityPage *
 _lumo_window_get_activity_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
-  return self->activity_page;
+  return LUMO_ACTIVITY_PAGE (ensure_page (self, PAGE_ACTIVITY));
 }
 
 LumoProvidersPage *
 _lumo_window_get_providers_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
-  return self->providers_page;
+  return LUMO_PROVIDERS_PAGE (ensure_page (self, PAGE_PROVIDERS));
 }
 
 LumoManagedBanner *
@@ -431,7 +522,7 @@ LumoAuditPage *
 _lumo_window_get_audit_page (LumoWindow *self)
 {
   g_return_val_if_fail (LUMO_IS_WINDOW (self), NULL);
-  return self->audit_page;
+  return LUMO_AUDIT_PAGE (ensure_page (self, PAGE_AUDIT));
 }
 
 void
@@ -444,9 +535,9 @@ _lumo_window_set_browser_locations (LumoWindow         *self,
 
   g_return_if_fail (LUMO_IS_WINDOW (self));
 
-  first_run = lumo_requests_page_get_first_run (self->requests_page);
+  first_run = lumo_requests_page_get_first_run (_lumo_window_get_requests_page (self));
   lumo_browsers_group_set_locations (lumo_first_run_get_browsers (first_run),
                                      home_dir, system_root, search_path);
-  lumo_browsers_group_set_locations (lumo_providers_page_get_browsers (self->providers_page),
+  lumo_browsers_group_set_locations (lumo_providers_page_get_browsers (_lumo_window_get_providers_page (self)),
                                      home_dir, system_root, search_path);
 }

@@ -450,6 +450,23 @@ app_test_row_subtitle (GtkWidget *row)
   return adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
 }
 
+guint
+app_test_requests_badge (LumoWindow *window,
+                         gboolean   *needs_attention)
+{
+  AdwViewStack *stack = ADW_VIEW_STACK (app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK, 0));
+  GtkWidget *child;
+  AdwViewStackPage *page;
+
+  g_assert_nonnull (stack);
+  child = adw_view_stack_get_child_by_name (stack, "requests");
+  g_assert_nonnull (child);
+  page = adw_view_stack_get_page (stack, child);
+  if (needs_attention != NULL)
+    *needs_attention = adw_view_stack_page_get_needs_attention (page);
+  return adw_view_stack_page_get_badge_number (page);
+}
+
 char *
 app_test_fake_helper_new (const char *name)
 {

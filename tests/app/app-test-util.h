@@ -102,6 +102,10 @@ guint       app_test_free_port (void);
 char       *app_test_clipboard_text (GdkClipboard *clipboard);
 /* The subtitle of an AdwActionRow or an AdwExpanderRow. */
 const char *app_test_row_subtitle (GtkWidget *row);
+/* The number on the Requests page's entry in the view switcher, and
+ * whether that entry asks for attention. */
+guint       app_test_requests_badge (LumoWindow *window,
+                                     gboolean   *needs_attention);
 /* A stand-in lumo-access-host (an executable that does nothing) in a new
  * temporary directory "lumo-@name-…", named by $LUMO_ACCESS_HOST_PATH, so
  * that browsers can be set up without an installed helper. It sets the

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "lumo-caller-row.h"
+#include "lumo-review-row.h"
 
 static gboolean
 has_shortcut (GtkWidget  *widget,
@@ -232,7 +234,136 @@ test_controls_are_named (AppFixture    *f,
   g_assert_no_error (error);
   app_test_iterate ();
 
+  /* Every page: each is built when first shown or asked for. */
+  _lumo_window_get_requests_page (f->window);
+  _lumo_window_get_access_page (f->window);
+  _lumo_window_get_activity_page (f->window);
+  _lumo_window_get_providers_page (f->window);
+  _lumo_window_get_audit_page (f->window);
   check_controls_are_named (GTK_WIDGET (f->window));
+}
+
+static GtkWidget *
+built_page (LumoWindow *window,
+            const char *name)
+{
+  AdwViewStack *stack = ADW_VIEW_STACK (app_test_find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_STACK, 0));
+
+  return adw_bin_get_child (ADW_BIN (adw_view_stack_get_child_by_name (stack, name)));
+}
+
+typedef struct
+{
+  gboolean          done;
+  LumoReviewOutcome outcome;
+} ReviewResult;
+
+static void
+on_review_done_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ReviewResult *r = user_data;
+  g_autoptr(GError) error = NULL;
+
+  r->outcome = lumo_review_queue_submit_finish (LUMO_REVIEW_QUEUE (object), result, &error);
+  g_assert_no_error (error);
+  r->done = TRUE;
+}
+
+static gboolean
+review_done (gpointer data)
+{
+  return ((ReviewResult *) data)->done;
+}
+
+/* A window opened on the Audit page builds that page only; the others
+ * come when first shown. The Requests page's badge counts what waits
+ * (pending agents, writes in review) while that page was never built, and
+ * the page, once shown, lists the same. */
+static void
+test_pages_built_when_shown (void)
+{
+  static const char *names[] = { "requests", "access", "activity", "providers", "audit" };
+  AppFixture fixture = { 0 }, *f = &fixture;
+  ReviewResult review = { 0 };
+  g_autoptr(GError) error = NULL;
+  LumoPolicyStatus status;
+  gboolean attention = TRUE;
+  GtkWidget *requests;
+
+  app_fixture_setup_stores (f);
+  app_fixture_add_provider (f, TEST_PROVIDER_ID, "Lumo Userscripts");
+  /* One agent already waits when the window opens. */
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, "Waiting Before", &status, &error);
+  g_assert_no_error (error);
+
+  g_setenv ("LUMO_ACCESS_PAGE", "audit", TRUE);
+  app_fixture_setup_window (f, TRUE);
+  g_unsetenv ("LUMO_ACCESS_PAGE");
+
+  g_assert_cmpstr (lumo_window_get_page (f->window), ==, "audit");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    g_assert_cmpint (built_page (f->window, names[i]) != NULL, ==, g_str_equal (names[i], "audit"));
+  g_assert_true (LUMO_IS_AUDIT_PAGE (built_page (f->window, "audit")));
+  g_assert_cmpuint (app_test_requests_badge (f->window, &attention), ==, 1);
+  g_assert_true (attention);
+
+  /* Another agent, and a write in review: the badge follows. */
+  lumo_policy_probe (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, "Waiting After", &status, &error);
+  g_assert_no_error (error);
+  lumo_review_queue_submit_async (f->queue, TEST_PROVIDER_ID, TEST_CALLER3_ID, "Reviewed Agent",
+                                  "userscripts.update_script", "0b7f2a52-4a53-4e0e-9d3e-6f1f5c3a9e11",
+                                  "{\"action\":\"update\"}", NULL, on_review_done_cb, &review);
+  app_test_iterate ();
+  g_assert_cmpuint (app_test_requests_badge (f->window, NULL), ==, 3);
+  g_assert_null (built_page (f->window, "requests"));
+
+  /* Denied elsewhere (the CLI, a notification): one fewer. */
+  lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  app_test_iterate ();
+  g_assert_cmpuint (app_test_requests_badge (f->window, NULL), ==, 2);
+  g_assert_null (built_page (f->window, "requests"));
+
+  /* Ctrl+1: the page is built now, with what waits. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.page", "s", "requests"));
+  app_test_iterate ();
+  requests = built_page (f->window, "requests");
+  g_assert_true (LUMO_IS_REQUESTS_PAGE (requests));
+  g_assert_true (gtk_widget_get_mapped (requests));
+  g_assert_false (gtk_widget_get_visible (built_page (f->window, "audit")));
+  g_assert_true (app_test_any_text_contains (requests, "Waiting After"));
+  g_assert_false (app_test_any_text_contains (requests, "Waiting Before"));
+  g_assert_true (app_test_any_text_contains (requests, "Reviewed Agent"));
+  g_assert_cmpuint (app_test_count_widgets (requests, LUMO_TYPE_CALLER_ROW), ==, 1);
+  g_assert_cmpuint (app_test_count_widgets (requests, LUMO_TYPE_REVIEW_ROW), ==, 1);
+
+  /* Decided from the page: the badge goes out. */
+  {
+    LumoReviewRequest *request = lumo_review_row_get_request (LUMO_REVIEW_ROW (
+                                   app_test_find_widget (requests, LUMO_TYPE_REVIEW_ROW, 0)));
+
+    g_assert_true (lumo_review_queue_decide (f->queue, lumo_review_request_get_id (request), FALSE, &error));
+    g_assert_no_error (error);
+  }
+  lumo_test_wait_until (review_done, &review, "the review's outcome");
+  lumo_policy_deny_caller (f->policy, TEST_PROVIDER_ID, TEST_CALLER2_ID, LUMO_POLICY_ORIGIN_UI, &error);
+  g_assert_no_error (error);
+  app_test_iterate ();
+  g_assert_cmpuint (app_test_requests_badge (f->window, &attention), ==, 0);
+  g_assert_false (attention);
+  g_assert_cmpuint (app_test_count_widgets (requests, LUMO_TYPE_REVIEW_ROW), ==, 0);
+
+  /* The others are built when shown, each with its backend. */
+  g_assert_null (built_page (f->window, "access"));
+  lumo_window_set_page (f->window, "access");
+  app_test_iterate ();
+  g_assert_true (LUMO_IS_ACCESS_PAGE (built_page (f->window, "access")));
+  g_assert_nonnull (lumo_access_page_get_allowed (LUMO_ACCESS_PAGE (built_page (f->window, "access"))));
+  g_assert_true (app_test_any_text_contains (built_page (f->window, "access"), "Lumo Userscripts"));
+
+  app_fixture_teardown (f, NULL);
 }
 
 static void
@@ -264,6 +395,7 @@ main (int   argc,
   ADD ("named-controls", test_controls_are_named);
 #undef ADD
   g_test_add_func ("/window/no-store", test_no_store_says_why);
+  g_test_add_func ("/window/pages-built-when-shown", test_pages_built_when_shown);
 
   return g_test_run ();
 }
