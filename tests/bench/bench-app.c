@@ -316,10 +316,14 @@ bench_audit (const char *dir)
   f.queue = lumo_review_queue_new ();
   f.backend = lumo_backend_new (f.policy, f.audit, f.queue);
 
+  /* Opened on the Audit page, as the launches above are (the window
+   * builds the page it opens on, and the others when first shown). */
+  g_setenv ("LUMO_ACCESS_PAGE", "audit", TRUE);
   start = g_get_monotonic_time ();
   f.window = g_object_ref_sink (lumo_window_new (app_test_get_application (), f.backend, NULL));
-  g_print ("window built (its five pages, the audit model started) in %.1f ms\n",
+  g_print ("window built (on the Audit page, the audit model started) in %.1f ms\n",
            (g_get_monotonic_time () - start) / 1000.0);
+  g_unsetenv ("LUMO_ACCESS_PAGE");
   lumo_window_set_page (f.window, "audit");
   gtk_window_present (GTK_WINDOW (f.window));
   page = _lumo_window_get_audit_page (f.window);
