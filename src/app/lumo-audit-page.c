@@ -170,64 +170,83 @@ on_filter_selected_cb (GtkDropDown   *dropdown,
 
 /* ---- cells -------------------------------------------------------------- */
 
-/* Cells are plain labels filled in C: a GtkBuilderListItemFactory parses
- * its template for every cell it creates. Each cell reads the text its
- * item formatted once, when the row arrived, and follows the item's row
- * (a placeholder filling in, or a new search refilling it). */
+/* Cells are GtkInscriptions filled in C: a GtkBuilderListItemFactory
+ * parses its template for every cell it creates, and a GtkLabel shapes
+ * its text to measure it. An inscription asks for the width of a few
+ * characters and a line, whatever its text, and draws what fits (GTK 4.8
+ * made it for list cells); the view keeps 200 rows of seven cells, so this
+ * is most of what the first page costs to show (docs/PERFORMANCE.md). Each
+ * cell reads the text its item formatted once, when the row arrived, and
+ * follows the item's row (a placeholder filling in, or a new search
+ * refilling it). */
 typedef struct
 {
-  LumoAuditColumn     column;
-  const char         *css_class;
-  PangoEllipsizeMode  ellipsize;
+  LumoAuditColumn         column;
+  const char             *css_class;
+  GtkInscriptionOverflow  overflow;
+  guint                   nat_chars;   /* the natural width of a column without a fixed one */
 } CellKind;
 
 static const CellKind cell_kinds[LUMO_AUDIT_N_COLUMNS] = {
-  { LUMO_AUDIT_COLUMN_TIME, "numeric", PANGO_ELLIPSIZE_NONE },
-  { LUMO_AUDIT_COLUMN_CALLER, NULL, PANGO_ELLIPSIZE_END },
-  { LUMO_AUDIT_COLUMN_PROVIDER, NULL, PANGO_ELLIPSIZE_END },
-  { LUMO_AUDIT_COLUMN_TOOL, "monospace", PANGO_ELLIPSIZE_END },
-  { LUMO_AUDIT_COLUMN_TARGET, "monospace", PANGO_ELLIPSIZE_MIDDLE },
-  { LUMO_AUDIT_COLUMN_OUTCOME, NULL, PANGO_ELLIPSIZE_END },
-  { LUMO_AUDIT_COLUMN_HASH, "monospace", PANGO_ELLIPSIZE_END },
+  { LUMO_AUDIT_COLUMN_TIME, "numeric", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
+  { LUMO_AUDIT_COLUMN_CALLER, "audit-caller", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 16 },
+  { LUMO_AUDIT_COLUMN_PROVIDER, NULL, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
+  { LUMO_AUDIT_COLUMN_TOOL, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 20 },
+  { LUMO_AUDIT_COLUMN_TARGET, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE, 0 },
+  { LUMO_AUDIT_COLUMN_OUTCOME, NULL, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
+  { LUMO_AUDIT_COLUMN_HASH, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
 };
 
-/* The caller's cell is its name and, for a desktop agent, a tag after it;
- * every other cell is one label. */
+/* The caller's cell is its name and, for a desktop agent, a tag after it:
+ * the inscription alone until the cell first shows a desktop agent, then
+ * a box of both (the view keeps 200 rows, most of them of extensions, and
+ * a box and a tag with a tooltip each cost a quarter of the first page). */
+static GtkInscription *
+caller_text (GtkListItem *list_item,
+             gboolean     tagged)
+{
+  GtkWidget *cell = gtk_list_item_get_child (list_item);
+  g_autoptr(GtkWidget) text = NULL;
+  GtkWidget *tag;
+
+  if (GTK_IS_INSCRIPTION (cell))
+    {
+      if (!tagged)
+        return GTK_INSCRIPTION (cell);
+
+      text = g_object_ref (cell);
+      cell = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      g_object_set_data (G_OBJECT (cell), "lumo-cell-kind", g_object_get_data (G_OBJECT (text), "lumo-cell-kind"));
+      gtk_list_item_set_child (list_item, cell);
+      gtk_box_append (GTK_BOX (cell), text);
+      /* The app's one look of a desktop agent (lumo-ui-util.c). */
+      gtk_box_append (GTK_BOX (cell), lumo_ui_agent_tag_new ());
+    }
+
+  tag = gtk_widget_get_last_child (cell);
+  gtk_widget_set_visible (tag, tagged);
+  return GTK_INSCRIPTION (gtk_widget_get_first_child (cell));
+}
+
 static void
-fill_cell (GtkWidget      *cell,
+fill_cell (GtkListItem    *list_item,
            LumoAuditItem  *item,
            const CellKind *kind)
 {
-  GtkWidget *label = cell;
+  GtkInscription *text;
 
   if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
-    {
-      gboolean tagged = lumo_audit_item_get_caller_tag (item) != NULL;
-      GtkWidget *tag;
+    text = caller_text (list_item, lumo_audit_item_get_caller_tag (item) != NULL);
+  else
+    text = GTK_INSCRIPTION (gtk_list_item_get_child (list_item));
 
-      label = gtk_widget_get_first_child (cell);
-      tag = gtk_widget_get_next_sibling (label);
-      /* The tag is made the first time a desktop agent's row is shown in
-       * this cell: the view keeps 200 rows, most of them of extensions,
-       * and a label with a tooltip each was a quarter of the time the
-       * first page took to show. */
-      if (tag == NULL && tagged)
-        {
-          /* The app's one look of a desktop agent (lumo-ui-util.c). */
-          tag = lumo_ui_agent_tag_new ();
-          gtk_box_append (GTK_BOX (cell), tag);
-        }
-      if (tag != NULL)
-        gtk_widget_set_visible (tag, tagged);
-    }
-
-  gtk_label_set_text (GTK_LABEL (label), lumo_audit_item_get_text (item, kind->column));
+  gtk_inscription_set_text (text, lumo_audit_item_get_text (item, kind->column));
   if (kind->column == LUMO_AUDIT_COLUMN_OUTCOME)
     {
       if (lumo_audit_item_get_denied (item))
-        gtk_widget_add_css_class (label, "error");
+        gtk_widget_add_css_class (GTK_WIDGET (text), "error");
       else
-        gtk_widget_remove_css_class (label, "error");
+        gtk_widget_remove_css_class (GTK_WIDGET (text), "error");
     }
 }
 
@@ -238,7 +257,7 @@ on_cell_item_row_cb (LumoAuditItem *item,
 {
   GtkWidget *cell = gtk_list_item_get_child (list_item);
 
-  fill_cell (cell, item, g_object_get_data (G_OBJECT (cell), "lumo-cell-kind"));
+  fill_cell (list_item, item, g_object_get_data (G_OBJECT (cell), "lumo-cell-kind"));
 }
 
 static void
@@ -246,26 +265,18 @@ on_cell_setup_cb (GtkSignalListItemFactory *factory,
                   GtkListItem              *list_item,
                   const CellKind           *kind)
 {
-  GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *cell = label;
+  GtkWidget *text = gtk_inscription_new (NULL);
 
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (label), kind->ellipsize);
-  gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
+  gtk_inscription_set_xalign (GTK_INSCRIPTION (text), 0);
+  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), kind->overflow);
+  if (kind->nat_chars > 0)
+    gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), kind->nat_chars);
+  gtk_widget_set_hexpand (text, TRUE);
   if (kind->css_class != NULL)
-    gtk_widget_add_css_class (label, kind->css_class);
+    gtk_widget_add_css_class (text, kind->css_class);
 
-  if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
-    {
-      /* The desktop agent's tag goes after the label (fill_cell()). */
-      cell = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-      gtk_widget_set_hexpand (label, TRUE);
-      gtk_widget_add_css_class (label, "audit-caller");
-      gtk_box_append (GTK_BOX (cell), label);
-    }
-
-  g_object_set_data (G_OBJECT (cell), "lumo-cell-kind", (gpointer) kind);
-  gtk_list_item_set_child (list_item, cell);
+  g_object_set_data (G_OBJECT (text), "lumo-cell-kind", (gpointer) kind);
+  gtk_list_item_set_child (list_item, text);
 }
 
 static void
@@ -275,7 +286,7 @@ on_cell_bind_cb (GtkSignalListItemFactory *factory,
 {
   LumoAuditItem *item = gtk_list_item_get_item (list_item);
 
-  fill_cell (gtk_list_item_get_child (list_item), item, kind);
+  fill_cell (list_item, item, kind);
   /* A placeholder fills in when its page arrives; a new search refills the
    * items of the top rows in place. */
   g_signal_connect_object (item, "notify::row", G_CALLBACK (on_cell_item_row_cb), list_item, 0);

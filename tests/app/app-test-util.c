@@ -312,6 +312,8 @@ collect (GtkWidget *widget,
       add_text (texts, gtk_label_get_text (GTK_LABEL (widget)));
       add_text (texts, gtk_label_get_label (GTK_LABEL (widget)));
     }
+  if (GTK_IS_INSCRIPTION (widget))
+    add_text (texts, gtk_inscription_get_text (GTK_INSCRIPTION (widget)));
   if (GTK_IS_EDITABLE (widget))
     add_text (texts, gtk_editable_get_text (GTK_EDITABLE (widget)));
   if (ADW_IS_PREFERENCES_ROW (widget))

@@ -134,7 +134,7 @@ compare_y (gconstpointer a,
   return ya < yb ? -1 : ya > yb;
 }
 
-/* What the column view shows in its Agent column (the labels of class
+/* What the column view shows in its Agent column (the cells of class
  * "audit-caller"), top to bottom, as far as rows are on screen. */
 static GPtrArray *
 shown_agents (AppFixture *f)
@@ -145,14 +145,14 @@ shown_agents (AppFixture *f)
 
   for (guint i = 0;; i++)
     {
-      GtkWidget *label = app_test_find_widget (view, GTK_TYPE_LABEL, i);
+      GtkWidget *label = app_test_find_widget (view, GTK_TYPE_INSCRIPTION, i);
       graphene_point_t point;
       double *y;
 
       if (label == NULL)
         break;
       if (!gtk_widget_get_mapped (label) || !gtk_widget_has_css_class (label, "audit-caller") ||
-          *gtk_label_get_text (GTK_LABEL (label)) == '\0' ||
+          g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (label)), "") == 0 ||
           !gtk_widget_compute_point (label, view, &GRAPHENE_POINT_INIT (0, 0), &point))
         continue;
       y = g_new (double, 1);
@@ -162,7 +162,7 @@ shown_agents (AppFixture *f)
     }
   g_ptr_array_sort (labels, compare_y);
   for (guint i = 0; i < labels->len; i++)
-    g_ptr_array_add (texts, g_strdup (gtk_label_get_text (g_ptr_array_index (labels, i))));
+    g_ptr_array_add (texts, g_strdup (gtk_inscription_get_text (g_ptr_array_index (labels, i))));
   return texts;
 }
 

@@ -71,13 +71,22 @@ append (AppFixture          *f,
   return id;
 }
 
-/* The mapped labels of the column view with exactly this text. */
+/* The mapped cells (and tags) of the column view with exactly this text. */
 static guint
 count_shown (GtkWidget  *root,
              const char *text)
 {
   guint n = 0;
 
+  for (guint i = 0;; i++)
+    {
+      GtkWidget *cell = app_test_find_widget (root, GTK_TYPE_INSCRIPTION, i);
+
+      if (cell == NULL)
+        break;
+      if (gtk_widget_get_mapped (cell) && g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (cell)), text) == 0)
+        n++;
+    }
   for (guint i = 0;; i++)
     {
       GtkWidget *label = app_test_find_widget (root, GTK_TYPE_LABEL, i);
