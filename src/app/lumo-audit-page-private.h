@@ -44,6 +44,7 @@ struct _LumoAuditPage
   guint                  scroll_to_top_id; /* tick callback keeping the top in view */
   guint                  scroll_to_top_frames;
   GdkFrameClock         *summary_clock;    /* painting the first rows; the summary waits */
+  gboolean               trim_wanted;      /* painted: give freed heap back once settled */
 
   /* The running export or verification, if any */
   GCancellable          *job_cancellable;

@@ -541,10 +541,13 @@ on_model_items_changed_cb (GListModel    *model,
 
 /* ---- GObject ------------------------------------------------------------ */
 
+static void trim_when_settled (LumoAuditPage *self);
+
 static void
 on_model_changed_cb (LumoAuditPage *self)
 {
   update_status (self);
+  trim_when_settled (self);
 }
 
 /* The log's first rows first, the summary's scan of it after them: on a
@@ -564,10 +567,27 @@ release_summary (LumoAuditPage *self)
   lumo_audit_summary_set_held (self->summary, FALSE);
 }
 
+/* Once the first screen is complete (its rows painted, counted, the
+ * summary done), the heap that building it freed goes back, once. */
+static void
+trim_when_settled (LumoAuditPage *self)
+{
+  if (!self->trim_wanted || lumo_audit_summary_get_busy (self->summary) ||
+      !lumo_audit_model_get_counted (self->model))
+    return;
+  self->trim_wanted = FALSE;
+  g_signal_handlers_disconnect_by_func (self->summary, trim_when_settled, self);
+  lumo_ui_trim_heap_once ();
+}
+
 static void
 on_summary_clock_after_paint_cb (LumoAuditPage *self)
 {
   release_summary (self);
+
+  self->trim_wanted = TRUE;
+  g_signal_connect_swapped (self->summary, "notify::busy", G_CALLBACK (trim_when_settled), self);
+  trim_when_settled (self);
 }
 
 static void
@@ -605,6 +625,11 @@ lumo_audit_page_dispose (GObject *object)
     {
       g_signal_handlers_disconnect_by_func (self->summary_clock, on_summary_clock_after_paint_cb, self);
       g_clear_object (&self->summary_clock);
+    }
+  if (self->trim_wanted)
+    {
+      g_signal_handlers_disconnect_by_func (self->summary, trim_when_settled, self);
+      self->trim_wanted = FALSE;
     }
   if (self->scroll_to_top_id != 0)
     {

@@ -7,6 +7,9 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#if HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
 
 #include "lumo-ui-util.h"
 
@@ -179,4 +182,25 @@ lumo_ui_set_managed (GtkWidget  *widget,
 
   gtk_widget_set_sensitive (widget, !managed);
   gtk_widget_set_tooltip_text (widget, managed ? lumo_ui_managed_text () : tooltip);
+}
+
+static gboolean
+on_trim_heap_idle_cb (gpointer user_data)
+{
+#if HAVE_MALLOC_TRIM
+  malloc_trim (0);
+#endif
+  return G_SOURCE_REMOVE;
+}
+
+void
+lumo_ui_trim_heap_once (void)
+{
+  static gboolean scheduled;
+
+  if (scheduled)
+    return;
+  scheduled = TRUE;
+  g_source_set_name_by_id (g_idle_add_full (G_PRIORITY_LOW, on_trim_heap_idle_cb, NULL, NULL),
+                           "[lumo] trim heap");
 }

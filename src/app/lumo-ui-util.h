@@ -8,6 +8,12 @@
 
 G_BEGIN_DECLS
 
+/* Once per process, at low priority when the main loop is next idle:
+ * gives the heap that start-up freed back to the system (malloc_trim()).
+ * Called when the first screen is painted; a supplement to allocating
+ * less, measured in docs/PERFORMANCE.md. */
+void      lumo_ui_trim_heap_once   (void);
+
 /* Shows @toast in the nearest AdwToastOverlay above @widget (the window's);
  * dropped if there is none (the widget is not in a window). Takes @toast. */
 void      lumo_ui_show_toast       (GtkWidget    *widget,
