@@ -9,7 +9,7 @@
 #   grants.png                                           the Access page at its
 #                                                        review grants
 #   requests-zh_CN.png, providers-zh_CN.png,
-#   grants-zh_CN.png                                     in Simplified Chinese
+#   grants-zh_CN.png, audit-zh_CN.png                    in Simplified Chinese
 #   agents.png, agent-added.png (and -zh_CN)             the Access page's Desktop
 #                                                        Agents group, and the Add
 #                                                        Agent dialog once it shows
@@ -44,7 +44,7 @@ shoot () {
 shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" requests access activity providers audit grants
 shoot "$build/tests/app/lumo-screenshot" "$out" 360 720 -narrow requests audit
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \
-  "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN requests providers grants
+  "$build/tests/app/lumo-screenshot" "$out" 1280 800 -zh_CN requests providers grants audit
 shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" first-run
 shoot "$build/tests/app/lumo-screenshot" "$out" 1280 800 "" agents agent-added
 shoot env LANGUAGE=zh_CN LC_ALL=C.UTF-8 LUMO_LOCALEDIR="$build/po" \

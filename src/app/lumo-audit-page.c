@@ -189,9 +189,9 @@ typedef struct
 
 static const CellKind cell_kinds[LUMO_AUDIT_N_COLUMNS] = {
   { LUMO_AUDIT_COLUMN_TIME, "numeric", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
-  { LUMO_AUDIT_COLUMN_CALLER, "audit-caller", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 16 },
+  { LUMO_AUDIT_COLUMN_CALLER, "audit-caller", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 18 },
   { LUMO_AUDIT_COLUMN_PROVIDER, NULL, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
-  { LUMO_AUDIT_COLUMN_TOOL, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 20 },
+  { LUMO_AUDIT_COLUMN_TOOL, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 26 },
   { LUMO_AUDIT_COLUMN_TARGET, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE, 0 },
   { LUMO_AUDIT_COLUMN_OUTCOME, NULL, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
   { LUMO_AUDIT_COLUMN_HASH, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
@@ -272,6 +272,7 @@ on_cell_setup_cb (GtkSignalListItemFactory *factory,
   if (kind->nat_chars > 0)
     gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), kind->nat_chars);
   gtk_widget_set_hexpand (text, TRUE);
+  gtk_widget_add_css_class (text, "audit-cell");
   if (kind->css_class != NULL)
     gtk_widget_add_css_class (text, kind->css_class);
 

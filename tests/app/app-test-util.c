@@ -27,7 +27,9 @@ app_test_init_application (void)
    * detail slid in — a warning, fatal in tests. */
   g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
 
-  test_application = gtk_application_new (id, G_APPLICATION_NON_UNIQUE);
+  /* An AdwApplication, as the app's: it loads style.css (GtkApplication
+   * only loads the menus and the shortcuts window). */
+  test_application = GTK_APPLICATION (adw_application_new (id, G_APPLICATION_NON_UNIQUE));
   g_object_set (test_application, "resource-base-path", "/dev/lumo/Access", NULL);
   if (!g_application_register (G_APPLICATION (test_application), NULL, &error))
     g_error ("Cannot register the test application: %s", error->message);
