@@ -14,6 +14,7 @@
 
 G_BEGIN_DECLS
 
+/* Each builds its page if it was not shown yet (hidden, with its backend). */
 LumoRequestsPage  *_lumo_window_get_requests_page  (LumoWindow *self);
 LumoAccessPage    *_lumo_window_get_access_page    (LumoWindow *self);
 LumoActivityPage  *_lumo_window_get_activity_page  (LumoWindow *self);

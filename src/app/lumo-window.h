@@ -4,7 +4,10 @@
  *
  * LumoWindow owns the five pages (Requests, Access, Activity, Providers,
  * Audit) in an AdwViewStack, the window actions and shortcuts, and the
- * remembered window size. It presents the LumoBackend it is given and never
+ * remembered window size. The switcher lists all five from the start;
+ * each page is built the first time it is shown (or a test asks for it),
+ * and the Requests badge (pending callers plus writes in review) is the
+ * window's own count. It presents the LumoBackend it is given and never
  * decides anything itself. Without a backend (the data store could not be
  * opened) it shows why instead of the pages.
  */
