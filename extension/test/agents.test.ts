@@ -491,6 +491,23 @@ test('the app\'s decision counts only for its port, its request and a tool that 
   assertWellFormedOutput(s);
 });
 
+test('a port\'s transport gives the app\'s decision once, for its request id and its tool only', () => {
+  const transport = new VirtualPortTransport('a1', { message: () => 'sent', close: () => undefined });
+  const allow = (id: unknown) => ({ id, tool: 'list_scripts', allow: true, message: 'Allowed.' });
+  transport.take(relayedCall(1, 'list_scripts'), allow(1));
+  assert.equal(transport.takeDecision(1, 'get_script'), undefined, 'another tool');
+  assert.equal(transport.takeDecision(1, 'list_scripts'), undefined, 'gone with the mismatch');
+  transport.take(relayedCall(2, 'list_scripts'), allow(2));
+  assert.equal(transport.takeDecision('2', 'list_scripts'), undefined, '"2" is another request than 2');
+  transport.take(relayedCall(3, 'list_scripts'), allow(3));
+  assert.deepEqual(transport.takeDecision(3, 'list_scripts'), allow(3));
+  assert.equal(transport.takeDecision(3, 'list_scripts'), undefined, 'taken once');
+  // A request the agent cancelled takes its decision with it.
+  transport.take(relayedCall(4, 'list_scripts'), allow(4));
+  transport.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } });
+  assert.equal(transport.takeDecision(4, 'list_scripts'), undefined);
+});
+
 test('the provider\'s pushes follow the rules of the fixtures it shares with the app', () => {
   const cases = fixture('messages-agent-provider.json').cases as Array<Record<string, any>>;
   const pushes = cases.filter((c) => c.message.type === 'agentMessage' || c.message.type === 'agentClose');
