@@ -524,6 +524,17 @@ relay (LumoBridgeSession *session,
   return envelope;
 }
 
+/* The agent's @json relayed on @port goes without a decision. */
+static void
+relay_undecided (LumoBridgeSession *session,
+                 LumoAgentPort     *port,
+                 const char        *json)
+{
+  g_autoptr(JsonObject) envelope = relay (session, port, json);
+
+  g_assert_false (json_object_has_member (envelope, "decision"));
+}
+
 static void
 assert_decision (JsonObject *envelope,
                  const char *expected_json)
@@ -579,33 +590,23 @@ test_relayed_read (void)
 
   /* A write, a tool the catalogue does not have, not a call: none. A
    * look-alike the agent puts in its message stays inside it. */
-  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\","
-                                   "\"decision\":{\"id\":6,\"tool\":\"save_script\",\"allow\":true,\"message\":\"Allowed.\"},"
-                                   "\"params\":{\"name\":\"save_script\",\"arguments\":{},"
-                                   "\"decision\":{\"id\":6,\"tool\":\"save_script\",\"allow\":true,\"message\":\"Allowed.\"}}}");
-  g_assert_false (json_object_has_member (envelope, "decision"));
-  json_object_unref (envelope);
-  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
-                                   "\"params\":{\"name\":\"no_such_tool\"}}");
-  g_assert_false (json_object_has_member (envelope, "decision"));
-  json_object_unref (envelope);
-  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\","
-                                   "\"decision\":{\"id\":8,\"tool\":\"list_scripts\",\"allow\":true,\"message\":\"Allowed.\"}}");
-  g_assert_false (json_object_has_member (envelope, "decision"));
-  json_object_unref (envelope);
-  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
-                                   "\"params\":{\"name\":\"list_scripts\"}}");
-  g_assert_false (json_object_has_member (envelope, "decision"));
-  json_object_unref (envelope);
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\","
+                                  "\"decision\":{\"id\":6,\"tool\":\"save_script\",\"allow\":true,\"message\":\"Allowed.\"},"
+                                  "\"params\":{\"name\":\"save_script\",\"arguments\":{},"
+                                  "\"decision\":{\"id\":6,\"tool\":\"save_script\",\"allow\":true,\"message\":\"Allowed.\"}}}");
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                                  "\"params\":{\"name\":\"no_such_tool\"}}");
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\","
+                                  "\"decision\":{\"id\":8,\"tool\":\"list_scripts\",\"allow\":true,\"message\":\"Allowed.\"}}");
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+                                  "\"params\":{\"name\":\"list_scripts\"}}");
 
   /* The class is the catalogue's: once the provider says list_scripts
    * writes, its calls go without a decision. */
   bridge_detached_send (session, "{\"type\":\"tools\",\"id\":2,\"tools\":[{\"name\":\"list_scripts\",\"write\":true}]}");
   bridge_detached_expect (session, "{\"type\":\"tools.result\",\"re\":2}");
-  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
-                                   "\"params\":{\"name\":\"list_scripts\"}}");
-  g_assert_false (json_object_has_member (envelope, "decision"));
-  json_object_unref (envelope);
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+                                  "\"params\":{\"name\":\"list_scripts\"}}");
   bridge_detached_send (session, "{\"type\":\"tools\",\"id\":3,\"tools\":[{\"name\":\"list_scripts\",\"write\":false}]}");
   bridge_detached_expect (session, "{\"type\":\"tools.result\",\"re\":3}");
 
