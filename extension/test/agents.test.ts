@@ -375,7 +375,8 @@ test('the app\'s agent messages of the fixtures, sent to a live provider: each v
   assert.equal(s.provider.openAgentPortCount, 1);
   // Invalid pushes: neither delivered nor closing; a valid ping after them
   // is answered first, so nothing of theirs came before.
-  for (const c of cases.filter((x) => !x.valid && x.message.type !== 'agentOpen'))
+  // (A bad decision beside a good message is the next test's.)
+  for (const c of cases.filter((x) => !x.valid && x.message.type !== 'agentOpen' && !x.error.field.startsWith('decision')))
     s.app.push({ ...c.message });
   s.app.agentSend('a1', { jsonrpc: '2.0', id: 'after', method: 'ping' });
   await until(() => s.app.inbox('a1').some((m) => m.id === 'after'), 'the ping');
@@ -386,6 +387,125 @@ test('the app\'s agent messages of the fixtures, sent to a live provider: each v
   // The valid agentClose closes it.
   s.app.push(cases.find((c) => c.name === 'agentClose')?.message);
   await until(() => s.provider.openAgentPortCount === 0, 'closed');
+});
+
+test('an agentMessage of the fixtures whose decision the provider cannot take goes on without it: its call asks the app', async (t) => {
+  const s = await allowed(t);
+  const cases = (fixture('messages-agent-app.json').cases as Array<Record<string, any>>)
+    .filter((c) => !c.valid && c.message.type === 'agentMessage' && c.error.field.startsWith('decision'));
+  assert.ok(cases.length >= 10);
+  await open(s, 'a1');
+  for (const c of cases) {
+    const asked = s.app.of('authorize').length;
+    const heard = s.app.inbox('a1').length;
+    s.app.push({ ...c.message });
+    if (c.message.message.id === undefined)
+      continue;
+    await until(() => s.app.inbox('a1').length === heard + 1, `${c.name}: the answer`);
+    const call = c.message.message.method === 'tools/call' && typeof c.message.message.params?.name === 'string';
+    assert.equal(s.app.of('authorize').length, asked + (call ? 1 : 0), `${c.name}: asked`);
+  }
+  // The last call asked and was allowed by the app's answer, not by the
+  // decision it came with.
+  assert.equal(s.app.inbox('a1').at(-1)?.result?.isError, undefined);
+});
+
+// The app's decision beside a relayed call, as the app sends it.
+const relayedCall = (id: unknown, tool: string, args: Record<string, unknown> = {}) =>
+  ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args } });
+const DENIED = { allow: false, reason: 'not_authorized', message: 'The caller is not on the allow-list.' };
+
+async function answerTo (s: S, port: string, id: unknown): Promise<Record<string, any>> {
+  await until(() => s.app.inbox(port).some((m) => m.id === id && !('method' in m)), `the answer to ${String(id)}`);
+  return s.app.inbox(port).find((m) => m.id === id && !('method' in m)) as Record<string, any>;
+}
+
+test('a read the app relayed with its decision runs without an authorize; a denial is answered as a denied authorize is', async (t) => {
+  const s = await allowed(t);
+  await open(s, 'a1');
+  s.app.push({ type: 'agentMessage', port: 'a1', message: relayedCall(1, 'list_scripts'),
+    decision: { id: 1, tool: 'list_scripts', allow: true, message: 'Allowed.' } });
+  const allowedAnswer = await answerTo(s, 'a1', 1);
+  assert.deepEqual(JSON.parse(allowedAnswer.result.content[0].text), { scripts: [] });
+  assert.equal(s.app.of('authorize').length, 0, 'nothing asked');
+
+  // The app's denial, then the same call denied by an authorize: the agent
+  // hears the same.
+  s.app.push({ type: 'agentMessage', port: 'a1', message: relayedCall(2, 'list_scripts'),
+    decision: { id: 2, tool: 'list_scripts', ...DENIED } });
+  const decided = await answerTo(s, 'a1', 2);
+  assert.equal(s.app.of('authorize').length, 0, 'nothing asked');
+  s.app.denyNext = { reason: 'not_authorized', message: 'The caller is not on the allow-list.' };
+  s.app.agentSend('a1', relayedCall(3, 'list_scripts'));
+  const asked = await answerTo(s, 'a1', 3);
+  assert.equal(s.app.of('authorize').length, 1);
+  assert.equal(decided.result.isError, true);
+  assert.deepEqual(decided.result, asked.result);
+  assertWellFormedOutput(s);
+});
+
+test('the app\'s decision counts only for its port, its request and a tool that is a read here; anything else asks', async (t) => {
+  const s = await allowed(t);
+  await open(s, 'a1');
+  await open(s, 'a2', AGENT2);
+  // Each call comes with a denial it must not take: asked, the app allows.
+  const asks = async (port: string, id: unknown, expectAsked: number) => {
+    const a = await answerTo(s, port, id);
+    assert.equal(s.app.of('authorize').length, expectAsked, `${port} ${String(id)}: asked`);
+    return a;
+  };
+  // A write here, whatever the app's decision says of it.
+  s.app.push({ type: 'agentMessage', port: 'a1', message: relayedCall(1, 'create_script', { name: 'w', source: 'void 0;' }),
+    decision: { id: 1, tool: 'create_script', allow: true, message: 'Allowed.' } });
+  const write = await asks('a1', 1, 1);
+  assert.equal(write.result.isError, undefined, JSON.stringify(write));
+  assert.deepEqual([s.app.of('authorize')[0]?.tool, s.app.of('authorize')[0]?.write], ['create_script', true]);
+  await until(() => s.app.of('result').length === 1, 'the write\'s result');
+  // A decision for another request id, for another tool: no decision.
+  s.app.push({ type: 'agentMessage', port: 'a1', message: relayedCall(2, 'list_scripts'),
+    decision: { id: 3, tool: 'list_scripts', ...DENIED } });
+  assert.equal((await asks('a1', 2, 2)).result.isError, undefined);
+  s.app.push({ type: 'agentMessage', port: 'a1', message: relayedCall(3, 'list_scripts'),
+    decision: { id: 3, tool: 'get_script', ...DENIED } });
+  assert.equal((await asks('a1', 3, 3)).result.isError, undefined);
+  // A decision on one port is nothing to the same request id on another,
+  // and one the agent put in its own message is nothing at all.
+  s.app.push({ type: 'agentMessage', port: 'a2', message: { jsonrpc: '2.0', id: 4, method: 'tools/list' } });
+  await answerTo(s, 'a2', 4);
+  const lookAlike = { id: 4, tool: 'list_scripts', ...DENIED };
+  s.app.agentSend('a1', { jsonrpc: '2.0', id: 4, method: 'tools/call',
+    params: { name: 'list_scripts', arguments: {}, decision: lookAlike, _meta: { decision: lookAlike } } });
+  assert.equal((await asks('a1', 4, 4)).result.isError, undefined);
+  // Taken once: the same id again, answered, then sent without one, asks.
+  s.app.push({ type: 'agentMessage', port: 'a1', message: relayedCall(5, 'list_scripts'),
+    decision: { id: 5, tool: 'list_scripts', allow: true, message: 'Allowed.' } });
+  await answerTo(s, 'a1', 5);
+  assert.equal(s.app.of('authorize').length, 4);
+  s.app.inbox('a1').length = 0;
+  s.app.agentSend('a1', relayedCall(5, 'list_scripts'));
+  await asks('a1', 5, 5);
+  // A tool the provider does not have: its error, and nothing else.
+  s.app.push({ type: 'agentMessage', port: 'a1', message: relayedCall(6, 'no_such_tool'),
+    decision: { id: 6, tool: 'no_such_tool', allow: true, message: 'Allowed.' } });
+  assert.match((await asks('a1', 6, 5)).result.content[0].text, /not found/);
+  assertWellFormedOutput(s);
+});
+
+test('a port\'s transport gives the app\'s decision once, for its request id and its tool only', () => {
+  const transport = new VirtualPortTransport('a1', { message: () => 'sent', close: () => undefined });
+  const allow = (id: unknown) => ({ id, tool: 'list_scripts', allow: true, message: 'Allowed.' });
+  transport.take(relayedCall(1, 'list_scripts'), allow(1));
+  assert.equal(transport.takeDecision(1, 'get_script'), undefined, 'another tool');
+  assert.equal(transport.takeDecision(1, 'list_scripts'), undefined, 'gone with the mismatch');
+  transport.take(relayedCall(2, 'list_scripts'), allow(2));
+  assert.equal(transport.takeDecision('2', 'list_scripts'), undefined, '"2" is another request than 2');
+  transport.take(relayedCall(3, 'list_scripts'), allow(3));
+  assert.deepEqual(transport.takeDecision(3, 'list_scripts'), allow(3));
+  assert.equal(transport.takeDecision(3, 'list_scripts'), undefined, 'taken once');
+  // A request the agent cancelled takes its decision with it.
+  transport.take(relayedCall(4, 'list_scripts'), allow(4));
+  transport.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } });
+  assert.equal(transport.takeDecision(4, 'list_scripts'), undefined);
 });
 
 test('the provider\'s pushes follow the rules of the fixtures it shares with the app', () => {

@@ -201,6 +201,39 @@ test_copy_path (Fixture       *f,
   g_assert_cmpstr (text, ==, f->extension);
 }
 
+/* The file manager main() registers for folders (see there) writes
+ * what it was asked to open into this file. */
+static char *opened_file;
+
+static gboolean
+folder_opened (gpointer data)
+{
+  return g_file_test (opened_file, G_FILE_TEST_IS_REGULAR);
+}
+
+/* Open Folder hands the extension's folder to the desktop's handler of
+ * folders. */
+static void
+test_open_folder (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GFile) folder = g_file_new_for_path (f->extension);
+  g_autoptr(GFile) handed = NULL;
+  g_autofree char *opened = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_remove (opened_file);
+  app_test_click (app_test_find_button_with_label (GTK_WIDGET (first_run (f)), "_Open Folder"));
+  lumo_test_wait_until (folder_opened, NULL, "the file manager to be asked to open the folder");
+
+  /* Written whole by the handler before it exits; read until it is. */
+  g_assert_true (g_file_get_contents (opened_file, &opened, NULL, &error));
+  g_assert_no_error (error);
+  /* A URI or, as GIO hands a local file to %u, its path. */
+  handed = g_file_new_for_commandline_arg (g_strchomp (opened));
+  g_assert_true (g_file_equal (handed, folder));
+}
+
 /* Installed without the extension (not built), or a folder that holds
  * something else: the step says so, and there is no path to copy. */
 static void
@@ -344,6 +377,35 @@ main (int   argc,
   char *helper_path = app_test_fake_helper_new ("first-run-test");
   int ret;
 
+  g_autofree char *apps_dir = lumo_test_dir_new ("first-run-apps");
+  g_autofree char *applications = g_build_filename (apps_dir, "applications", NULL);
+  g_autofree char *opened_tmp = NULL;
+  g_autofree char *desktop = NULL;
+  g_autofree char *data_dirs = NULL;
+
+  /* A file manager of the test's own, the default for folders: it writes
+   * the URI it is given to opened_file (through a temporary name, so a
+   * half-written file is never seen); the configuration is this folder's
+   * only. */
+  opened_file = g_build_filename (apps_dir, "opened", NULL);
+  opened_tmp = g_strconcat (opened_file, ".tmp", NULL);
+  desktop = g_strdup_printf ("[Desktop Entry]\nType=Application\nName=Test Files\n"
+                             "Exec=sh -c 'printf \"%%%%s\\\\n\" \"$1\" > %s && mv %s %s' sh %%u\n"
+                             "MimeType=inode/directory;\nNoDisplay=true\n",
+                             opened_tmp, opened_tmp, opened_file);
+  lumo_test_write_in (applications, "lumo-test-files.desktop", desktop);
+  lumo_test_write_in (apps_dir, "mimeapps.list",
+                      "[Default Applications]\ninode/directory=lumo-test-files.desktop\n");
+  /* The system's data directories stay after it (GSettings schemas),
+   * but the default above is the first one read. */
+  data_dirs = g_strconcat (apps_dir, ":", g_getenv ("XDG_DATA_DIRS") != NULL ? g_getenv ("XDG_DATA_DIRS")
+                                                                        : "/usr/local/share:/usr/share", NULL);
+  g_setenv ("XDG_DATA_HOME", apps_dir, TRUE);
+  g_setenv ("XDG_DATA_DIRS", data_dirs, TRUE);
+  g_setenv ("XDG_CONFIG_HOME", apps_dir, TRUE);
+  g_setenv ("XDG_CONFIG_DIRS", apps_dir, TRUE);
+  g_unsetenv ("XDG_CURRENT_DESKTOP");
+
   gtk_test_init (&argc, &argv, NULL);
   app_test_init_application ();
 
@@ -352,6 +414,7 @@ main (int   argc,
   ADD ("three-steps", test_three_steps);
   ADD ("install-and-remove", test_install_and_remove);
   ADD ("copy-path", test_copy_path);
+  ADD ("open-folder", test_open_folder);
   ADD ("extension-missing", test_extension_missing);
   ADD ("no-browser", test_no_browser);
   ADD ("completes-by-itself", test_completes_by_itself);
@@ -360,5 +423,7 @@ main (int   argc,
 
   ret = g_test_run ();
   app_test_fake_helper_remove (helper_path);
+  lumo_test_dir_remove (apps_dir);
+  g_free (opened_file);
   return ret;
 }

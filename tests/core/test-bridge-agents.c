@@ -498,6 +498,152 @@ test_grant (void)
   bridge_test_env_free (env);
 }
 
+/* ---- a read relayed with the app's decision ------------------------------- */
+
+/* The agent's @json relayed on @port: the envelope the provider gets, with
+ * the agent's message inside it exactly as sent. */
+static JsonObject *
+relay (LumoBridgeSession *session,
+       LumoAgentPort     *port,
+       const char        *json)
+{
+  g_autoptr(JsonObject) message = jsonrpc (json);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) sent = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) inside = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *envelope;
+
+  g_assert_true (lumo_agent_port_send (port, message, &error));
+  g_assert_no_error (error);
+  envelope = bridge_detached_recv (session);
+  g_assert_nonnull (envelope);
+  g_assert_cmpstr (json_object_get_string_member (envelope, "type"), ==, "agentMessage");
+  json_node_set_object (sent, message);
+  json_node_set_object (inside, json_object_get_object_member (envelope, "message"));
+  g_assert_true (json_node_equal (sent, inside));
+  return envelope;
+}
+
+/* The agent's @json relayed on @port goes without a decision. */
+static void
+relay_undecided (LumoBridgeSession *session,
+                 LumoAgentPort     *port,
+                 const char        *json)
+{
+  g_autoptr(JsonObject) envelope = relay (session, port, json);
+
+  g_assert_false (json_object_has_member (envelope, "decision"));
+}
+
+static void
+assert_decision (JsonObject *envelope,
+                 const char *expected_json)
+{
+  g_autoptr(JsonObject) expected = jsonrpc (expected_json);
+  g_autoptr(JsonNode) a = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonNode) e = json_node_new (JSON_NODE_OBJECT);
+
+  g_assert_true (json_object_has_member (envelope, "decision"));
+  json_node_set_object (a, json_object_get_object_member (envelope, "decision"));
+  json_node_set_object (e, expected);
+  if (!json_node_equal (a, e))
+    {
+      g_autofree char *text = bridge_json_to_string (a);
+
+      g_error ("The decision is %s; expected %s", text, expected_json);
+    }
+}
+
+/* A read of an agent is decided as the app relays it, under the agent's
+ * ID, with the class from the accepted catalogue: the envelope carries the
+ * decision an authorize would have got; a write, an unknown tool and
+ * anything else carry none, and nothing the agent puts in its message
+ * becomes one. */
+static void
+test_relayed_read (void)
+{
+  BridgeTestEnv *env = bridge_test_env_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *agent = NULL;
+  g_autoptr(LumoAgentPort) port = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  LumoBridgeSession *session;
+  JsonObject *envelope;
+
+  g_assert_true (lumo_policy_add_provider (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_true (lumo_policy_set_switch (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, FALSE,
+                                         LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  agent = new_agent (env, "Claude Code");
+  session = bridge_detached_hello (env);
+  port = lumo_backend_open_agent_port (env->backend, TEST_PROVIDER_ID, agent, "Claude Code", &error);
+  g_assert_no_error (error);
+  bridge_detached_expect (session, "{\"type\":\"agentOpen\",\"port\":\"a1\"}");
+
+  /* A read: allowed now, for this request id and this tool. */
+  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\","
+                                   "\"params\":{\"name\":\"list_scripts\",\"arguments\":{}}}");
+  assert_decision (envelope, "{\"id\":5,\"tool\":\"list_scripts\",\"allow\":true,\"message\":\"Allowed.\"}");
+  json_object_unref (envelope);
+  /* An authorize of the same read says the same. */
+  authorize (session, 20, agent, "a1", FALSE, "{\"type\":\"authorize.result\",\"re\":20,\"allow\":true}");
+
+  /* A write, a tool the catalogue does not have, not a call: none. A
+   * look-alike the agent puts in its message stays inside it. */
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\","
+                                  "\"decision\":{\"id\":6,\"tool\":\"save_script\",\"allow\":true,\"message\":\"Allowed.\"},"
+                                  "\"params\":{\"name\":\"save_script\",\"arguments\":{},"
+                                  "\"decision\":{\"id\":6,\"tool\":\"save_script\",\"allow\":true,\"message\":\"Allowed.\"}}}");
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\","
+                                  "\"params\":{\"name\":\"no_such_tool\"}}");
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/list\","
+                                  "\"decision\":{\"id\":8,\"tool\":\"list_scripts\",\"allow\":true,\"message\":\"Allowed.\"}}");
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\","
+                                  "\"params\":{\"name\":\"list_scripts\"}}");
+
+  /* The class is the catalogue's: once the provider says list_scripts
+   * writes, its calls go without a decision. */
+  bridge_detached_send (session, "{\"type\":\"tools\",\"id\":2,\"tools\":[{\"name\":\"list_scripts\",\"write\":true}]}");
+  bridge_detached_expect (session, "{\"type\":\"tools.result\",\"re\":2}");
+  relay_undecided (session, port, "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+                                  "\"params\":{\"name\":\"list_scripts\"}}");
+  bridge_detached_send (session, "{\"type\":\"tools\",\"id\":3,\"tools\":[{\"name\":\"list_scripts\",\"write\":false}]}");
+  bridge_detached_expect (session, "{\"type\":\"tools.result\",\"re\":3}");
+
+  /* A denied agent: its read carries the denial, whatever its message
+   * says, as an authorize of it is denied. */
+  g_assert_true (lumo_policy_deny_caller (env->policy, TEST_PROVIDER_ID, agent, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  bridge_detached_expect (session, "{\"type\":\"policy\",\"revoked\":[\"<any>\"]}");
+  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\","
+                                   "\"decision\":{\"id\":10,\"tool\":\"list_scripts\",\"allow\":true,\"message\":\"Allowed.\"},"
+                                   "\"params\":{\"name\":\"list_scripts\",\"_meta\":{\"allow\":true}}}");
+  assert_decision (envelope, "{\"id\":10,\"tool\":\"list_scripts\",\"allow\":false,\"reason\":\"not_authorized\","
+                             "\"message\":\"The caller is not on the allow-list.\"}");
+  json_object_unref (envelope);
+  authorize (session, 21, agent, "a1", FALSE,
+             "{\"type\":\"authorize.result\",\"re\":21,\"allow\":false,\"reason\":\"not_authorized\"}");
+
+  /* The provider turned off: disabled, for everyone. */
+  g_assert_true (lumo_policy_allow_caller (env->policy, TEST_PROVIDER_ID, agent, LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_true (lumo_policy_set_switch (env->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_ENABLED, FALSE,
+                                         LUMO_POLICY_ORIGIN_UI, &error));
+  g_assert_no_error (error);
+  bridge_detached_expect (session, "{\"type\":\"policy\",\"enabled\":false}");
+  envelope = relay (session, port, "{\"jsonrpc\":\"2.0\",\"id\":\"s-11\",\"method\":\"tools/call\","
+                                   "\"params\":{\"name\":\"list_scripts\"}}");
+  assert_decision (envelope, "{\"id\":\"s-11\",\"tool\":\"list_scripts\",\"allow\":false,\"reason\":\"disabled\","
+                             "\"message\":\"Agent access is turned off in the provider.\"}");
+  json_object_unref (envelope);
+
+  /* Reads are no audit rows, relayed or asked. */
+  rows = lumo_audit_store_fetch_page (lumo_backend_get_audit_store (env->backend), NULL, 0, 100, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rows->len, ==, 0);
+
+  bridge_test_env_free (env);
+}
+
 /* What the app sends is held to the provider's rules; the shared fixtures
  * (messages-agent-*.json) hold the full table, these the rules of names
  * and port ids the app itself relies on. */
@@ -555,6 +701,7 @@ main (int   argc,
   g_test_add_func ("/bridge-agents/port-limit", test_port_limit);
   g_test_add_func ("/bridge-agents/authorize-port", test_authorize_port);
   g_test_add_func ("/bridge-agents/grant", test_grant);
+  g_test_add_func ("/bridge-agents/relayed-read", test_relayed_read);
   g_test_add_func ("/bridge-agents/app-messages", test_app_messages);
 
   return g_test_run ();

@@ -343,8 +343,24 @@ rebuild (JsonObject *m)
                                            json_object_get_string_member (caller, "name"));
     }
   if (g_str_equal (type, "agentMessage"))
-    return lumo_bridge_build_agent_message (json_object_get_string_member (m, "port"),
-                                            json_object_get_object_member (m, "message"));
+    {
+      JsonObject *d = json_object_get_member (m, "decision") != NULL
+                      ? json_object_get_object_member (m, "decision") : NULL;
+      g_autoptr(JsonObject) decision = NULL;
+
+      if (d != NULL)
+        {
+          const char *reason = json_object_get_string_member_with_default (d, "reason", NULL);
+          g_autofree char *standard = lumo_bridge_decision_message (reason, -1);
+
+          /* The fixtures use the app's own sentences. */
+          g_assert_cmpstr (standard, ==, json_object_get_string_member (d, "message"));
+          decision = lumo_bridge_build_relayed_decision (json_object_get_member (d, "id"),
+                                                         json_object_get_string_member (d, "tool"), reason);
+        }
+      return lumo_bridge_build_agent_message (json_object_get_string_member (m, "port"),
+                                              json_object_get_object_member (m, "message"), decision);
+    }
   if (g_str_equal (type, "agentClose"))
     return lumo_bridge_build_agent_close (json_object_get_string_member (m, "port"),
                                           json_object_get_string_member (m, "reason"));

@@ -5,7 +5,8 @@
  * Over real loopback sockets, with a trivial handler on the listener's
  * SoupServer: it listens on 127.0.0.1 and ::1 and nowhere else, says when
  * its port is taken, times out a connection that brings no whole request,
- * says that it closes a connection after its answer,
+ * says that it closes a connection after its answer, sends without
+ * Nagle's delay,
  * keeps serving (with a bounded number of descriptors) under a flood of
  * idle connections, and lets everything go when it stops.
  */
@@ -103,6 +104,44 @@ test_loopback_only (void)
 
   lumo_test_wait_until (has_no_connections, listener, "the connections to close");
   g_assert_cmpuint (_lumo_gateway_listener_get_n_timers (listener), ==, 0);
+}
+
+static void
+on_request_count_nodelay_cb (SoupServer        *server,
+                             SoupServerMessage *msg,
+                             const char        *path,
+                             GHashTable        *query,
+                             gpointer           user_data)
+{
+  LumoGatewayListener *listener = user_data;
+  g_autofree char *body = g_strdup_printf ("%u of %u",
+                                           _lumo_gateway_listener_get_n_nodelay (listener),
+                                           lumo_gateway_listener_get_n_connections (listener));
+
+  soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
+  soup_server_message_set_response (msg, "text/plain", SOUP_MEMORY_COPY, body, strlen (body));
+}
+
+/* Every connection sends what it is given at once, as libsoup's own
+ * listener does: an answer's body does not wait behind its headers for
+ * the client's acknowledgement. */
+static void
+test_nodelay (void)
+{
+  g_autoptr(LumoGatewayListener) listener = lumo_gateway_listener_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *request = NULL;
+  g_autoptr(HttpReply) reply = NULL;
+
+  soup_server_add_handler (lumo_gateway_listener_get_server (listener), NULL,
+                           on_request_count_nodelay_cb, listener, NULL);
+  g_assert_true (lumo_gateway_listener_start (listener, 0, &error));
+  g_assert_no_error (error);
+  request = request_for (lumo_gateway_listener_get_port (listener), "close");
+  reply = http_exchange ("127.0.0.1", lumo_gateway_listener_get_port (listener), request, -1, 0);
+  g_assert_cmpuint (reply->status, ==, 200);
+  g_assert_cmpstr (reply->body, ==, "1 of 1");
+  lumo_test_wait_until (has_no_connections, listener, "the connection to close");
 }
 
 /* A port another program holds is "port in use", with the port asked
@@ -277,6 +316,7 @@ main (int   argc,
 
   g_test_add_func ("/gateway/listener/loopback-only", test_loopback_only);
   g_test_add_func ("/gateway/listener/port-in-use", test_port_in_use);
+  g_test_add_func ("/gateway/listener/nodelay", test_nodelay);
   g_test_add_func ("/gateway/listener/request-timeout", test_request_timeout);
   g_test_add_func ("/gateway/listener/connection-close", test_connection_close);
   g_test_add_func ("/gateway/listener/idle-flood", test_idle_flood);

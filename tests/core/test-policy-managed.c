@@ -9,7 +9,9 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -561,6 +563,75 @@ test_live_change (LumoTestPolicy *f,
   lumo_test_wait_until (writes_off, f, "writes off by policy.d made again");
 }
 
+static gboolean
+writes_on (gpointer data)
+{
+  return writes_are (data, TRUE);
+}
+
+static gboolean
+review_on (gpointer data)
+{
+  g_autoptr(LumoProviderInfo) info = provider (data);
+
+  return info->review;
+}
+
+/* A file of policy.d that is a symbolic link (configuration tools keep
+ * the real file elsewhere): a change of what it leads to is seen as soon
+ * as one of the file itself, through every hop of the link. */
+static void
+test_linked_file (LumoTestPolicy *f,
+                  gconstpointer   data)
+{
+  g_autofree char *elsewhere = g_build_filename (f->dir, "config-tool", NULL);
+  g_autofree char *link = g_build_filename (f->managed_dir, "50-company.json", NULL);
+  g_autofree char *current = g_build_filename (elsewhere, "current.json", NULL);
+  g_autofree char *current_new = g_build_filename (elsewhere, "current.json.new", NULL);
+  g_autofree char *v1 = g_build_filename (elsewhere, "v1.json", NULL);
+  FILE *in_place;
+
+  lumo_test_policy_register (f);
+  lumo_test_policy_allow (f, TEST_CALLER_ID);
+
+  /* policy.d/50-company.json → ../config-tool/current.json → v1.json */
+  lumo_test_write_in (elsewhere, "v1.json", "{\"writes\": false}");
+  g_assert_no_errno (symlink ("v1.json", current));
+  g_assert_no_errno (g_mkdir_with_parents (f->managed_dir, 0700));
+  g_assert_no_errno (symlink ("../config-tool/current.json", link));
+  lumo_policy_reload_managed (f->policy);
+  g_assert_true (writes_are (f, FALSE));
+  g_assert_true (lumo_policy_set_switch (f->policy, TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_REVIEW, FALSE,
+                                         LUMO_POLICY_ORIGIN_CLI, NULL));
+  g_assert_false (review_on (f));
+  /* The directory's own events of the set-up are read in order: once a
+   * file made after them counts, none of them is left to re-read
+   * config-tool by chance below. */
+  lumo_test_write_in (f->managed_dir, "10-sentinel.json", "{\"review\": true}");
+  lumo_test_wait_until (review_on, f, "review forced by a file made after the links");
+
+  /* The last hop's file replaced, as a tool writes it. */
+  lumo_test_write_in (elsewhere, "v1.json", "{\"writes\": true}");
+  lumo_test_wait_until (writes_on, f, "writes on by the linked file rewritten");
+
+  /* Written in place. */
+  g_assert_nonnull ((in_place = fopen (v1, "w")));
+  fputs ("{\"writes\": false}", in_place);
+  g_assert_no_errno (fclose (in_place));
+  lumo_test_wait_until (writes_off, f, "writes off by the linked file written in place");
+
+  /* The middle hop pointed at another file, the way such tools switch. */
+  lumo_test_write_in (elsewhere, "v2.json", "{\"writes\": true}");
+  g_assert_no_errno (symlink ("v2.json", current_new));
+  g_assert_no_errno (g_rename (current_new, current));
+  lumo_test_wait_until (writes_on, f, "writes on by the middle link retargeted");
+
+  /* And the file it leads to now is followed, the old one no longer. */
+  lumo_test_write_in (elsewhere, "v2.json", "{\"writes\": false}");
+  lumo_test_wait_until (writes_off, f, "writes off by the new target rewritten");
+  g_assert_cmpint (lumo_test_policy_write (f, TEST_CALLER_ID, NULL), ==, LUMO_DENY_REASON_WRITES_OFF);
+}
+
 /* Another process's LumoPolicy (lumo-access-ctl) reads the same files. */
 static void
 test_other_process_sees_it (LumoTestPolicy *f,
@@ -597,6 +668,7 @@ main (int   argc,
   lumo_test_policy_add ("/policy-managed/broken-file", test_broken_file);
   lumo_test_policy_add ("/policy-managed/wrong-type", test_wrong_type);
   lumo_test_policy_add ("/policy-managed/live-change", test_live_change);
+  lumo_test_policy_add ("/policy-managed/linked-file", test_linked_file);
   lumo_test_policy_add ("/policy-managed/other-process", test_other_process_sees_it);
 
   return g_test_run ();

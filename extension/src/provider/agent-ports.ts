@@ -7,6 +7,10 @@
 // own MCP server, made exactly as for a lumo:mcp port (the provider's
 // newServer), so the tools, their narrowing and the authorize path are the
 // same; every call is authorized under the agent's ID with the port named.
+// A read the app decided as it relayed it comes with its decision beside
+// the message (checked with it, checkAppMessage): the call of that port,
+// request id and tool uses it instead of asking, if the provider's own
+// tool is a read (Provider.authorize); everything else asks as before.
 // Ports belong to one bridge session: when it ends they are gone, nothing
 // of theirs is ever sent on the next one, and the app opens what it needs
 // again.
@@ -51,6 +55,10 @@ function isAnswer (m: Record<string, unknown>): boolean {
   return !('method' in m) && 'id' in m;
 }
 
+// The app's decision on a read it relayed, as the app sent it: the fields
+// of an authorize answer (allow, reason, message), for one tool.
+export type RelayedDecision = Record<string, unknown> & { tool: string; allow: boolean };
+
 // The transport of one virtual port. It holds what the agent sends until
 // the provider is ready (the bounds of every port), tracks the requests the
 // server has not answered, and sends the server's messages as agentMessage
@@ -60,6 +68,8 @@ export class VirtualPortTransport extends HoldingTransport {
   protected readonly label: string;
   protected readonly waitsFor = 'the provider was ready';
   private readonly open = new Map<string, unknown>();
+  // The app's decisions on the open requests it relayed them with.
+  private readonly decided = new Map<string, RelayedDecision>();
 
   constructor (readonly portId: string, private readonly sink: Sink) {
     super();
@@ -70,8 +80,9 @@ export class VirtualPortTransport extends HoldingTransport {
     return this.open.size;
   }
 
-  // One message of the agent, from the app (already a JSON-RPC object).
-  take (message: Record<string, unknown>): void {
+  // One message of the agent, from the app (already a JSON-RPC object), and
+  // the app's decision that came beside it (already checked against it).
+  take (message: Record<string, unknown>, decision?: Record<string, unknown>): void {
     if (this.isClosed)
       return;
     if (isRequest(message)) {
@@ -84,14 +95,29 @@ export class VirtualPortTransport extends HoldingTransport {
       // Counted before it is held: if holding it breaks a bound, the
       // refusal answers it too.
       this.open.set(key, message.id);
-      if (!this.receive(message) && !this.isClosed)
+      if (decision !== undefined && typeof decision.tool === 'string' && typeof decision.allow === 'boolean')
+        this.decided.set(key, decision as RelayedDecision);
+      if (!this.receive(message) && !this.isClosed) {
         this.open.delete(key);
+        this.decided.delete(key);
+      }
       return;
     }
     // The SDK answers nothing for a request the client cancelled.
-    if (message.method === 'notifications/cancelled' && isObject(message.params))
+    if (message.method === 'notifications/cancelled' && isObject(message.params)) {
       this.open.delete(idKey(message.params.requestId));
+      this.decided.delete(idKey(message.params.requestId));
+    }
     this.receive(message);
+  }
+
+  // The app's decision on request @id of this port if it was for @tool;
+  // taken once, so it decides one call at most.
+  takeDecision (id: unknown, tool: string): RelayedDecision | undefined {
+    const key = idKey(id);
+    const d = this.decided.get(key);
+    this.decided.delete(key);
+    return d !== undefined && d.tool === tool ? d : undefined;
   }
 
   async send (message: JSONRPCMessage): Promise<void> {
@@ -99,8 +125,10 @@ export class VirtualPortTransport extends HoldingTransport {
       throw new Error(`${this.label} is closed`);
     const m = message as Record<string, unknown>;
     const answer = isAnswer(m);
-    if (answer)
+    if (answer) {
       this.open.delete(idKey(m.id));
+      this.decided.delete(idKey(m.id));
+    }
     const out = this.sink.message(message);
     if (out === 'sent')
       return;
@@ -119,6 +147,7 @@ export class VirtualPortTransport extends HoldingTransport {
   // the server: nothing is said.
   async close (): Promise<void> {
     this.open.clear();
+    this.decided.clear();
     this.finish();
   }
 
@@ -130,6 +159,7 @@ export class VirtualPortTransport extends HoldingTransport {
     for (const id of this.open.values())
       this.sink.message(refusal(id, reason));
     this.open.clear();
+    this.decided.clear();
     this.sink.close(truncateUtf8(reason, MAX_CLOSE_REASON_BYTES));
     this.finish();
   }
@@ -154,8 +184,10 @@ export interface AgentPortsDeps {
   bridge: Bridge;
   // A server for the port, made as for a lumo:mcp port; @isOpen says
   // whether the port is still open (a call must not be authorized for a
-  // port that has closed).
-  newServer: (port: AgentPortInfo, isOpen: () => boolean) => Server;
+  // port that has closed); @decided gives the app's decision on a request
+  // of the port that it relayed with one (VirtualPortTransport.takeDecision).
+  newServer: (port: AgentPortInfo, isOpen: () => boolean,
+    decided: (id: unknown, tool: string) => RelayedDecision | undefined) => Server;
   // Settles once the provider knows what it serves (bounded).
   ready: () => Promise<void>;
   log?: (...args: unknown[]) => void;
@@ -188,7 +220,7 @@ export class AgentPorts {
       close: (reason) => { bridge.push(session, 'agentClose', { port: id, reason }); },
     });
     const info: AgentPortInfo = { id, callerId: caller.id, name: caller.name, session };
-    const server = this.deps.newServer(info, () => !transport.isClosed);
+    const server = this.deps.newServer(info, () => !transport.isClosed, (rid, tool) => transport.takeDecision(rid, tool));
     const port: AgentPort = { ...info, transport, server, released: false };
     this.ports.set(id, port);
     transport.onclose = () => {
@@ -224,7 +256,7 @@ export class AgentPorts {
       this.deps.bridge.push(this.deps.bridge.session, 'agentClose', { port: id, reason: `No virtual port ${id} is open in the provider.` });
       return;
     }
-    port.transport.take(m.message as Record<string, unknown>);
+    port.transport.take(m.message as Record<string, unknown>, m.decision as Record<string, unknown> | undefined);
   }
 
   // The provider closes the ports of the callers @which picks, with @reason.

@@ -42,6 +42,36 @@ export function checkAgentPush (m: Record<string, unknown>): Check {
   return OK;
 }
 
+// The decision an agentMessage of the app may carry beside a tools/call
+// (docs/bridge-protocol.md, "agentMessage"): for that request and tool,
+// with the fields of the answer to an authorize of a read.
+function checkDecision (m: Record<string, unknown>): Check {
+  const d = m.decision;
+  const message = m.message as Record<string, unknown>;
+  if (!isObject(d))
+    return bad('decision', 'must be an object');
+  const params = message.params;
+  if (message.method !== 'tools/call' || !('id' in message) || !isObject(params) || typeof params.name !== 'string')
+    return bad('decision', 'may only come with a tools/call request that names its tool');
+  if (!('id' in d) || typeof d.id !== typeof message.id || d.id !== message.id)
+    return bad('decision.id', 'must be the id of the message\'s request');
+  if (d.tool !== params.name)
+    return bad('decision.tool', 'must be the name of the tool the message calls');
+  if (typeof d.allow !== 'boolean')
+    return bad('decision.allow', 'must be a boolean');
+  if (d.allow && d.reason !== undefined)
+    return bad('decision.reason', 'must be absent when the call is allowed');
+  if (!d.allow && (typeof d.reason !== 'string' || !DENIAL_REASONS.includes(d.reason)))
+    return bad('decision.reason', 'must be a known denial reason');
+  if (d.auditId !== undefined)
+    return bad('decision.auditId', 'must be absent: a read has no audit row');
+  if (d.retryAfterMs !== undefined)
+    return bad('decision.retryAfterMs', 'must be absent: a read is not rate limited');
+  if (typeof d.message !== 'string')
+    return bad('decision.message', 'must be a string');
+  return OK;
+}
+
 function checkAgentOpen (m: Record<string, unknown>): Check {
   if (!isRe(m.id))
     return bad('id', 'must be a request id');
@@ -141,7 +171,10 @@ export function checkAppMessage (m: unknown): Check {
       return OK;
     case 'agentOpen':
       return checkAgentOpen(m);
-    case 'agentMessage':
+    case 'agentMessage': {
+      const r = checkAgentPush(m);
+      return r.ok && m.decision !== undefined ? checkDecision(m) : r;
+    }
     case 'agentClose':
       return checkAgentPush(m);
     default:

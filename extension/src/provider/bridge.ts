@@ -337,6 +337,15 @@ export class Bridge {
         field: check.field, message: `${check.field} ${check.why}.` });
       return;
     }
+    // A decision beside an agent's message that the provider cannot take
+    // is no decision: the message goes on without it, so its call asks
+    // the app (fail closed) and is still answered.
+    if (!check.ok && type === 'agentMessage' && check.field.startsWith('decision')) {
+      this.opts.log?.(`bridge: ignored the decision of an agentMessage: ${check.field} ${check.why}`);
+      const { decision: _ignored, ...rest } = message;
+      this.opts.onPush?.(rest);
+      return;
+    }
     if (!check.ok) {
       this.opts.log?.(`bridge: dropped an invalid ${type}: ${check.field} ${check.why}`);
       return;

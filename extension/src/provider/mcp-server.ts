@@ -124,7 +124,7 @@ export function createProviderServer (tools: () => readonly ToolDef[], policy: B
       }, progressIntervalMs);
     }
     try {
-      return await runTool(def, args, ctx);
+      return await runTool(def, args, ctx, extra.requestId);
     } finally {
       clearInterval(timer);
     }

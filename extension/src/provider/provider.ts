@@ -11,7 +11,7 @@ import type { ServiceInfo } from '../shared/protocol.ts';
 import { MCP_PORT_NAME, isExtensionId } from '../shared/protocol.ts';
 import type { PortLike } from '../shared/port.ts';
 import { probeExtension, type SendMessage } from '../host/probe.ts';
-import { AgentPorts, type AgentPortInfo } from './agent-ports.ts';
+import { AgentPorts, type AgentPortInfo, type RelayedDecision } from './agent-ports.ts';
 import { Bridge, BridgeError, type BridgeOptions, type BridgePolicy, type PolicyPush } from './bridge.ts';
 import { bridgeCatalogue, catalogue, createProviderServer, SERVICE } from './mcp-server.ts';
 import { bounded, handleProbe } from './probe.ts';
@@ -83,6 +83,18 @@ export function denialText (answer: Record<string, unknown>): string {
   return text;
 }
 
+// What an authorize answer, or the app's decision on a relayed read, means
+// for the call.
+function outcome (answer: Record<string, unknown>): AuthorizeOutcome {
+  const auditId = typeof answer.auditId === 'number' ? answer.auditId : undefined;
+  if (answer.allow === true)
+    return auditId === undefined ? { allow: true } : { allow: true, auditId };
+  const denied: AuthorizeOutcome = { allow: false, reason: String(answer.reason ?? 'denied'), message: denialText(answer) };
+  if (auditId !== undefined)
+    denied.auditId = auditId;
+  return denied;
+}
+
 // Another extension's probe answer, as the app gets it: raw (the app maps
 // it), but its strings well-formed and its service name cleaned like every
 // name from outside. Its size is bounded by the frame (Bridge.post).
@@ -103,11 +115,13 @@ function foreignAnswer (answer: unknown): unknown {
 
 // How a call of a virtual port reaches the app: its authorize names the
 // port and goes only on the session the port belongs to, never on a later
-// one; none goes once the port has closed.
+// one; none goes once the port has closed. A read the app relayed with its
+// decision takes that instead (@decided).
 interface VirtualVia {
   port: string;
   session: number;
   isOpen: () => boolean;
+  decided: (requestId: unknown, tool: string) => RelayedDecision | undefined;
 }
 
 // Open lumo:mcp ports: per caller (a host needs one, a few while an old
@@ -151,7 +165,7 @@ export class Provider {
     });
     this.agents = new AgentPorts({
       bridge: this.bridge,
-      newServer: (port, isOpen) => this.agentServer(port, isOpen),
+      newServer: (port, isOpen, decided) => this.agentServer(port, isOpen, decided),
       ready: () => this.whenReady(),
       ...(deps.log ? { log: deps.log } : {}),
     });
@@ -294,9 +308,10 @@ export class Provider {
   // The server of a virtual port: the one of a lumo:mcp port, its calls
   // authorized under the agent's ID with the port named, on the session
   // the port belongs to.
-  private agentServer (port: AgentPortInfo, isOpen: () => boolean): Server {
+  private agentServer (port: AgentPortInfo, isOpen: () => boolean,
+    decided: VirtualVia['decided']): Server {
     return createProviderServer(() => this.tools, this.bridge.policy,
-      this.toolContext(port.callerId, () => port.name, { port: port.id, session: port.session, isOpen }), this.deps.progressIntervalMs);
+      this.toolContext(port.callerId, () => port.name, { port: port.id, session: port.session, isOpen, decided }), this.deps.progressIntervalMs);
   }
 
   private toolContext (callerId: string, callerName: () => string | undefined, via?: VirtualVia): ToolContext {
@@ -305,7 +320,7 @@ export class Provider {
       ...(this.deps.applied !== undefined ? { applied: this.deps.applied } : {}),
       store: this.deps.store,
       newUuid: this.deps.newUuid,
-      authorize: (req) => this.authorize(callerId, callerName(), req, via),
+      authorize: (req, requestId) => this.authorize(callerId, callerName(), req, via, requestId),
       complete: async (auditId, ok, error) => {
         const fields: Record<string, unknown> = { auditId, ok };
         const text = bounded(error, 1024);
@@ -321,13 +336,20 @@ export class Provider {
     };
   }
 
-  private async authorize (callerId: string, name: string | undefined, req: AuthorizeRequest, via?: VirtualVia): Promise<AuthorizeOutcome> {
+  private async authorize (callerId: string, name: string | undefined, req: AuthorizeRequest, via?: VirtualVia,
+    requestId?: unknown): Promise<AuthorizeOutcome> {
     const caller: Record<string, unknown> = { id: callerId };
     const shown = cleanName(name, 128);
     if (shown !== undefined)
       caller.name = shown;
     if (via !== undefined && !via.isOpen())
       return { allow: false, reason: 'closed', message: 'The call was not run: its session with the provider was closed.' };
+    // The app decided this call as it relayed it (a read of its catalogue,
+    // under the agent's ID): taken for this request and tool only, and
+    // only if the tool is a read here too. Else ask, as every call.
+    const decided = via !== undefined && requestId !== undefined ? via.decided(requestId, req.tool) : undefined;
+    if (decided !== undefined && !req.write)
+      return outcome(decided);
     const fields = via === undefined ? { caller, ...req } : { caller, port: via.port, ...req };
     let answer: Record<string, unknown>;
     try {
@@ -338,13 +360,7 @@ export class Provider {
         return { allow: false, reason: e.code, message: `Lumo Access refused the request (${e.code}): ${why}` };
       return { allow: false, reason: 'unreachable', message: `The call was not run because Lumo Access cannot be reached. ${why}` };
     }
-    const auditId = typeof answer.auditId === 'number' ? answer.auditId : undefined;
-    if (answer.allow === true)
-      return auditId === undefined ? { allow: true } : { allow: true, auditId };
-    const denied: AuthorizeOutcome = { allow: false, reason: String(answer.reason ?? 'denied'), message: denialText(answer) };
-    if (auditId !== undefined)
-      denied.auditId = auditId;
-    return denied;
+    return outcome(answer);
   }
 
   // ---- app → provider ----------------------------------------------------

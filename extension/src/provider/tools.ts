@@ -58,7 +58,9 @@ export interface SitePackService {
 export interface ToolContext {
   store: ScriptStore;
   newUuid: () => string;
-  authorize: (req: AuthorizeRequest) => Promise<AuthorizeOutcome>;
+  // @requestId: the JSON-RPC id of the tools/call (a virtual port's calls
+  // may come with the app's decision for it).
+  authorize: (req: AuthorizeRequest, requestId?: unknown) => Promise<AuthorizeOutcome>;
   complete: (auditId: number, ok: boolean, error?: string) => Promise<void>;
   sitePacks?: SitePackService;
   // Resolves once a change of the store is in effect (the user scripts of
@@ -346,7 +348,8 @@ export const TOOLS: readonly ToolDef[] = [
 
 // The one path of every tool call: authorize (policy re-checked each time,
 // so a toggle acts at once), run, report.
-export async function runTool (def: ToolDef, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+export async function runTool (def: ToolDef, args: Record<string, unknown>, ctx: ToolContext,
+  requestId?: unknown): Promise<CallToolResult> {
   let plan: Plan;
   let req: AuthorizeRequest;
   try {
@@ -365,7 +368,7 @@ export async function runTool (def: ToolDef, args: Record<string, unknown>, ctx:
     return errorResult(e instanceof Error ? e.message : String(e));
   }
 
-  const auth = await ctx.authorize(req);
+  const auth = await ctx.authorize(req, requestId);
   if (!auth.allow)
     return errorResult(auth.message);
 

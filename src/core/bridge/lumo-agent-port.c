@@ -171,6 +171,8 @@ lumo_agent_port_send (LumoAgentPort  *self,
                       JsonObject     *message,
                       GError        **error)
 {
+  g_autoptr(JsonObject) decision = NULL;
+
   g_return_val_if_fail (LUMO_IS_AGENT_PORT (self), FALSE);
   g_return_val_if_fail (message != NULL, FALSE);
 
@@ -181,8 +183,11 @@ lumo_agent_port_send (LumoAgentPort  *self,
       return FALSE;
     }
 
+  /* A read the agent calls is decided now, under the agent's ID, and the
+   * decision goes beside the message (docs/security.md, "Desktop agents"). */
+  decision = _lumo_bridge_session_relay_decision (self->session, self, message);
   return _lumo_bridge_session_send_checked (self->session,
-                                            lumo_bridge_build_agent_message (self->id, message),
+                                            lumo_bridge_build_agent_message (self->id, message, decision),
                                             error);
 }
 

@@ -32,7 +32,9 @@ const char *lumo_agent_port_get_caller_id   (LumoAgentPort *self);
 gboolean    lumo_agent_port_get_opened      (LumoAgentPort *self);
 gboolean    lumo_agent_port_is_closed       (LumoAgentPort *self);
 
-/* Sends @message (a JSON-RPC object) as agentMessage. FALSE, with nothing
+/* Sends @message (a JSON-RPC object) as agentMessage; a tools/call of a
+ * read tool of the provider's accepted catalogue goes with the app's
+ * decision on it, made now under the port's caller. FALSE, with nothing
  * sent, when the port is closed (LUMO_ERROR_UNAVAILABLE), when the frame
  * would pass 1 MiB, or when the provider does not read and the bytes
  * queued for it passed their bound (LUMO_ERROR_LIMIT_EXCEEDED). */

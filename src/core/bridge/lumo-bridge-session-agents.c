@@ -15,6 +15,7 @@
 
 #include "lumo-bridge-session-private.h"
 #include "lumo-error.h"
+#include "lumo-mcp.h"
 
 LumoAgentPort *
 _lumo_bridge_session_open_agent_port (LumoBridgeSession  *self,
@@ -166,6 +167,45 @@ _lumo_bridge_session_handle_agent_open_answer (LumoBridgeSession *self,
 
   /* Any other answer to our agentOpen is no answer; the port stays. */
   return TRUE;
+}
+
+JsonObject *
+_lumo_bridge_session_relay_decision (LumoBridgeSession *self,
+                                     LumoAgentPort     *port,
+                                     JsonObject        *message)
+{
+  g_autoptr(GError) error = NULL;
+  const LumoToolInfo *tool;
+  const char *reason = NULL;
+  JsonNode *params;
+  JsonNode *name;
+
+  g_return_val_if_fail (LUMO_IS_BRIDGE_SESSION (self), NULL);
+
+  if (lumo_mcp_kind (message) != LUMO_MCP_REQUEST || g_strcmp0 (lumo_mcp_method (message), "tools/call") != 0)
+    return NULL;
+  params = json_object_get_member (message, "params");
+  name = params != NULL && JSON_NODE_HOLDS_OBJECT (params)
+         ? json_object_get_member (json_node_get_object (params), "name") : NULL;
+  if (name == NULL || !JSON_NODE_HOLDS_VALUE (name) || json_node_get_value_type (name) != G_TYPE_STRING)
+    return NULL;
+
+  /* The class is the accepted catalogue's, never the agent's word; a
+   * write, or a name the catalogue does not have, is the provider's to
+   * authorize as before. */
+  tool = lumo_catalogue_find (self->catalogue, json_node_get_string (name));
+  if (tool == NULL || tool->write)
+    return NULL;
+
+  if (!_lumo_bridge_session_decide_read (self, lumo_agent_port_get_id (port), lumo_agent_port_get_caller_id (port),
+                                         tool, NULL, &reason, &error))
+    {
+      /* No decision: the provider asks, and hears the same failure. */
+      g_warning ("Session of %s: cannot decide a relayed read: %s", self->provider_id, error->message);
+      return NULL;
+    }
+
+  return lumo_bridge_build_relayed_decision (json_object_get_member (message, "id"), tool->name, reason);
 }
 
 void

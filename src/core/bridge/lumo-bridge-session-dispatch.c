@@ -423,6 +423,47 @@ on_review_done_cb (GObject      *object,
     }
 }
 
+/* A call on a virtual port is the call of the agent it was opened for,
+ * and a desktop agent calls on nothing else: a provider can act as an
+ * agent neither on a Chrome port nor on another agent's port. */
+static gboolean
+may_call_on (LumoBridgeSession *self,
+             const char        *port_id,
+             const char        *caller_id)
+{
+  return port_id != NULL ? _lumo_bridge_session_is_agent_port (self, port_id, caller_id)
+                         : !lumo_policy_is_agent (lumo_backend_get_policy (self->backend), caller_id);
+}
+
+gboolean
+_lumo_bridge_session_decide_read (LumoBridgeSession   *self,
+                                  const char          *port_id,
+                                  const char          *caller_id,
+                                  const LumoToolInfo  *tool,
+                                  const char          *target,
+                                  const char         **reason,
+                                  GError             **error)
+{
+  LumoPolicyDecision decision;
+
+  g_return_val_if_fail (tool != NULL && !tool->write, FALSE);
+
+  if (!may_call_on (self, port_id, caller_id))
+    {
+      *reason = lumo_deny_reason_to_string (LUMO_DENY_REASON_NOT_AUTHORIZED);
+      return TRUE;
+    }
+
+  /* Reads have no meter, no review, no audit row: the policy's word is
+   * the whole decision. */
+  if (!lumo_policy_authorize (lumo_backend_get_policy (self->backend), self->provider_id, caller_id,
+                              tool->qualified_name, FALSE, target, NULL, &decision, error))
+    return FALSE;
+
+  *reason = decision.allowed ? NULL : lumo_deny_reason_to_string (decision.reason);
+  return TRUE;
+}
+
 static void
 handle_authorize (LumoBridgeRequest *request)
 {
@@ -451,17 +492,20 @@ handle_authorize (LumoBridgeRequest *request)
       return;
     }
 
-  /* A call on a virtual port is the call of the agent it was opened for,
-   * and a desktop agent calls on nothing else: a provider can act as an
-   * agent neither on a Chrome port nor on another agent's port. */
-  if (m->port != NULL ? !_lumo_bridge_session_is_agent_port (self, m->port, m->caller_id)
-                      : lumo_policy_is_agent (lumo_backend_get_policy (self->backend), m->caller_id))
+  if (!m->write)
     {
-      request->reason = lumo_deny_reason_to_string (LUMO_DENY_REASON_NOT_AUTHORIZED);
-      if (m->write)
-        audit_then_answer (request, NULL);
+      if (!_lumo_bridge_session_decide_read (self, m->port, m->caller_id, request->tool, m->target,
+                                             &request->reason, &error))
+        request_internal (request, "Cannot decide", error);
       else
         answer_decision (request, 0);
+      return;
+    }
+
+  if (!may_call_on (self, m->port, m->caller_id))
+    {
+      request->reason = lumo_deny_reason_to_string (LUMO_DENY_REASON_NOT_AUTHORIZED);
+      audit_then_answer (request, NULL);
       return;
     }
 
@@ -488,10 +532,7 @@ handle_authorize (LumoBridgeRequest *request)
   if (decision.reason == LUMO_DENY_REASON_RATE_LIMITED)
     request->retry_after_ms = (decision.retry_after_us + 999) / 1000;
 
-  if (m->write)
-    audit_then_answer (request, NULL);
-  else
-    answer_decision (request, 0);
+  audit_then_answer (request, NULL);
 }
 
 /* ---- result --------------------------------------------------------------- */

@@ -220,6 +220,26 @@ gboolean           _lumo_bridge_session_is_agent_port    (LumoBridgeSession *sel
 /* The session ends: each port's owner hears ::closed with @reason. */
 void               _lumo_bridge_session_end_agent_ports  (LumoBridgeSession *self,
                                                           const char        *reason);
+/* The `decision` to send beside @message on @port (a new reference), or
+ * NULL: the app's decision, made now, when @message is a tools/call of a
+ * read tool of the accepted catalogue (docs/bridge-protocol.md,
+ * "agentMessage"). */
+JsonObject        *_lumo_bridge_session_relay_decision   (LumoBridgeSession *self,
+                                                          LumoAgentPort     *port,
+                                                          JsonObject        *message);
+
+/* lumo-bridge-session-dispatch.c: the one decision on a read of @tool
+ * (not a write) by @caller_id, for an authorize and for a read relayed
+ * from a desktop agent. @port_id NULL for a call on no virtual port.
+ * Sets @reason to NULL when allowed, else to the wire deny reason; FALSE
+ * with @error when the policy cannot decide. */
+gboolean           _lumo_bridge_session_decide_read      (LumoBridgeSession   *self,
+                                                          const char          *port_id,
+                                                          const char          *caller_id,
+                                                          const LumoToolInfo  *tool,
+                                                          const char          *target,
+                                                          const char         **reason,
+                                                          GError             **error);
 
 /* lumo-agent-port.c, for the session */
 LumoAgentPort     *_lumo_agent_port_new                  (LumoBridgeSession *session,

@@ -19,6 +19,8 @@ void   _lumo_gateway_listener_set_limits    (LumoGatewayListener *self,
                                              guint                request_timeout_ms);
 /* Connections accepted since the listener was made (a test's condition). */
 guint  _lumo_gateway_listener_get_n_accepted (LumoGatewayListener *self);
+/* Open connections whose socket sends at once (TCP_NODELAY). */
+guint  _lumo_gateway_listener_get_n_nodelay  (LumoGatewayListener *self);
 /* Request timers armed now: none while no connection waits. */
 guint  _lumo_gateway_listener_get_n_timers   (LumoGatewayListener *self);
 

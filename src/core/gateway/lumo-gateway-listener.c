@@ -20,6 +20,7 @@
 #include "config.h"
 
 #include <gio/gio.h>
+#include <gio/gnetworking.h>
 
 #include "lumo-gateway-listener-private.h"
 
@@ -381,6 +382,15 @@ on_service_incoming_cb (GSocketService      *service,
       connection_cut (oldest, "the endpoint is full and it waited longest");
     }
 
+  /* As libsoup does with a connection its own listener accepts: an
+   * answer's headers and its body are two writes, and Nagle would hold
+   * the body until the client acknowledged the headers. */
+  if (!g_socket_set_option (g_socket_connection_get_socket (socket_conn), IPPROTO_TCP, TCP_NODELAY, TRUE, &error))
+    {
+      g_debug ("Cannot turn Nagle off for the connection from %s: %s", key, error->message);
+      g_clear_error (&error);
+    }
+
   c = g_new0 (Connection, 1);
   c->listener = self;
   c->socket_conn = g_object_ref (socket_conn);
@@ -618,6 +628,28 @@ _lumo_gateway_listener_get_n_accepted (LumoGatewayListener *self)
   g_return_val_if_fail (LUMO_IS_GATEWAY_LISTENER (self), 0);
 
   return self->n_accepted;
+}
+
+guint
+_lumo_gateway_listener_get_n_nodelay (LumoGatewayListener *self)
+{
+  GHashTableIter iter;
+  Connection *c;
+  guint n = 0;
+
+  g_return_val_if_fail (LUMO_IS_GATEWAY_LISTENER (self), 0);
+
+  g_hash_table_iter_init (&iter, self->connections);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &c))
+    {
+      gint value = 0;
+
+      if (g_socket_get_option (g_socket_connection_get_socket (c->socket_conn), IPPROTO_TCP, TCP_NODELAY,
+                               &value, NULL) && value != 0)
+        n++;
+    }
+
+  return n;
 }
 
 guint

@@ -566,6 +566,33 @@ compare_names (gconstpointer a,
   return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
+/* Follows @file's symbolic links (at most LUMO_MANAGED_MAX_LINK_HOPS of
+ * them) and notes each hop's target, so that it can be watched too: the
+ * directory's monitor sees a link replaced, not what it leads to. */
+static void
+note_links (LumoManagedPolicy *self,
+            const char        *file)
+{
+  g_autofree char *path = g_strdup (file);
+
+  for (guint hop = 0; hop < LUMO_MANAGED_MAX_LINK_HOPS; hop++)
+    {
+      g_autofree char *target = NULL;
+      g_autofree char *parent = NULL;
+      struct stat st;
+
+      if (g_lstat (path, &st) != 0 || !S_ISLNK (st.st_mode) ||
+          !(target = g_file_read_link (path, NULL)))
+        return;
+
+      parent = g_path_get_dirname (path);
+      g_free (path);
+      path = g_canonicalize_filename (target, parent);
+      if (!g_ptr_array_find_with_equal_func (self->linked, path, g_str_equal, NULL))
+        g_ptr_array_add (self->linked, g_strdup (path));
+    }
+}
+
 LumoManagedPolicy *
 lumo_managed_policy_load (const char *dir)
 {
@@ -609,6 +636,7 @@ lumo_managed_policy_load (const char *dir)
 
       g_ptr_array_add (self->files, g_build_filename (dir, g_ptr_array_index (names, i), NULL));
       file = g_ptr_array_index (self->files, self->files->len - 1);
+      note_links (self, file);
 
       if (!(data = read_small_file (file, &len, &why)))
         file_unreadable (self, file, why);

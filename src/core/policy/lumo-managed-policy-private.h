@@ -40,6 +40,7 @@ struct _LumoManagedPolicy
   char              *dir;
   GPtrArray         *files;      /* char *, in merge order; sources point into them */
   GPtrArray         *problems;   /* LumoManagedProblem */
+  GPtrArray         *linked;     /* char *: where the files' symbolic links lead, outside dir */
 
   LumoManagedScope   all;        /* every provider */
   GHashTable        *providers;  /* provider ID → LumoManagedScope * */

@@ -119,6 +119,7 @@ _lumo_managed_policy_new (const char *dir)
   self->dir = g_strdup (dir);
   self->files = g_ptr_array_new_with_free_func (g_free);
   self->problems = g_ptr_array_new_with_free_func ((GDestroyNotify) lumo_managed_problem_free);
+  self->linked = g_ptr_array_new_with_free_func (g_free);
   scope_init (&self->all);
   self->providers = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) scope_free);
@@ -153,6 +154,7 @@ lumo_managed_policy_unref (LumoManagedPolicy *self)
   g_clear_pointer (&self->providers, g_hash_table_unref);
   g_clear_pointer (&self->problems, g_ptr_array_unref);
   g_clear_pointer (&self->files, g_ptr_array_unref);
+  g_clear_pointer (&self->linked, g_ptr_array_unref);
   g_free (self->dir);
   g_free (self);
 }
@@ -192,6 +194,13 @@ lumo_managed_policy_get_problems (LumoManagedPolicy *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
   return self->problems;
+}
+
+GPtrArray *
+lumo_managed_policy_get_linked (LumoManagedPolicy *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->linked;
 }
 
 static gboolean

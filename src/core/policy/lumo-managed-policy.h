@@ -38,6 +38,8 @@ G_BEGIN_DECLS
 #define LUMO_MANAGED_RETENTION_FOREVER   0
 /* A file larger than this is not read (a problem, its strictest reading). */
 #define LUMO_MANAGED_MAX_FILE_SIZE       (1024 * 1024)
+/* The symbolic links of a file followed to be watched (Linux follows 40). */
+#define LUMO_MANAGED_MAX_LINK_HOPS       8
 
 /* One thing wrong with a file. The field is the path of the key as a
  * person reads it: "writes", "providers.ID.callers.deny[2]"; NULL (and
@@ -98,6 +100,10 @@ const char         *lumo_managed_policy_get_dir      (LumoManagedPolicy *self);
 GPtrArray          *lumo_managed_policy_get_files    (LumoManagedPolicy *self);
 /* LumoManagedProblem, in file order (borrowed; may be empty). */
 GPtrArray          *lumo_managed_policy_get_problems (LumoManagedPolicy *self);
+/* Every path a file's symbolic links go through outside the directory,
+ * each hop's target to the last (char *, borrowed; may be empty): a
+ * change there changes the policy as much as one in the directory. */
+GPtrArray          *lumo_managed_policy_get_linked   (LumoManagedPolicy *self);
 /* TRUE if no file sets anything (and nothing is wrong). */
 gboolean            lumo_managed_policy_is_empty     (LumoManagedPolicy *self);
 

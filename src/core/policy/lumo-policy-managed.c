@@ -31,6 +31,8 @@
 #include "lumo-protocol.h"
 
 static void watch_managed_dir (LumoPolicy *self);
+static void watch_links       (LumoPolicy        *self,
+                               LumoManagedPolicy *managed);
 
 /* ---- what is in force ---------------------------------------------------- */
 
@@ -239,7 +241,10 @@ on_managed_loaded_cb (GObject      *source_object,
   /* lumo_policy_reload_managed() read the files after this thread began:
    * what the thread read may be older, and must not replace it. */
   if (managed != NULL && reads == self->managed_reads)
-    apply_managed (self, managed);
+    {
+      apply_managed (self, managed);
+      watch_links (self, managed);
+    }
 
   /* Changes during the read: read again, so the last one is never lost. */
   if (self->managed_again)
@@ -278,6 +283,7 @@ lumo_policy_reload_managed (LumoPolicy *self)
 
   managed = lumo_managed_policy_load (self->managed_dir);
   self->managed_reads++;
+  watch_links (self, managed);
   return apply_managed (self, managed);
 }
 
@@ -396,6 +402,74 @@ watch_managed_dir (LumoPolicy *self)
   g_signal_connect (self->managed_monitor, "changed", G_CALLBACK (on_managed_dir_changed_cb), self);
 }
 
+/* A file of the directory may be a symbolic link (configuration tools
+ * like to keep the real file elsewhere): the directory's monitor sees the
+ * link replaced, never its target rewritten. So each hop's target is
+ * watched too, with a monitor of its own, kept in step with every
+ * reading. A target whose directory does not exist is not watched (GLib
+ * would poll for it); it counts from the next change anywhere else. */
+static void
+on_link_target_changed_cb (GFileMonitor      *monitor,
+                           GFile             *file,
+                           GFile             *other_file,
+                           GFileMonitorEvent  event,
+                           gpointer           user_data)
+{
+  start_reload (user_data);
+}
+
+static void
+drop_link_monitor (gpointer data)
+{
+  GFileMonitor *monitor = data;
+
+  g_signal_handlers_disconnect_matched (monitor, G_SIGNAL_MATCH_FUNC, 0, 0, NULL,
+                                        on_link_target_changed_cb, NULL);
+  g_file_monitor_cancel (monitor);
+  g_object_unref (monitor);
+}
+
+static void
+watch_links (LumoPolicy        *self,
+             LumoManagedPolicy *managed)
+{
+  GPtrArray *linked = lumo_managed_policy_get_linked (managed);
+  g_autoptr(GHashTable) next = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, drop_link_monitor);
+
+  for (guint i = 0; i < linked->len; i++)
+    {
+      const char *path = g_ptr_array_index (linked, i);
+      g_autofree char *parent = g_path_get_dirname (path);
+      g_autoptr(GFileMonitor) monitor = NULL;
+      g_autoptr(GFile) file = NULL;
+      g_autoptr(GError) error = NULL;
+      gpointer key, value;
+
+      if (self->managed_links != NULL &&
+          g_hash_table_steal_extended (self->managed_links, path, &key, &value))
+        {
+          g_hash_table_insert (next, key, value);
+          continue;
+        }
+      if (!g_file_test (parent, G_FILE_TEST_IS_DIR))
+        continue;
+
+      file = g_file_new_for_path (path);
+      if (!(monitor = g_file_monitor_file (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error)))
+        {
+          g_warning ("Cannot watch “%s”, where a file of the managed policy links to: %s",
+                     path, error->message);
+          continue;
+        }
+      g_signal_connect (monitor, "changed", G_CALLBACK (on_link_target_changed_cb), self);
+      g_hash_table_insert (next, g_strdup (path), g_steal_pointer (&monitor));
+    }
+
+  /* What is left of the old set leads nowhere now. */
+  g_clear_pointer (&self->managed_links, g_hash_table_unref);
+  self->managed_links = g_steal_pointer (&next);
+}
+
 /* ---- life cycle ---------------------------------------------------------- */
 
 void
@@ -407,6 +481,7 @@ _lumo_policy_managed_init (LumoPolicy *self)
   /* Before the first snapshot, so the first decision already counts it. */
   self->managed = lumo_managed_policy_load (self->managed_dir);
   watch_managed_dir (self);
+  watch_links (self, self->managed);
 }
 
 void
@@ -415,6 +490,7 @@ _lumo_policy_managed_dispose (LumoPolicy *self)
   /* A read in flight finds no policy to tell. */
   self->managed_closed = TRUE;
   stop_watching (self);
+  g_clear_pointer (&self->managed_links, g_hash_table_unref);
 }
 
 void

@@ -69,6 +69,7 @@ struct _LumoPolicy
   LumoManagedPolicy *managed;
   GFileMonitor      *managed_monitor;
   char              *managed_watched;
+  GHashTable        *managed_links;     /* path → GFileMonitor: where the files' links lead */
   gboolean           managed_loading;   /* a read runs in a thread */
   gboolean           managed_again;     /* the directory changed during it */
   gboolean           managed_closed;    /* disposed: a late read is dropped */

@@ -15,6 +15,7 @@
 
 #include "lumo-bridge-message.h"
 #include "lumo-error.h"
+#include "lumo-mcp.h"
 #include "lumo-text.h"
 
 static const char * const deny_reasons[] = {
@@ -290,7 +291,8 @@ lumo_bridge_build_agent_open (JsonNode   *id,
 
 JsonObject *
 lumo_bridge_build_agent_message (const char *port,
-                                 JsonObject *message)
+                                 JsonObject *message,
+                                 JsonObject *decision)
 {
   JsonObject *object;
 
@@ -301,6 +303,32 @@ lumo_bridge_build_agent_message (const char *port,
   json_object_set_string_member (object, "type", "agentMessage");
   json_object_set_string_member (object, "port", port);
   json_object_set_object_member (object, "message", json_object_ref (message));
+  /* Beside the agent's message, never in it: only the app writes here. */
+  if (decision != NULL)
+    json_object_set_object_member (object, "decision", json_object_ref (decision));
+  return object;
+}
+
+JsonObject *
+lumo_bridge_build_relayed_decision (JsonNode   *id,
+                                    const char *tool,
+                                    const char *reason)
+{
+  JsonObject *object;
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (id != NULL, NULL);
+  g_return_val_if_fail (tool != NULL, NULL);
+  g_return_val_if_fail (reason == NULL || lumo_bridge_is_deny_reason (reason), NULL);
+
+  object = json_object_new ();
+  json_object_set_member (object, "id", json_node_copy (id));
+  json_object_set_string_member (object, "tool", tool);
+  json_object_set_boolean_member (object, "allow", reason == NULL);
+  if (reason != NULL)
+    json_object_set_string_member (object, "reason", reason);
+  text = lumo_bridge_decision_message (reason, -1);
+  json_object_set_string_member (object, "message", text);
   return object;
 }
 
@@ -500,6 +528,50 @@ is_display_name (const char *name)
   return (clean = lumo_clean_display_name (name, LUMO_BRIDGE_MAX_DISPLAY_LEN)) != NULL;
 }
 
+/* The `decision` of an agentMessage: for the tools/call it carries, by
+ * its id and tool name, with the fields of the answer to an authorize of
+ * a read (no auditId, no retryAfterMs: neither is a read's). */
+static gboolean
+check_decision (Check      *check,
+                JsonObject *object,
+                JsonObject *message)
+{
+  JsonObject *decision = get_object (object, "decision");
+  JsonObject *params = get_object (message, "params");
+  JsonNode *tool;
+  JsonNode *allow;
+  JsonNode *reason;
+
+  if (decision == NULL)
+    return bad (check, "decision", "must be an object");
+  if (lumo_mcp_kind (message) != LUMO_MCP_REQUEST || g_strcmp0 (lumo_mcp_method (message), "tools/call") != 0 ||
+      params == NULL || !is_type (json_object_get_member (params, "name"), G_TYPE_STRING))
+    return bad (check, "decision", "may only come with a tools/call request that names its tool");
+  if (json_object_get_member (decision, "id") == NULL ||
+      !json_node_equal (json_object_get_member (decision, "id"), json_object_get_member (message, "id")))
+    return bad (check, "decision.id", "must be the id of the message's request");
+  tool = json_object_get_member (decision, "tool");
+  if (!is_type (tool, G_TYPE_STRING) ||
+      !g_str_equal (json_node_get_string (tool), json_object_get_string_member (params, "name")))
+    return bad (check, "decision.tool", "must be the name of the tool the message calls");
+  allow = json_object_get_member (decision, "allow");
+  reason = json_object_get_member (decision, "reason");
+  if (!is_type (allow, G_TYPE_BOOLEAN))
+    return bad (check, "decision.allow", "must be true or false");
+  if (json_node_get_boolean (allow) && reason != NULL)
+    return bad (check, "decision.reason", "must be absent when the call is allowed");
+  if (!json_node_get_boolean (allow) &&
+      (!is_type (reason, G_TYPE_STRING) || !lumo_bridge_is_deny_reason (json_node_get_string (reason))))
+    return bad (check, "decision.reason", "must be one of the deny reasons of the protocol");
+  if (json_object_get_member (decision, "auditId") != NULL)
+    return bad (check, "decision.auditId", "must be absent: a read has no audit row");
+  if (json_object_get_member (decision, "retryAfterMs") != NULL)
+    return bad (check, "decision.retryAfterMs", "must be absent: a read is not rate limited");
+  if (!is_type (json_object_get_member (decision, "message"), G_TYPE_STRING))
+    return bad (check, "decision.message", "must be a string");
+  return TRUE;
+}
+
 static gboolean
 check_agent_message (Check      *check,
                      JsonObject *object,
@@ -539,7 +611,7 @@ check_agent_message (Check      *check,
 
       if (!lumo_bridge_is_jsonrpc_message (message))
         return bad (check, "message", "must be one JSON-RPC 2.0 object");
-      return TRUE;
+      return json_object_get_member (object, "decision") == NULL || check_decision (check, object, message);
     }
 
   {

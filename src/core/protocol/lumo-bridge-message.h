@@ -259,9 +259,19 @@ JsonObject *lumo_bridge_build_agent_open      (JsonNode               *id,
                                                const char             *port,
                                                const char             *caller_id,
                                                const char             *caller_name);
-/* @message: a JSON-RPC object (a reference is taken). */
+/* @message: a JSON-RPC object (a reference is taken); @decision: NULL, or
+ * the app's decision on the read tool that @message calls, from
+ * lumo_bridge_build_relayed_decision() (a reference is taken). */
 JsonObject *lumo_bridge_build_agent_message   (const char             *port,
-                                               JsonObject             *message);
+                                               JsonObject             *message,
+                                               JsonObject             *decision);
+/* The `decision` of an agentMessage: the app's answer, made as it relays
+ * it, to the call @id (the JSON-RPC id the provider sees, copied) of the
+ * read tool @tool; @reason NULL when allowed. The fields of an
+ * authorize.result of a read: `allow`, `reason`, `message`. */
+JsonObject *lumo_bridge_build_relayed_decision (JsonNode              *id,
+                                                const char            *tool,
+                                                const char            *reason);
 JsonObject *lumo_bridge_build_agent_close     (const char             *port,
                                                const char             *reason);
 
