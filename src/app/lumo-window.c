@@ -119,6 +119,28 @@ about_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (about));
 }
 
+/* The shortcuts window is built the first time it is asked for (the menu,
+ * Ctrl+?, Ctrl+F1), not with every window as GtkApplication would from
+ * gtk/help-overlay.ui: most windows never show it. Once built, it is the
+ * window's help overlay, closed by hiding and kept for the next time. */
+static void
+shortcuts_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *param)
+{
+  GtkApplicationWindow *window = GTK_APPLICATION_WINDOW (widget);
+  GtkShortcutsWindow *overlay = gtk_application_window_get_help_overlay (window);
+
+  if (overlay == NULL)
+    {
+      g_autoptr(GtkBuilder) builder = gtk_builder_new_from_resource ("/dev/lumo/Access/lumo-shortcuts-window.ui");
+
+      overlay = GTK_SHORTCUTS_WINDOW (gtk_builder_get_object (builder, "help_overlay"));
+      gtk_application_window_set_help_overlay (window, overlay);
+    }
+  gtk_window_present (GTK_WINDOW (overlay));
+}
+
 static void
 quit_action (GtkWidget  *widget,
              const char *action_name,
@@ -287,6 +309,7 @@ lumo_window_class_init (LumoWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.page", "s", page_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
   gtk_widget_class_install_action (widget_class, "win.about", NULL, about_action);
+  gtk_widget_class_install_action (widget_class, "win.show-help-overlay", NULL, shortcuts_action);
   gtk_widget_class_install_action (widget_class, "win.quit", NULL, quit_action);
   gtk_widget_class_install_action (widget_class, "win.close", NULL, close_action);
 
@@ -298,6 +321,8 @@ lumo_window_class_init (LumoWindowClass *klass)
                                            "win.page", "s", page_names[i]);
     }
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.search", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_question, GDK_CONTROL_MASK, "win.show-help-overlay", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F1, GDK_CONTROL_MASK, "win.show-help-overlay", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_q, GDK_CONTROL_MASK, "win.quit", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close", NULL);
 }

@@ -103,8 +103,66 @@ test_shortcuts (AppFixture    *f,
   g_assert_false (lumo_window_set_page (f->window, "nonsense"));
   g_assert_cmpstr (lumo_window_get_page (f->window), ==, "audit");
 
-  /* The shortcuts window comes from the resource, through GtkApplication. */
-  g_assert_nonnull (gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (f->window)));
+}
+
+static gboolean
+menu_has_action (GMenuModel *model,
+                 const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items (model); i++)
+    {
+      g_autofree char *name = NULL;
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, i, G_MENU_LINK_SECTION);
+
+      if (g_menu_model_get_item_attribute (model, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) &&
+          g_str_equal (name, action))
+        return TRUE;
+      if (section != NULL && menu_has_action (section, action))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+is_primary_menu_button (GtkWidget     *widget,
+                        gconstpointer  data)
+{
+  return gtk_menu_button_get_primary (GTK_MENU_BUTTON (widget));
+}
+
+/* The shortcuts window is built when first asked for, and opens from the
+ * menu's action and its shortcuts each time. */
+static void
+test_shortcuts_window (AppFixture    *f,
+                       gconstpointer  data)
+{
+  GtkApplicationWindow *window = GTK_APPLICATION_WINDOW (f->window);
+  GtkShortcutsWindow *overlay;
+  GtkWidget *menu_button;
+
+  g_assert_null (gtk_application_window_get_help_overlay (window));
+  menu_button = app_test_find_widget_where (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON, is_primary_menu_button, NULL);
+  g_assert_nonnull (menu_button);
+  g_assert_true (menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu_button)), "win.show-help-overlay"));
+  g_assert_true (has_shortcut (GTK_WIDGET (f->window), "<Control>question", "win.show-help-overlay"));
+  g_assert_true (has_shortcut (GTK_WIDGET (f->window), "<Control>F1", "win.show-help-overlay"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-help-overlay", NULL));
+  app_test_iterate ();
+  overlay = gtk_application_window_get_help_overlay (window);
+  g_assert_nonnull (overlay);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (overlay)));
+  g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (overlay)) == GTK_WINDOW (f->window));
+
+  /* Closing hides it; the next time shows the same one again. */
+  gtk_window_close (GTK_WINDOW (overlay));
+  app_test_iterate ();
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (overlay)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-help-overlay", NULL));
+  app_test_iterate ();
+  g_assert_true (gtk_application_window_get_help_overlay (window) == overlay);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (overlay)));
+  gtk_window_close (GTK_WINDOW (overlay));
 }
 
 static void
@@ -363,6 +421,7 @@ main (int   argc,
   ADD ("shortcuts", test_shortcuts);
   ADD ("only-shown-page-visible", test_only_shown_page_visible);
   ADD ("about", test_about);
+  ADD ("shortcuts-window", test_shortcuts_window);
   ADD ("size", test_size_is_remembered);
   ADD ("360px", test_usable_at_360_px);
   ADD ("named-controls", test_controls_are_named);
