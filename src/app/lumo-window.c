@@ -47,6 +47,8 @@ struct _LumoWindow
   AdwToastOverlay      *toast_overlay;
   AdwBin               *bins[N_PAGES];     /* the stack's children; each holds its page once built */
   LumoManagedBanner    *managed_banner;
+  GtkMenuButton        *menu_button;
+  GMenuModel           *primary_menu;
 
   /* Borrowed (each page is its bin's child); NULL until first shown */
   GtkWidget            *pages[N_PAGES];
@@ -139,6 +141,19 @@ shortcuts_action (GtkWidget  *widget,
       gtk_application_window_set_help_overlay (window, overlay);
     }
   gtk_window_present (GTK_WINDOW (overlay));
+}
+
+/* The main menu's popover is made the first time it opens (a click, F10),
+ * not with the window: most launches never open it. GTK asks each time
+ * the button is toggled on; the popover made the first time stays. */
+static void
+create_menu_popup_cb (GtkMenuButton *button,
+                      gpointer       user_data)
+{
+  LumoWindow *self = user_data;
+
+  if (gtk_menu_button_get_menu_model (button) == NULL)
+    gtk_menu_button_set_menu_model (button, self->primary_menu);
 }
 
 static void
@@ -305,6 +320,8 @@ lumo_window_class_init (LumoWindowClass *klass)
                                                  G_STRUCT_OFFSET (LumoWindow, bins[i]));
     }
   gtk_widget_class_bind_template_child (widget_class, LumoWindow, managed_banner);
+  gtk_widget_class_bind_template_child (widget_class, LumoWindow, menu_button);
+  gtk_widget_class_bind_template_child (widget_class, LumoWindow, primary_menu);
 
   gtk_widget_class_install_action (widget_class, "win.page", "s", page_action);
   gtk_widget_class_install_action (widget_class, "win.search", NULL, search_action);
@@ -430,6 +447,7 @@ static void
 lumo_window_init (LumoWindow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_menu_button_set_create_popup_func (self->menu_button, create_menu_popup_cb, self, NULL);
   g_signal_connect_swapped (self->stack, "notify::visible-child",
                             G_CALLBACK (on_stack_visible_child_cb), self);
 

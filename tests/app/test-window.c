@@ -130,8 +130,8 @@ is_primary_menu_button (GtkWidget     *widget,
   return gtk_menu_button_get_primary (GTK_MENU_BUTTON (widget));
 }
 
-/* The shortcuts window is built when first asked for, and opens from the
- * menu's action and its shortcuts each time. */
+/* The main menu and the shortcuts window are built when first opened; the
+ * menu's item and the shortcuts open the shortcuts window each time. */
 static void
 test_shortcuts_window (AppFixture    *f,
                        gconstpointer  data)
@@ -139,11 +139,27 @@ test_shortcuts_window (AppFixture    *f,
   GtkApplicationWindow *window = GTK_APPLICATION_WINDOW (f->window);
   GtkShortcutsWindow *overlay;
   GtkWidget *menu_button;
+  GtkPopover *popover;
 
   g_assert_null (gtk_application_window_get_help_overlay (window));
   menu_button = app_test_find_widget_where (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON, is_primary_menu_button, NULL);
   g_assert_nonnull (menu_button);
+  /* The main menu is made when it first opens, with the item. */
+  g_assert_null (gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button)));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (menu_button));
+  app_test_iterate ();
+  g_assert_nonnull (gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button)));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button)))));
   g_assert_true (menu_has_action (gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu_button)), "win.show-help-overlay"));
+  popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button));
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (menu_button));
+  app_test_iterate ();
+  /* Opened again, it is the same menu. */
+  gtk_menu_button_popup (GTK_MENU_BUTTON (menu_button));
+  app_test_iterate ();
+  g_assert_true (gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu_button)) == popover);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (popover)));
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (menu_button));
   g_assert_true (has_shortcut (GTK_WIDGET (f->window), "<Control>question", "win.show-help-overlay"));
   g_assert_true (has_shortcut (GTK_WIDGET (f->window), "<Control>F1", "win.show-help-overlay"));
 
