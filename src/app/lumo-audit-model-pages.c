@@ -226,6 +226,15 @@ on_page_fetched_cb (GObject      *object,
           self->live_done_id = MAX (self->live_done_id, self->top_id);
         }
     }
+  else if (self->contiguous && rows->len > 0 && data->before_id == 0)
+    {
+      /* Read from the top with no top row known: the first page found the
+       * log empty, and rows came since that the count saw before their
+       * announcement. Not a gap: read the first page again, arithmetic
+       * kept (far pages stay one read away). */
+      _lumo_audit_model_restart (self);
+      return;
+    }
   else if (self->contiguous && rows->len > 0 &&
            lumo_audit_row_get_id (g_ptr_array_index (rows, 0)) != data->before_id - 1)
     {

@@ -120,6 +120,9 @@ LumoAuditItem *_lumo_audit_model_find_item (LumoAuditModel *self,
                                             gint64          id,
                                             LumoAuditModelPage **page,
                                             guint          *offset);
+/* lumo-audit-model.c, for the tests: TRUE while page anchors are
+ * reckoned from the top id (a far page is one read away) */
+gboolean _lumo_audit_model_is_contiguous  (LumoAuditModel *self);
 /* TRUE in the newest-first order, where new rows go on top */
 gboolean _lumo_audit_model_is_live_head   (LumoAuditModel *self);
 /* lumo-audit-model.c: counts now if no announced row waits to be read,

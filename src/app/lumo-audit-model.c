@@ -469,6 +469,14 @@ _lumo_audit_model_find_item (LumoAuditModel      *self,
 }
 
 gboolean
+_lumo_audit_model_is_contiguous (LumoAuditModel *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_MODEL (self), FALSE);
+
+  return self->contiguous;
+}
+
+gboolean
 _lumo_audit_model_is_live_head (LumoAuditModel *self)
 {
   return self->sort_key == LUMO_AUDIT_SORT_ID && self->sort_order == LUMO_AUDIT_SORT_DESCENDING;

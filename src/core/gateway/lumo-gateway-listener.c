@@ -630,43 +630,52 @@ _lumo_gateway_listener_get_n_accepted (LumoGatewayListener *self)
   return self->n_accepted;
 }
 
-guint
-_lumo_gateway_listener_get_n_nodelay (LumoGatewayListener *self)
+/* The open connections @holds says yes to (the tests' view of them). */
+static guint
+count_connections (LumoGatewayListener *self,
+                   gboolean           (*holds) (Connection *c))
 {
   GHashTableIter iter;
   Connection *c;
   guint n = 0;
 
-  g_return_val_if_fail (LUMO_IS_GATEWAY_LISTENER (self), 0);
-
   g_hash_table_iter_init (&iter, self->connections);
   while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &c))
-    {
-      gint value = 0;
-
-      if (g_socket_get_option (g_socket_connection_get_socket (c->socket_conn), IPPROTO_TCP, TCP_NODELAY,
-                               &value, NULL) && value != 0)
-        n++;
-    }
+    if (holds (c))
+      n++;
 
   return n;
+}
+
+static gboolean
+has_nodelay (Connection *c)
+{
+  gint value = 0;
+
+  return g_socket_get_option (g_socket_connection_get_socket (c->socket_conn), IPPROTO_TCP, TCP_NODELAY,
+                              &value, NULL) && value != 0;
+}
+
+static gboolean
+has_timer (Connection *c)
+{
+  return c->timeout != NULL;
+}
+
+guint
+_lumo_gateway_listener_get_n_nodelay (LumoGatewayListener *self)
+{
+  g_return_val_if_fail (LUMO_IS_GATEWAY_LISTENER (self), 0);
+
+  return count_connections (self, has_nodelay);
 }
 
 guint
 _lumo_gateway_listener_get_n_timers (LumoGatewayListener *self)
 {
-  GHashTableIter iter;
-  Connection *c;
-  guint n = 0;
-
   g_return_val_if_fail (LUMO_IS_GATEWAY_LISTENER (self), 0);
 
-  g_hash_table_iter_init (&iter, self->connections);
-  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &c))
-    if (c->timeout != NULL)
-      n++;
-
-  return n;
+  return count_connections (self, has_timer);
 }
 
 static void
