@@ -38,7 +38,7 @@ main (int   argc,
   /* glibc raises its mmap threshold, and twice that its trim threshold,
    * each time a big block is freed; then the threads' arenas (SQLite's
    * readers and writer) keep megabytes they freed at their top, which
-   * malloc_trim() does not give back for any arena but the main one. A
+   * the one malloc_trim() at idle was measured not to give back. A
    * fixed threshold (glibc's default) keeps both where they start, so a
    * thread's arena shrinks when it frees: 3–4 MB of RSS in a third of
    * the launches on the 1M-row log (docs/PERFORMANCE.md). */
