@@ -125,46 +125,12 @@ check_model (LumoAuditModel *model,
     }
 }
 
-static int
-compare_y (gconstpointer a,
-           gconstpointer b)
-{
-  double ya = g_object_get_data (*(GObject * const *) a, "y") ? *(double *) g_object_get_data (*(GObject * const *) a, "y") : 0;
-  double yb = g_object_get_data (*(GObject * const *) b, "y") ? *(double *) g_object_get_data (*(GObject * const *) b, "y") : 0;
-
-  return ya < yb ? -1 : ya > yb;
-}
-
-/* What the column view shows in its Agent column (the cells of class
- * "audit-caller"), top to bottom, as far as rows are on screen. */
+/* What the list shows in its Agent column, top to bottom, as far as rows
+ * are on screen. */
 static GPtrArray *
 shown_agents (AppFixture *f)
 {
-  GtkWidget *view = app_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_COLUMN_VIEW, 0);
-  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
-  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
-
-  for (guint i = 0;; i++)
-    {
-      GtkWidget *label = app_test_find_widget (view, GTK_TYPE_INSCRIPTION, i);
-      graphene_point_t point;
-      double *y;
-
-      if (label == NULL)
-        break;
-      if (!gtk_widget_get_mapped (label) || !gtk_widget_has_css_class (label, "audit-caller") ||
-          g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (label)), "") == 0 ||
-          !gtk_widget_compute_point (label, view, &GRAPHENE_POINT_INIT (0, 0), &point))
-        continue;
-      y = g_new (double, 1);
-      *y = point.y;
-      g_object_set_data_full (G_OBJECT (label), "y", y, g_free);
-      g_ptr_array_add (labels, label);
-    }
-  g_ptr_array_sort (labels, compare_y);
-  for (guint i = 0; i < labels->len; i++)
-    g_ptr_array_add (texts, g_strdup (gtk_inscription_get_text (g_ptr_array_index (labels, i))));
-  return texts;
+  return app_test_audit_shown_texts (GTK_WIDGET (_lumo_window_get_audit_page (f->window)), LUMO_AUDIT_COLUMN_CALLER);
 }
 
 typedef struct
