@@ -27,7 +27,7 @@ typedef struct
 } ColumnSpec;
 
 static const ColumnSpec column_specs[LUMO_AUDIT_N_COLUMNS] = {
-  [LUMO_AUDIT_COLUMN_TIME] = { 150, 140, FALSE, 0 },
+  [LUMO_AUDIT_COLUMN_TIME] = { 150, 150, FALSE, 0 },
   [LUMO_AUDIT_COLUMN_CALLER] = { 155, 80, TRUE, 0 },
   [LUMO_AUDIT_COLUMN_PROVIDER] = { 115, 70, FALSE, 3 },
   [LUMO_AUDIT_COLUMN_TOOL] = { 200, 90, TRUE, 4 },
@@ -311,6 +311,7 @@ lumo_audit_row_view_snapshot (GtkWidget   *widget,
   gboolean tagged = self->tag != NULL && gtk_widget_get_visible (self->tag);
   LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS];
   GdkRGBA color, error_color;
+  int baseline;
 
   if (self->item == NULL || lumo_audit_item_get_row (self->item) == NULL)
     return;
@@ -321,11 +322,22 @@ lumo_audit_row_view_snapshot (GtkWidget   *widget,
     error_color = color;
   lumo_audit_columns_layout (width, spans);
 
+  /* Every cell on one baseline, that of the font's line centred in the
+   * row: a fallback font's glyphs (Chinese) are taller, and centring each
+   * cell would set them lower than the Latin ones beside them. */
+  {
+    PangoFontMetrics *metrics = pango_context_get_metrics (gtk_widget_get_pango_context (widget), NULL, NULL);
+    int line = pango_font_metrics_get_height (metrics);
+
+    baseline = (height * PANGO_SCALE - line) / 2 + pango_font_metrics_get_ascent (metrics);
+    pango_font_metrics_unref (metrics);
+  }
+
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
     {
       PangoLayout *layout;
       int text_width = spans[c].width - 2 * CELL_PADDING;
-      int layout_width, layout_height, x;
+      int x;
 
       if (text_width <= 0)
         continue;
@@ -341,13 +353,12 @@ lumo_audit_row_view_snapshot (GtkWidget   *widget,
             continue;
         }
       pango_layout_set_width (layout, text_width * PANGO_SCALE);
-      pango_layout_get_pixel_size (layout, &layout_width, &layout_height);
 
       x = spans[c].x + CELL_PADDING;
       if (rtl)
         x = width - x - text_width;
       gtk_snapshot_save (snapshot);
-      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, (height - layout_height) / 2));
+      gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, (float) (baseline - pango_layout_get_baseline (layout)) / PANGO_SCALE));
       gtk_snapshot_append_layout (snapshot, layout,
                                   c == LUMO_AUDIT_COLUMN_OUTCOME && lumo_audit_item_get_denied (self->item)
                                     ? &error_color : &color);

@@ -221,6 +221,89 @@ test_grant_and_agent_labels (AppFixture    *f,
   assert_shown (view, "Allowed", 0);
 }
 
+/* ---- the columns --------------------------------------------------------- */
+
+static gboolean
+row_drawn (gpointer data)
+{
+  GtkWidget *row = app_test_find_widget (data, LUMO_TYPE_AUDIT_ROW_VIEW, 0);
+
+  return row != NULL && gtk_widget_get_mapped (row) && gtk_widget_get_width (row) > 0 &&
+         *lumo_audit_row_view_get_text (LUMO_AUDIT_ROW_VIEW (row), LUMO_AUDIT_COLUMN_TIME) != '\0';
+}
+
+/* The header's titles sit over the rows' cells, at every width: the
+ * columns fill the row, the time is never cut, the time, agent and
+ * outcome never leave, and a column that leaves a narrow row leaves it
+ * for every narrower one. */
+static void
+test_columns_line_up (AppFixture    *f,
+                      gconstpointer  data)
+{
+  static const int widths[] = { 2000, 1280, 965, 800, 600, 480, 360, 300 };
+  gboolean shown_before[LUMO_AUDIT_N_COLUMNS];
+  LumoAuditPage *page;
+  GtkWidget *row, *header;
+  LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS];
+  PangoLayout *time;
+  int time_width;
+
+  append (f, TEST_CALLER_ID, "Mail Helper", "userscripts.install_script",
+          LUMO_AUDIT_DECISION_ALLOW, LUMO_AUDIT_CALLER_KIND_EXTENSION, FALSE);
+  page = show_audit_page (f);
+  lumo_test_wait_until (row_drawn, page->list_view, "a drawn row");
+  row = app_test_find_widget (GTK_WIDGET (page->list_view), LUMO_TYPE_AUDIT_ROW_VIEW, 0);
+  header = GTK_WIDGET (page->header);
+
+  time = gtk_widget_create_pango_layout (row, lumo_audit_row_view_get_text (LUMO_AUDIT_ROW_VIEW (row),
+                                                                            LUMO_AUDIT_COLUMN_TIME));
+  pango_layout_get_pixel_size (time, &time_width, NULL);
+  g_object_unref (time);
+
+  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+    shown_before[c] = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      int x = 0;
+
+      lumo_audit_columns_layout (widths[i], spans);
+      for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+        {
+          gboolean shown = spans[c].width > 0;
+
+          g_test_message ("width %d: column %u at %d, %d wide", widths[i], c, spans[c].x, spans[c].width);
+          if (shown)
+            {
+              g_assert_cmpint (spans[c].x, ==, x);
+              x += spans[c].width;
+            }
+          g_assert_true (shown || !shown_before[c] || widths[i] < 1280);
+          g_assert_true (!shown || shown_before[c]);
+          shown_before[c] = shown;
+        }
+      g_assert_cmpint (x, ==, widths[i]);
+      g_assert_cmpint (spans[LUMO_AUDIT_COLUMN_CALLER].width, >, 0);
+      g_assert_cmpint (spans[LUMO_AUDIT_COLUMN_OUTCOME].width, >, 0);
+      if (widths[i] >= 360)
+        g_assert_cmpint (spans[LUMO_AUDIT_COLUMN_TIME].width, >=, time_width + 12);
+    }
+
+  /* On screen: the header is as wide as a row, each title at its cell. */
+  g_assert_cmpint (gtk_widget_get_width (header), ==, gtk_widget_get_width (row));
+  lumo_audit_columns_layout (gtk_widget_get_width (row), spans);
+  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+    {
+      GtkWidget *button = lumo_audit_header_get_button (page->header, c);
+      graphene_rect_t bounds;
+
+      if (button == NULL)
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (button, header, &bounds));
+      g_assert_cmpfloat (bounds.origin.x, ==, spans[c].x);
+      g_assert_cmpfloat (bounds.size.width, ==, spans[c].width);
+    }
+}
+
 /* ---- the summary -------------------------------------------------------- */
 
 typedef struct
@@ -493,6 +576,8 @@ main (int   argc,
 
   g_test_add ("/audit-page/grant-and-agent", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_grant_and_agent_labels, app_fixture_teardown);
+  g_test_add ("/audit-page/columns", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_columns_line_up, app_fixture_teardown);
   g_test_add ("/audit-page/summary", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_summary_counts_the_search, app_fixture_teardown);
   g_test_add ("/audit-page/summary-many-agents", AppFixture, GINT_TO_POINTER (TRUE),
