@@ -120,6 +120,14 @@ struct _LumoAuditRowView
 
 G_DEFINE_FINAL_TYPE (LumoAuditRowView, lumo_audit_row_view, GTK_TYPE_WIDGET)
 
+/* What the item says the cell holds (what a layout is given). */
+static const char *
+item_text (LumoAuditRowView *self,
+           LumoAuditColumn   column)
+{
+  return self->item != NULL ? lumo_audit_item_get_text (self->item, column) : "";
+}
+
 /* The columns in monospace (what the "monospace" style class gives a
  * label) and the time in figures of one width ("numeric"). */
 static PangoLayout *
@@ -132,7 +140,7 @@ ensure_layout (LumoAuditRowView *self,
   if (layout != NULL)
     return layout;
 
-  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), lumo_audit_row_view_get_text (self, column));
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), item_text (self, column));
   pango_layout_set_single_paragraph_mode (layout, TRUE);
   pango_layout_set_ellipsize (layout, column == LUMO_AUDIT_COLUMN_TARGET ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_END);
   attrs = pango_attr_list_new ();
@@ -190,7 +198,7 @@ fill (LumoAuditRowView *self)
 
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
     if (self->layouts[c] != NULL)
-      pango_layout_set_text (self->layouts[c], lumo_audit_row_view_get_text (self, c), -1);
+      pango_layout_set_text (self->layouts[c], item_text (self, c), -1);
 
   /* Most rows are of extensions: the tag and its tooltip are made for the
    * first desktop agent a row shows, and kept hidden after. */

@@ -304,6 +304,116 @@ test_columns_line_up (AppFixture    *f,
     }
 }
 
+/* The tools the rows show, top to bottom, joined by spaces. */
+static char *
+shown_tools (LumoAuditPage *page)
+{
+  g_autoptr(GPtrArray) texts = app_test_audit_shown_texts (GTK_WIDGET (page->list_view), LUMO_AUDIT_COLUMN_TOOL);
+
+  g_ptr_array_add (texts, NULL);
+  return g_strjoinv (" ", (char **) texts->pdata);
+}
+
+typedef struct
+{
+  LumoAuditPage *page;
+  const char    *tools;
+} ToolsWait;
+
+static gboolean
+tools_shown (gpointer data)
+{
+  ToolsWait *wait = data;
+  g_autofree char *tools = shown_tools (wait->page);
+
+  /* Xvfb's frame clock lays out (and drops the rows of removed items)
+   * when something is queued. */
+  gtk_widget_queue_draw (GTK_WIDGET (wait->page->list_view));
+  return g_strcmp0 (tools, wait->tools) == 0;
+}
+
+typedef struct
+{
+  GtkWidget *widget;
+  guint      n_paints;
+} PaintWait;
+
+static void
+on_after_paint_cb (GdkFrameClock *clock,
+                   PaintWait     *wait)
+{
+  wait->n_paints++;
+}
+
+static gboolean
+painted_twice (gpointer data)
+{
+  PaintWait *wait = data;
+
+  /* Xvfb's frame clock paints what is queued. */
+  gtk_widget_queue_draw (wait->widget);
+  return wait->n_paints >= 2;
+}
+
+/* Until @widget's rows are drawn (they lay out their cells when first
+ * drawn): two paints of its window from now. */
+static void
+wait_drawn (GtkWidget *widget)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+  PaintWait wait = { widget, 0 };
+  gulong id;
+
+  g_assert_nonnull (clock);
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), &wait);
+  lumo_test_wait_until (painted_twice, &wait, "the rows drawn");
+  g_signal_handler_disconnect (clock, id);
+}
+
+/* A new search refills the items of the rows on screen in place (no row
+ * is bound again): each row follows its item, what it draws and what it
+ * gives a screen reader. */
+static void
+test_rows_follow_their_items (AppFixture    *f,
+                              gconstpointer  data)
+{
+  LumoAuditPage *page;
+  ToolsWait wait;
+  g_autoptr(LumoAuditItem) item = NULL;
+  GtkWidget *row;
+  g_autofree char *label = NULL;
+  g_autofree char *wrong = NULL;
+
+  append (f, TEST_CALLER_ID, "Mail Helper", "userscripts.install_script",
+          LUMO_AUDIT_DECISION_ALLOW, LUMO_AUDIT_CALLER_KIND_EXTENSION, FALSE);
+  append (f, TEST_CALLER_ID, "Mail Helper", "userscripts.update_script",
+          LUMO_AUDIT_DECISION_ALLOW, LUMO_AUDIT_CALLER_KIND_EXTENSION, FALSE);
+  append (f, TEST_CALLER2_ID, "Claude Desktop", "userscripts.delete_script",
+          LUMO_AUDIT_DECISION_DENY, LUMO_AUDIT_CALLER_KIND_AGENT, FALSE);
+  page = show_audit_page (f);
+
+  wait = (ToolsWait) { page, "userscripts.delete_script userscripts.update_script userscripts.install_script" };
+  lumo_test_wait_until (tools_shown, &wait, "the three rows");
+  wait_drawn (GTK_WIDGET (page->list_view));
+  item = g_list_model_get_item (G_LIST_MODEL (lumo_audit_page_get_model (page)), 0);
+
+  gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:update_script");
+  g_assert_true (lumo_audit_page_search_now (page));
+  wait = (ToolsWait) { page, "userscripts.update_script" };
+  lumo_test_wait_until (tools_shown, &wait, "the searched row");
+
+  /* The first row's item is the one it had, refilled. */
+  row = app_test_find_widget (GTK_WIDGET (page->list_view), LUMO_TYPE_AUDIT_ROW_VIEW, 0);
+  for (guint i = 1; row != NULL && lumo_audit_row_view_get_item (LUMO_AUDIT_ROW_VIEW (row)) != item; i++)
+    row = app_test_find_widget (GTK_WIDGET (page->list_view), LUMO_TYPE_AUDIT_ROW_VIEW, i);
+  g_assert_nonnull (row);
+  label = app_test_audit_row_label (item);
+  g_assert_nonnull (strstr (label, "userscripts.update_script"));
+  wrong = gtk_test_accessible_check_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, label);
+  if (wrong != NULL)
+    g_error ("the refilled row reads “%s”, not “%s”", wrong, label);
+}
+
 /* ---- the summary -------------------------------------------------------- */
 
 typedef struct
@@ -576,6 +686,8 @@ main (int   argc,
 
   g_test_add ("/audit-page/grant-and-agent", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_grant_and_agent_labels, app_fixture_teardown);
+  g_test_add ("/audit-page/rows-follow-items", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_rows_follow_their_items, app_fixture_teardown);
   g_test_add ("/audit-page/columns", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_columns_line_up, app_fixture_teardown);
   g_test_add ("/audit-page/summary", AppFixture, GINT_TO_POINTER (TRUE),
