@@ -26,6 +26,13 @@
  *
  * A file from before the slots (one record line) reads as it did; the
  * first commit rewrites it in the new layout, keeping its record.
+ *
+ * The store's writer keeps the file open between commits
+ * (LumoAuditHeadFile, below) and remembers the bytes it left: a commit
+ * whose pread() finds them unchanged takes the other slot without
+ * parsing both records again; anything else — another process's record,
+ * a file replaced or removed under the path — is weighed as a new file
+ * would be.
  */
 #define G_LOG_DOMAIN "lumo-audit"
 
