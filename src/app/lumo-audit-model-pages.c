@@ -379,3 +379,46 @@ _lumo_audit_model_forget_anchors (LumoAuditModel *self)
 {
   g_ptr_array_set_size (self->anchors, 0);
 }
+
+/* The list got shorter (the last page came up short, a count was
+ * corrected): a page wholly past its end has no rows to wait for. Left
+ * in the cache it would be asked for again after every read that ends
+ * (retry_waiting_pages()), and a page past the end whose anchor is
+ * unknown is a walk that comes back short each time: reads without end,
+ * whose replies kept the window from laying out new rows. Page 0 stays
+ * (evict_pages()). */
+void
+_lumo_audit_model_drop_pages_past_end (LumoAuditModel *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->pages);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      LumoAuditModelPage *page = value;
+
+      if (page->index > 0 && page->index * LUMO_AUDIT_MODEL_PAGE_SIZE >= self->n_paged)
+        {
+          g_queue_unlink (&self->lru, &page->lru_link);
+          g_hash_table_iter_remove (&iter);
+        }
+    }
+}
+
+gboolean
+_lumo_audit_model_has_pages_past_end (LumoAuditModel *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->pages);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      LumoAuditModelPage *page = value;
+
+      if (page->index > 0 && page->index * LUMO_AUDIT_MODEL_PAGE_SIZE >= self->n_paged)
+        return TRUE;
+    }
+  return FALSE;
+}

@@ -102,7 +102,10 @@ _lumo_audit_model_set_n_paged (LumoAuditModel *self,
   if (n_paged > old)
     g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + old, 0, n_paged - old);
   else
-    g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + n_paged, old - n_paged, 0);
+    {
+      _lumo_audit_model_drop_pages_past_end (self);
+      g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + n_paged, old - n_paged, 0);
+    }
 }
 
 static void

@@ -427,6 +427,76 @@ test_search_after_far_jumps (AppFixture    *f,
   check_view_known_bug (f, model);
 }
 
+/* Another process writes while this one counts: the count sees rows that
+ * have not reached the head yet, so for a moment the list is longer than
+ * the log, and reading its last page shortens it again. */
+typedef struct
+{
+  LumoAuditStore *other;
+  guint           n;
+} WriteDuring;
+
+static void
+on_head_grew_cb (GListModel  *model,
+                 guint        position,
+                 guint        removed,
+                 guint        added,
+                 WriteDuring *write)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (write->n == 0 || position != 0 || added == 0)
+    return;
+
+  /* Between the read of the newest rows and the count that follows it. */
+  for (; write->n > 0; write->n--)
+    {
+      g_autofree char *name = g_strdup_printf ("Live Agent %u", ++serial);
+      LumoAuditRecord record = {
+        .provider_id = TEST_PROVIDER_ID,
+        .caller_id = TEST_CALLER_ID,
+        .caller_name = name,
+        .tool = "userscripts.live_tool",
+        .write = TRUE,
+        .params_sha256 = hash,
+        .decision = LUMO_AUDIT_DECISION_ALLOW,
+      };
+
+      g_assert_cmpint (lumo_audit_store_append (write->other, &record, &error), >, 0);
+      g_assert_no_error (error);
+    }
+}
+
+static void
+test_counted_while_another_process_writes (AppFixture    *f,
+                                           gconstpointer  data)
+{
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
+  g_autoptr(LumoAuditStore) other = open_second_store (f);
+  /* Enough to reach a page past the log's end, whose anchor is unknown. */
+  WriteDuring write = { other, LUMO_AUDIT_MODEL_PAGE_SIZE - 50 };
+  gulong handler;
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
+  lumo_window_set_page (f->window, "audit");
+  lumo_test_wait_until (settled, model, "the empty log");
+  app_test_fill_audit (f->audit, 300, 0);
+  append_burst (f, 20);
+  check_model (model, 320);
+
+  handler = g_signal_connect (model, "items-changed", G_CALLBACK (on_head_grew_cb), &write);
+  append_burst_to (other, 1);
+  check_model (model, 321 + LUMO_AUDIT_MODEL_PAGE_SIZE - 50);
+  g_signal_handler_disconnect (model, handler);
+  g_assert_cmpuint (write.n, ==, 0);
+
+  /* A page the shortened list no longer reaches is dropped, not asked
+   * for again after every read (it was, without end, and the reads kept
+   * the window from laying out the new rows). */
+  g_assert_false (_lumo_audit_model_has_pages_past_end (model));
+  check_view (f, model);
+}
+
 typedef struct
 {
   LumoAuditItem   *item;
@@ -514,6 +584,8 @@ main (int   argc,
               app_fixture_setup, test_rows_of_another_process, app_fixture_teardown);
   g_test_add ("/audit-live/search-after-far-jumps", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_search_after_far_jumps, app_fixture_teardown);
+  g_test_add ("/audit-live/counted-while-written", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_counted_while_another_process_writes, app_fixture_teardown);
   g_test_add ("/audit-live/results", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_results_fill_in, app_fixture_teardown);
   g_test_add ("/audit-live/another-page", AppFixture, GINT_TO_POINTER (TRUE),
