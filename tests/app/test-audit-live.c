@@ -499,6 +499,65 @@ test_counted_while_another_process_writes (AppFixture    *f,
 
 typedef struct
 {
+  guint frames;
+  guint wanted;
+} FrameWait;
+
+static gboolean
+on_frame_cb (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       data)
+{
+  ((FrameWait *) data)->frames++;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+frames_passed (gpointer data)
+{
+  FrameWait *wait = data;
+
+  return wait->frames >= wait->wanted;
+}
+
+/* Lets the window draw @n frames: whatever the page holds after new rows
+ * is over by then. */
+static void
+wait_frames (AppFixture *f,
+             guint       n)
+{
+  FrameWait wait = { 0, n };
+  guint id = gtk_widget_add_tick_callback (GTK_WIDGET (f->window), on_frame_cb, &wait, NULL);
+
+  lumo_test_wait_until (frames_passed, &wait, "frames");
+  gtk_widget_remove_tick_callback (GTK_WIDGET (f->window), id);
+}
+
+/* Rows at the top of a list shorter than the view, then, frames later,
+ * rows below them (the log read again after an import): the view stays
+ * at the top. */
+static void
+test_short_list_grows (AppFixture    *f,
+                       gconstpointer  data)
+{
+  LumoAuditModel *model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
+
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 1100, 800);
+  lumo_window_set_page (f->window, "audit");
+  lumo_test_wait_until (settled, model, "the empty log");
+  append_burst (f, 20);
+  check_model (model, 20);
+  check_view (f, model);
+  wait_frames (f, 10);
+
+  app_test_fill_audit (f->audit, 1000, 0);
+  append_burst (f, 1);
+  check_model (model, 1021);
+  check_view (f, model);
+}
+
+typedef struct
+{
   LumoAuditItem   *item;
   LumoAuditResult  result;
 } ResultWait;
@@ -586,6 +645,8 @@ main (int   argc,
               app_fixture_setup, test_search_after_far_jumps, app_fixture_teardown);
   g_test_add ("/audit-live/counted-while-written", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_counted_while_another_process_writes, app_fixture_teardown);
+  g_test_add ("/audit-live/short-list-grows", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_short_list_grows, app_fixture_teardown);
   g_test_add ("/audit-live/results", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_results_fill_in, app_fixture_teardown);
   g_test_add ("/audit-live/another-page", AppFixture, GINT_TO_POINTER (TRUE),
