@@ -155,7 +155,16 @@ on_count_cb (GObject      *object,
 
       if ((page == NULL || page->rows == NULL) && self->contiguous && last > 0)
         {
+          /* Not counted until then, also when an earlier count was: this
+           * one may be longer than the log (rows of another process that
+           * have not reached the head), and a list "counted" that long
+           * would show placeholders past the log's end as its rows. */
           self->confirming = TRUE;
+          if (self->counted)
+            {
+              self->counted = FALSE;
+              g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
+            }
           _lumo_audit_model_request_page (self, last);
           return;
         }
