@@ -49,6 +49,23 @@ none_pending (gpointer data)
 
 static guint serial;
 
+/* The next row of a burst; every one has an agent of its own, @name
+ * (the caller frees it). */
+static LumoAuditRecord
+next_live_record (char **name)
+{
+  *name = g_strdup_printf ("Live Agent %u", ++serial);
+  return (LumoAuditRecord) {
+    .provider_id = TEST_PROVIDER_ID,
+    .caller_id = TEST_CALLER_ID,
+    .caller_name = *name,
+    .tool = "userscripts.live_tool",
+    .write = TRUE,
+    .params_sha256 = hash,
+    .decision = LUMO_AUDIT_DECISION_ALLOW,
+  };
+}
+
 static void
 append_burst_to (LumoAuditStore *store,
                  guint           n)
@@ -57,16 +74,8 @@ append_burst_to (LumoAuditStore *store,
 
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *name = g_strdup_printf ("Live Agent %u", ++serial);
-      LumoAuditRecord record = {
-        .provider_id = TEST_PROVIDER_ID,
-        .caller_id = TEST_CALLER_ID,
-        .caller_name = name,
-        .tool = "userscripts.live_tool",
-        .write = TRUE,
-        .params_sha256 = hash,
-        .decision = LUMO_AUDIT_DECISION_ALLOW,
-      };
+      g_autofree char *name = NULL;
+      LumoAuditRecord record = next_live_record (&name);
 
       lumo_audit_store_append_async (store, &record, NULL, on_appended_cb, &pending);
     }
@@ -458,16 +467,8 @@ on_head_grew_cb (GListModel  *model,
   /* Between the read of the newest rows and the count that follows it. */
   for (; write->n > 0; write->n--)
     {
-      g_autofree char *name = g_strdup_printf ("Live Agent %u", ++serial);
-      LumoAuditRecord record = {
-        .provider_id = TEST_PROVIDER_ID,
-        .caller_id = TEST_CALLER_ID,
-        .caller_name = name,
-        .tool = "userscripts.live_tool",
-        .write = TRUE,
-        .params_sha256 = hash,
-        .decision = LUMO_AUDIT_DECISION_ALLOW,
-      };
+      g_autofree char *name = NULL;
+      LumoAuditRecord record = next_live_record (&name);
 
       g_assert_cmpint (lumo_audit_store_append (write->other, &record, &error), >, 0);
       g_assert_no_error (error);
