@@ -379,3 +379,46 @@ _lumo_audit_model_forget_anchors (LumoAuditModel *self)
 {
   g_ptr_array_set_size (self->anchors, 0);
 }
+
+/* A GHRFunc: @value, a page, lies wholly past the end of the list. Page 0
+ * never does (evict_pages()). */
+static gboolean
+page_past_end (gpointer key,
+               gpointer value,
+               gpointer user_data)
+{
+  LumoAuditModelPage *page = value;
+  LumoAuditModel *self = user_data;
+
+  return page->index > 0 && page->index * LUMO_AUDIT_MODEL_PAGE_SIZE >= self->n_paged;
+}
+
+/* The list got shorter (the last page came up short, a count was
+ * corrected): a page wholly past its end has no rows to wait for. Left
+ * in the cache it would be asked for again after every read that ends
+ * (retry_waiting_pages()), and a page past the end whose anchor is
+ * unknown is a walk that comes back short each time: reads without end,
+ * whose replies kept the window from laying out new rows. */
+void
+_lumo_audit_model_drop_pages_past_end (LumoAuditModel *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->pages);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    if (page_past_end (NULL, value, self))
+      {
+        LumoAuditModelPage *page = value;
+
+        /* The links live inside the pages: unlink before freeing. */
+        g_queue_unlink (&self->lru, &page->lru_link);
+        g_hash_table_iter_remove (&iter);
+      }
+}
+
+gboolean
+_lumo_audit_model_has_pages_past_end (LumoAuditModel *self)
+{
+  return g_hash_table_find (self->pages, page_past_end, self) != NULL;
+}

@@ -102,6 +102,7 @@ LumoAuditModelPage *_lumo_audit_model_lookup_page       (LumoAuditModel *self,
 void  _lumo_audit_model_request_page      (LumoAuditModel *self,
                                            guint           index);
 void  _lumo_audit_model_forget_anchors    (LumoAuditModel *self);
+void  _lumo_audit_model_drop_pages_past_end (LumoAuditModel *self);
 /* lumo-audit-model.c */
 void  _lumo_audit_model_set_n_paged       (LumoAuditModel *self,
                                            guint           n_paged);
@@ -123,6 +124,9 @@ LumoAuditItem *_lumo_audit_model_find_item (LumoAuditModel *self,
 /* lumo-audit-model.c, for the tests: TRUE while page anchors are
  * reckoned from the top id (a far page is one read away) */
 gboolean _lumo_audit_model_is_contiguous  (LumoAuditModel *self);
+/* lumo-audit-model-pages.c, for the tests: TRUE if a cached page lies
+ * wholly past the end of the list (nothing is there to fill it) */
+gboolean _lumo_audit_model_has_pages_past_end (LumoAuditModel *self);
 /* TRUE in the newest-first order, where new rows go on top */
 gboolean _lumo_audit_model_is_live_head   (LumoAuditModel *self);
 /* lumo-audit-model.c: counts now if no announced row waits to be read,

@@ -102,7 +102,10 @@ _lumo_audit_model_set_n_paged (LumoAuditModel *self,
   if (n_paged > old)
     g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + old, 0, n_paged - old);
   else
-    g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + n_paged, old - n_paged, 0);
+    {
+      _lumo_audit_model_drop_pages_past_end (self);
+      g_list_model_items_changed (G_LIST_MODEL (self), self->head->len + n_paged, old - n_paged, 0);
+    }
 }
 
 static void
@@ -152,7 +155,16 @@ on_count_cb (GObject      *object,
 
       if ((page == NULL || page->rows == NULL) && self->contiguous && last > 0)
         {
+          /* Not counted until then, also when an earlier count was: this
+           * one may be longer than the log (rows of another process that
+           * have not reached the head), and a list "counted" that long
+           * would show placeholders past the log's end as its rows. */
           self->confirming = TRUE;
+          if (self->counted)
+            {
+              self->counted = FALSE;
+              g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_COUNTED]);
+            }
           _lumo_audit_model_request_page (self, last);
           return;
         }

@@ -397,7 +397,17 @@ on_provider_changed_cb (LumoPolicy    *policy,
  * an insertion while it is held counts as one at the top and holds it
  * longer: a burst that arrives in several parts, or while another page is
  * shown, must not leave the view scrolled down by the rows of the first
- * part (it did, by five rows, until a scroll). */
+ * part (it did, by five rows, until a scroll).
+ *
+ * Any change holds it, not only rows at the top. While the list is
+ * shorter than the view, the scroll value is 0 whichever row the view
+ * keeps in place, and after rows arrive at the top that is the old first
+ * row, now further down: the view looks held at the top but is not. It
+ * moves only when rows below make the list taller than the view (the
+ * count, the next page, the log read again after an import), down by the
+ * rows that came above that row (19 in a 20-row list that got 1000 rows
+ * below; measured). Setting the value back to 0 then makes the view keep
+ * the first row instead. */
 #define KEEP_TOP_FRAMES 3
 
 static gboolean
@@ -428,7 +438,7 @@ on_model_items_changed_cb (GListModel    *model,
   GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
 
   /* Still the old position: the view lays out the change later. */
-  if (position == 0 && added > removed && vadjustment != NULL &&
+  if ((added > 0 || removed > 0) && vadjustment != NULL &&
       (self->scroll_to_top_id != 0 ||
        gtk_adjustment_get_value (vadjustment) <= gtk_adjustment_get_lower (vadjustment) + 1))
     {

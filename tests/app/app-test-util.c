@@ -355,31 +355,55 @@ compare_shown_rows (gconstpointer a,
   return ra->y < rb->y ? -1 : ra->y > rb->y;
 }
 
+/* One walk of the tree: a search from the top for each row would be
+ * quadratic, on every turn of a loop that waits. */
+static void
+collect_rows (GtkWidget *widget,
+              GtkWidget *root,
+              GArray    *rows)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      LumoAuditItem *item;
+      graphene_point_t point;
+
+      if (!gtk_widget_get_mapped (child))
+        continue;
+      if (!LUMO_IS_AUDIT_ROW_VIEW (child))
+        {
+          collect_rows (child, root, rows);
+          continue;
+        }
+      item = lumo_audit_row_view_get_item (LUMO_AUDIT_ROW_VIEW (child));
+      if (item != NULL && lumo_audit_item_get_row (item) != NULL &&
+          gtk_widget_compute_point (child, root, &GRAPHENE_POINT_INIT (0, 0), &point))
+        g_array_append_val (rows, ((ShownRow) { point.y, child }));
+    }
+}
+
+GPtrArray *
+app_test_audit_shown_rows (GtkWidget *root)
+{
+  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (ShownRow));
+  GPtrArray *shown = g_ptr_array_new ();
+
+  collect_rows (root, root, rows);
+  g_array_sort (rows, compare_shown_rows);
+  for (guint i = 0; i < rows->len; i++)
+    g_ptr_array_add (shown, g_array_index (rows, ShownRow, i).row);
+  return shown;
+}
+
 GPtrArray *
 app_test_audit_shown_texts (GtkWidget       *root,
                             LumoAuditColumn  column)
 {
-  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (ShownRow));
+  g_autoptr(GPtrArray) rows = app_test_audit_shown_rows (root);
   GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
 
-  for (guint i = 0;; i++)
-    {
-      GtkWidget *row = app_test_find_widget (root, LUMO_TYPE_AUDIT_ROW_VIEW, i);
-      LumoAuditItem *item;
-      graphene_point_t point;
-
-      if (row == NULL)
-        break;
-      item = lumo_audit_row_view_get_item (LUMO_AUDIT_ROW_VIEW (row));
-      if (!gtk_widget_get_mapped (row) || item == NULL || lumo_audit_item_get_row (item) == NULL ||
-          !gtk_widget_compute_point (row, root, &GRAPHENE_POINT_INIT (0, 0), &point))
-        continue;
-      g_array_append_val (rows, ((ShownRow) { point.y, row }));
-    }
-  g_array_sort (rows, compare_shown_rows);
   for (guint i = 0; i < rows->len; i++)
-    g_ptr_array_add (texts, g_strdup (lumo_audit_row_view_get_text (LUMO_AUDIT_ROW_VIEW (g_array_index (rows, ShownRow, i).row),
-                                                                    column)));
+    g_ptr_array_add (texts, g_strdup (lumo_audit_row_view_get_text (g_ptr_array_index (rows, i), column)));
   return texts;
 }
 

@@ -117,8 +117,10 @@ void        app_test_fake_helper_remove (char       *helper_path);
 /* Every text a person can read under @root: labels, editables, row titles
  * and subtitles, tooltips, accessible labels kept in properties. */
 GPtrArray  *app_test_collect_texts (GtkWidget  *root);
-/* The texts the Audit page's rows under @root draw in @column, of the
- * mapped rows whose item is loaded, top to bottom. */
+/* The Audit page's rows (LumoAuditRowViews) under @root that are mapped
+ * and whose item is loaded, top to bottom (the array does not own them). */
+GPtrArray  *app_test_audit_shown_rows (GtkWidget *root);
+/* The texts those rows draw in @column, top to bottom. */
 GPtrArray  *app_test_audit_shown_texts (GtkWidget       *root,
                                         LumoAuditColumn  column);
 /* What a screen reader reads of an audit row: its cells' texts in column

@@ -239,6 +239,96 @@ test_one_line_file (void)
   lumo_test_dir_remove (dir);
 }
 
+/* A writer that keeps its descriptor (the store's) sees what others wrote
+ * in between: it weighs their records again instead of trusting the slot
+ * it would have taken, so the newest record always stays. */
+static void
+test_kept_writer_sees_others (void)
+{
+  g_autofree char *dir = lumo_test_dir_new ("audit-head");
+  g_autofree char *path = g_build_filename (dir, "audit.head", NULL);
+  g_autoptr(GBytes) secret = test_secret ();
+  g_autoptr(LumoAuditHeadFile) mine = lumo_audit_head_file_new (path);
+  g_autoptr(LumoAuditHeadFile) theirs = lumo_audit_head_file_new (path);
+  g_autoptr(GError) error = NULL;
+  guint8 hash[LUMO_AUDIT_HASH_SIZE];
+
+  hash_of (1, hash);
+  g_assert_true (lumo_audit_head_file_write (mine, secret, 1, hash, &error));
+  hash_of (2, hash);
+  g_assert_true (lumo_audit_head_file_write (mine, secret, 2, hash, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (read_head (path, secret), ==, 2);
+
+  /* Another process commits 4 (into the slot of 1); this one's head
+   * write of 3, from a commit before it, comes late. Had it taken the
+   * slot it left as the older one (1's), 4 would be gone. */
+  hash_of (4, hash);
+  g_assert_true (lumo_audit_head_file_write (theirs, secret, 4, hash, &error));
+  hash_of (3, hash);
+  g_assert_true (lumo_audit_head_file_write (mine, secret, 3, hash, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (read_head (path, secret), ==, 4);
+
+  /* And its own next write goes on from there. */
+  hash_of (5, hash);
+  g_assert_true (lumo_audit_head_file_write (mine, secret, 5, hash, &error));
+  g_assert_cmpint (read_head (path, secret), ==, 5);
+  hash_of (6, hash);
+  g_assert_true (lumo_audit_head_file_write (mine, secret, 6, hash, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (read_head (path, secret), ==, 6);
+
+  lumo_test_dir_remove (dir);
+}
+
+/* The kept descriptor follows the path: a file removed or replaced under
+ * it is written anew, never the old inode nobody reads. */
+static void
+test_kept_writer_follows_path (void)
+{
+  g_autofree char *dir = lumo_test_dir_new ("audit-head");
+  g_autofree char *path = g_build_filename (dir, "audit.head", NULL);
+  g_autofree char *other = g_build_filename (dir, "other.head", NULL);
+  g_autoptr(GBytes) secret = test_secret ();
+  g_autoptr(LumoAuditHeadFile) mine = lumo_audit_head_file_new (path);
+  g_autoptr(GError) error = NULL;
+  guint8 hash[LUMO_AUDIT_HASH_SIZE];
+
+  /* Two writes each time: the first one makes the file, the second one
+   * writes through the descriptor it then keeps. */
+  for (gint64 id = 1; id <= 2; id++)
+    {
+      hash_of (id, hash);
+      g_assert_true (lumo_audit_head_file_write (mine, secret, id, hash, &error));
+    }
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  for (gint64 id = 3; id <= 4; id++)
+    {
+      hash_of (id, hash);
+      g_assert_true (lumo_audit_head_file_write (mine, secret, id, hash, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (read_head (path, secret), ==, id);
+    }
+
+  write_head (other, secret, 7);
+  g_assert_cmpint (g_rename (other, path), ==, 0);
+  hash_of (5, hash);
+  g_assert_true (lumo_audit_head_file_write (mine, secret, 5, hash, &error));
+  g_assert_no_error (error);
+  /* The replacement's 7 stays the newest; 5 went into it too. */
+  g_assert_cmpint (read_head (path, secret), ==, 7);
+  {
+    g_autofree char *contents = NULL;
+    gsize len;
+
+    contents = contents_of (path, &len);
+    g_assert_nonnull (g_strstr_len (contents, len, "lumo-audit-head-v1 00000000000000000005 "));
+  }
+
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -248,6 +338,8 @@ main (int   argc,
   g_test_add_func ("/audit-head/slots-in-place", test_slots_in_place);
   g_test_add_func ("/audit-head/every-slot-checked", test_every_slot_checked);
   g_test_add_func ("/audit-head/one-line-file", test_one_line_file);
+  g_test_add_func ("/audit-head/kept-writer-sees-others", test_kept_writer_sees_others);
+  g_test_add_func ("/audit-head/kept-writer-follows-path", test_kept_writer_follows_path);
 
   return g_test_run ();
 }

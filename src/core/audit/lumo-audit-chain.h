@@ -130,6 +130,21 @@ gboolean  lumo_audit_chain_write_checkpoint (const char   *path,
                                              const guint8 *hash,
                                              GError      **error);
 
+/* A writer of audit.head that keeps its descriptor between writes (one
+ * per store, used from one thread at a time); the same file and rules as
+ * lumo_audit_chain_write_checkpoint(), which is a one-shot of it. */
+typedef struct _LumoAuditHeadFile LumoAuditHeadFile;
+
+LumoAuditHeadFile *lumo_audit_head_file_new   (const char        *path);
+void               lumo_audit_head_file_free  (LumoAuditHeadFile *self);
+gboolean           lumo_audit_head_file_write (LumoAuditHeadFile *self,
+                                               GBytes            *secret,
+                                               gint64             id,
+                                               const guint8      *hash,
+                                               GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LumoAuditHeadFile, lumo_audit_head_file_free)
+
 typedef enum
 {
   LUMO_AUDIT_FAULT_NONE,

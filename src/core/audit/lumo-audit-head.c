@@ -26,6 +26,13 @@
  *
  * A file from before the slots (one record line) reads as it did; the
  * first commit rewrites it in the new layout, keeping its record.
+ *
+ * The store's writer keeps the file open between commits
+ * (LumoAuditHeadFile, below) and remembers the bytes it left: a commit
+ * whose pread() finds them unchanged takes the other slot without
+ * parsing both records again; anything else — another process's record,
+ * a file replaced or removed under the path — is weighed as a new file
+ * would be.
  */
 #define G_LOG_DOMAIN "lumo-audit"
 
@@ -35,6 +42,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -53,6 +61,7 @@
 #define HEAD_MAX_READ   4096
 
 G_STATIC_ASSERT (HEAD_RECORD_LEN <= HEAD_SLOT_SIZE);
+G_STATIC_ASSERT (HEAD_N_SLOTS == 2);
 
 static void
 format_record (GBytes       *secret,
@@ -329,6 +338,179 @@ choose_slot (const char *old,
   return target;
 }
 
+/* A writer of audit.head that keeps its descriptor and the bytes it left
+ * there: one per store, on its writer thread. A write then costs a stat()
+ * (the file may have been replaced or removed), the lock, one pread() and
+ * the pwrite() — the two slots are parsed and their MACs checked again
+ * only when the file is not as this writer left it (another process
+ * wrote, or it was made anew). */
+struct _LumoAuditHeadFile
+{
+  char   *path;
+  int     fd;
+  dev_t   dev;
+  ino_t   ino;
+  /* The whole file as this writer last left it, and the slot that then
+   * holds the older record. */
+  gboolean known_valid;
+  char    known[HEAD_FILE_SIZE];
+  guint   older_slot;
+};
+
+LumoAuditHeadFile *
+lumo_audit_head_file_new (const char *path)
+{
+  LumoAuditHeadFile *self = g_new0 (LumoAuditHeadFile, 1);
+
+  self->path = g_strdup (path);
+  self->fd = -1;
+  return self;
+}
+
+static void
+head_file_close (LumoAuditHeadFile *self)
+{
+  if (self->fd >= 0)
+    close (self->fd);
+  self->fd = -1;
+  self->known_valid = FALSE;
+}
+
+void
+lumo_audit_head_file_free (LumoAuditHeadFile *self)
+{
+  if (self == NULL)
+    return;
+  head_file_close (self);
+  g_free (self->path);
+  g_free (self);
+}
+
+/* The kept descriptor, unless the path now names another file (or none):
+ * then the file the path names, made when there is none (@created: made
+ * with @contents, nothing more to write). */
+static gboolean
+head_file_open (LumoAuditHeadFile *self,
+                const char        *contents,
+                gboolean          *created)
+{
+  struct stat st;
+  gboolean exists = FALSE;
+
+  *created = FALSE;
+  if (self->fd >= 0)
+    {
+      if (lstat (self->path, &st) == 0 && st.st_dev == self->dev && st.st_ino == self->ino)
+        return TRUE;
+      head_file_close (self);
+    }
+
+  self->fd = open (self->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (self->fd < 0 && errno == ENOENT)
+    {
+      if (create_file (self->path, contents, &exists))
+        {
+          *created = TRUE;
+          return TRUE;
+        }
+      if (exists)
+        self->fd = open (self->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    }
+  if (self->fd < 0 || fstat (self->fd, &st) != 0)
+    {
+      int saved_errno = errno;
+
+      head_file_close (self);
+      errno = saved_errno;
+      return FALSE;
+    }
+
+  self->dev = st.st_dev;
+  self->ino = st.st_ino;
+  return TRUE;
+}
+
+gboolean
+lumo_audit_head_file_write (LumoAuditHeadFile  *self,
+                            GBytes             *secret,
+                            gint64              id,
+                            const guint8       *hash,
+                            GError            **error)
+{
+  char record[HEAD_RECORD_LEN];
+  char contents[HEAD_FILE_SIZE];
+  char old[HEAD_FILE_SIZE + 1];
+  gboolean rewrite, created;
+  gboolean ok = FALSE;
+  guint slot;
+  gssize n = -1;
+  int saved_errno = 0;
+
+  format_record (secret, id, hash, record);
+  memset (contents, '\n', sizeof contents);
+  memcpy (contents, record, sizeof record);
+
+  if (!head_file_open (self, contents, &created))
+    {
+      saved_errno = errno;
+      goto out;
+    }
+  if (created)
+    return TRUE;
+
+  if (lock_fd (self->fd, LOCK_EX) != 0 || (n = read_all_at (self->fd, old, sizeof old)) < 0)
+    {
+      saved_errno = errno;
+      goto out;
+    }
+
+  /* As this writer left it: no other record to weigh. */
+  if (self->known_valid && n == HEAD_FILE_SIZE && memcmp (old, self->known, HEAD_FILE_SIZE) == 0)
+    {
+      slot = self->older_slot;
+      rewrite = FALSE;
+      memcpy (contents, old, HEAD_FILE_SIZE);
+    }
+  else
+    slot = choose_slot (old, n, secret, contents, &rewrite);
+  memcpy (contents + slot * HEAD_SLOT_SIZE, record, sizeof record);
+
+  if (rewrite)
+    {
+      g_autofree char *next = g_strconcat (self->path, ".next", NULL);
+
+      ok = write_all_at (self->fd, contents, sizeof contents, 0) &&
+           (n <= HEAD_FILE_SIZE || ftruncate (self->fd, HEAD_FILE_SIZE) == 0);
+      /* What the renaming writer of old left beside it. */
+      if (ok)
+        g_unlink (next);
+    }
+  else
+    ok = write_all_at (self->fd, record, sizeof record, (off_t) slot * HEAD_SLOT_SIZE);
+  saved_errno = errno;
+
+  /* The record just written is newer than any a commit before it left
+   * (its commit came after theirs), so next time the other slot is the one
+   * to overwrite. */
+  self->known_valid = ok;
+  if (ok)
+    {
+      memcpy (self->known, contents, HEAD_FILE_SIZE);
+      self->older_slot = (slot + 1) % HEAD_N_SLOTS;
+    }
+  lock_fd (self->fd, LOCK_UN);
+
+out:
+  if (!ok)
+    {
+      head_file_close (self);
+      g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
+                   "Cannot write the audit head checkpoint “%s”: %s",
+                   self->path, g_strerror (saved_errno));
+    }
+  return ok;
+}
+
 gboolean
 lumo_audit_chain_write_checkpoint (const char    *path,
                                    GBytes        *secret,
@@ -336,62 +518,7 @@ lumo_audit_chain_write_checkpoint (const char    *path,
                                    const guint8  *hash,
                                    GError       **error)
 {
-  char record[HEAD_RECORD_LEN];
-  char contents[HEAD_FILE_SIZE];
-  char old[HEAD_FILE_SIZE + 1];
-  gboolean rewrite, exists = FALSE;
-  gboolean ok = FALSE;
-  guint slot;
-  gssize n;
-  int fd, saved_errno = 0;
+  g_autoptr(LumoAuditHeadFile) head = lumo_audit_head_file_new (path);
 
-  format_record (secret, id, hash, record);
-
-  fd = open (path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0 && errno == ENOENT)
-    {
-      memset (contents, '\n', sizeof contents);
-      memcpy (contents, record, sizeof record);
-      if (create_file (path, contents, &exists))
-        return TRUE;
-      if (exists)
-        fd = open (path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    }
-  if (fd < 0)
-    {
-      saved_errno = errno;
-      goto out;
-    }
-
-  if (lock_fd (fd, LOCK_EX) != 0 || (n = read_all_at (fd, old, sizeof old)) < 0)
-    {
-      saved_errno = errno;
-      goto out;
-    }
-
-  slot = choose_slot (old, n, secret, contents, &rewrite);
-  memcpy (contents + slot * HEAD_SLOT_SIZE, record, sizeof record);
-  if (rewrite)
-    {
-      g_autofree char *next = g_strconcat (path, ".next", NULL);
-
-      ok = write_all_at (fd, contents, sizeof contents, 0) &&
-           (n <= HEAD_FILE_SIZE || ftruncate (fd, HEAD_FILE_SIZE) == 0);
-      /* What the renaming writer of old left beside it. */
-      if (ok)
-        g_unlink (next);
-    }
-  else
-    ok = write_all_at (fd, record, sizeof record, (off_t) slot * HEAD_SLOT_SIZE);
-  saved_errno = errno;
-
-out:
-  if (fd >= 0)
-    close (fd);   /* drops the lock */
-
-  if (!ok)
-    g_set_error (error, LUMO_ERROR, LUMO_ERROR_DB_IO,
-                 "Cannot write the audit head checkpoint “%s”: %s",
-                 path, g_strerror (saved_errno));
-  return ok;
+  return lumo_audit_head_file_write (head, secret, id, hash, error);
 }

@@ -202,6 +202,13 @@ struct _LumoAuditStore
   GThread      *writer;
   gint64        wal_frames;
   gboolean      no_head_checkpoints;   /* benchmarks only */
+  LumoAuditHeadFile *head;             /* audit.head, its descriptor kept */
+  /* The tail this connection last committed, valid while the file's data
+   * version is still @tail_version (lumo-audit-writer.c). */
+  gboolean      tail_kept;
+  guint         tail_version;
+  gint64        kept_tail_id;
+  guint8        kept_tail_hash[LUMO_AUDIT_HASH_SIZE];
   sqlite3_stmt *insert_stmt;
   sqlite3_stmt *fts_insert_stmt;
   sqlite3_stmt *fts_delete_stmt;
@@ -293,6 +300,11 @@ gboolean  _lumo_audit_writer_begin        (LumoAuditStore         *self,
 /* Rolls back when it fails. */
 gboolean  _lumo_audit_writer_commit       (LumoAuditStore         *self,
                                            GError                **error);
+/* After a commit that left @id and @hash the tail: the next transaction
+ * takes them without a query while nobody else changed the file. */
+void      _lumo_audit_writer_keep_tail    (LumoAuditStore         *self,
+                                           gint64                  id,
+                                           const guint8           *hash);
 /* The newest row's (or the retention anchor's) id and hash. */
 gboolean  _lumo_audit_writer_read_tail    (LumoAuditStore         *self,
                                            gint64                 *id,

@@ -122,6 +122,7 @@ lumo_audit_store_finalize (GObject *object)
   g_free (self->uri);
   g_free (self->key_path);
   g_free (self->head_path);
+  g_clear_pointer (&self->head, lumo_audit_head_file_free);
   g_free (self->vfs_name);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->queue_cond);
@@ -272,6 +273,7 @@ _lumo_audit_store_new_full (const char  *path,
   default_key = g_build_filename (dir, "audit.key", NULL);
   self->head_path = head_path != NULL ? g_strdup (head_path)
                                       : g_build_filename (dir, "audit.head", NULL);
+  self->head = lumo_audit_head_file_new (self->head_path);
   self->vfs_name = g_strdup (vfs_name);
   if (key_path == NULL)
     key_path = default_key;
@@ -313,7 +315,7 @@ _lumo_audit_store_new_full (const char  *path,
     {
       static const guint8 genesis[LUMO_AUDIT_HASH_SIZE];
 
-      if (!lumo_audit_chain_write_checkpoint (self->head_path, self->secret, 0, genesis, error))
+      if (!lumo_audit_head_file_write (self->head, self->secret, 0, genesis, error))
         return NULL;
     }
 

@@ -152,6 +152,10 @@ _lumo_audit_writer_index_catch_up (LumoAuditStore *self)
     ok = _lumo_audit_writer_commit (self, &error);
   else
     lumo_db_rollback (self->writer_db);
+  if (ok)
+    _lumo_audit_writer_keep_tail (self, newest, hash);
+  else
+    self->tail_kept = FALSE;
 
   if (!ok)
     {

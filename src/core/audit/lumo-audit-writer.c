@@ -255,6 +255,54 @@ _lumo_audit_writer_commit (LumoAuditStore  *self,
   return TRUE;
 }
 
+/* The pager's data version moves with every change of the file, by this
+ * connection's commits and by any other's, as a read transaction (here:
+ * BEGIN IMMEDIATE) sees it. */
+static gboolean
+read_file_version (LumoAuditStore *self,
+                   guint          *version)
+{
+  unsigned int v = 0;
+
+  if (sqlite3_file_control (self->writer_db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
+    return FALSE;
+  *version = v;
+  return TRUE;
+}
+
+void
+_lumo_audit_writer_keep_tail (LumoAuditStore *self,
+                              gint64          id,
+                              const guint8   *hash)
+{
+  self->tail_kept = read_file_version (self, &self->tail_version);
+  self->kept_tail_id = id;
+  memcpy (self->kept_tail_hash, hash, LUMO_AUDIT_HASH_SIZE);
+}
+
+/* The tail this connection committed last, when the file has not changed
+ * since (nobody else committed, nothing was rolled back): no query. Any
+ * other change, ours or another process's, moves the version and the
+ * tail is read again. Inside the write transaction only. */
+static gboolean
+read_tail_kept (LumoAuditStore  *self,
+                gint64          *id,
+                guint8          *hash,
+                GError         **error)
+{
+  guint version;
+
+  if (self->tail_kept && read_file_version (self, &version) && version == self->tail_version)
+    {
+      *id = self->kept_tail_id;
+      memcpy (hash, self->kept_tail_hash, LUMO_AUDIT_HASH_SIZE);
+      return TRUE;
+    }
+
+  self->tail_kept = FALSE;
+  return _lumo_audit_writer_read_tail (self, id, hash, error);
+}
+
 /* The entry of a row just inserted: the queued row and its chain hash. */
 static LumoAuditJournalEntry *
 journal_entry_for_row (const LumoAuditQueuedRow *row,
@@ -291,6 +339,7 @@ writer_process (LumoAuditStore *self,
   guint8 tail_hash[LUMO_AUDIT_HASH_SIZE];
   g_autoptr(GArray) results = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 tail_id = 0, start_id;
+  gboolean retention = FALSE;
   gboolean ok;
 
   if (self->integrity_error != NULL)
@@ -301,7 +350,7 @@ writer_process (LumoAuditStore *self,
     }
   else
     ok = _lumo_audit_writer_begin (self, &error) &&
-         _lumo_audit_writer_read_tail (self, &tail_id, tail_hash, &error);
+         read_tail_kept (self, &tail_id, tail_hash, &error);
   start_id = tail_id;
 
   for (GList *l = batch->head; ok && l != NULL; l = l->next)
@@ -327,6 +376,7 @@ writer_process (LumoAuditStore *self,
           break;
         case LUMO_AUDIT_OP_RETENTION:
         default:
+          retention = TRUE;
           ok = _lumo_audit_writer_apply_retention (self, op, &error);
           break;
         }
@@ -336,6 +386,11 @@ writer_process (LumoAuditStore *self,
     ok = _lumo_audit_writer_commit (self, &error);
   else if (self->integrity_error == NULL)
     lumo_db_rollback (self->writer_db);
+  /* Retention may leave the anchor as the tail: read that next time. */
+  if (ok && !retention)
+    _lumo_audit_writer_keep_tail (self, tail_id, tail_hash);
+  else
+    self->tail_kept = FALSE;
 
   if (!ok && self->integrity_error == NULL)
     g_prefix_error (&error, "Cannot write to the audit log “%s”: ", self->path);
@@ -347,8 +402,7 @@ writer_process (LumoAuditStore *self,
     {
       g_autoptr(GError) head_error = NULL;
 
-      if (!lumo_audit_chain_write_checkpoint (self->head_path, self->secret, tail_id, tail_hash,
-                                              &head_error))
+      if (!lumo_audit_head_file_write (self->head, self->secret, tail_id, tail_hash, &head_error))
         g_warning ("%s", head_error->message);
     }
 
