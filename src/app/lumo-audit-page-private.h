@@ -5,6 +5,7 @@
 #pragma once
 
 #include "lumo-audit-detail.h"
+#include "lumo-audit-header.h"
 #include "lumo-audit-page.h"
 #include "lumo-audit-summary.h"
 
@@ -26,8 +27,8 @@ struct _LumoAuditPage
   GtkProgressBar        *job_progress;
   AdwFlap               *flap;
   GtkStack              *results_stack;
-  GtkColumnView         *column_view;
-  GtkColumnViewColumn   *columns[LUMO_AUDIT_N_COLUMNS];
+  LumoAuditHeader       *header;
+  GtkListView           *list_view;        /* of LumoAuditRowViews */
   AdwStatusPage         *empty_page;
   LumoAuditDetail       *detail;
 
@@ -40,7 +41,6 @@ struct _LumoAuditPage
   char                  *query_error;
   char                  *applied_text;     /* the search the model shows */
   gboolean               short_text;       /* fewer than 3 characters typed */
-  int                    probed_key;       /* see on_sorter_changed_cb */
   guint                  scroll_to_top_id; /* tick callback keeping the top in view */
   guint                  scroll_to_top_frames;
   GdkFrameClock         *summary_clock;    /* painting the first rows; the summary waits */
@@ -74,6 +74,14 @@ void _lumo_audit_page_verify_with_key_action (GtkWidget  *widget,
 /* lumo-audit-page.c */
 void _lumo_audit_page_show_row      (LumoAuditPage *self,
                                      LumoAuditRow  *row);
+/* What a click on a column's title asks for: @column one whose title
+ * sorts, or LUMO_AUDIT_N_COLUMNS for the log's own order (newest first,
+ * @order ignored). The title shows the order. */
+void _lumo_audit_page_sort_by       (LumoAuditPage      *self,
+                                     LumoAuditColumn     column,
+                                     LumoAuditSortOrder  order);
+/* The selection of the rows (selecting one opens its detail). */
+GtkSingleSelection *_lumo_audit_page_get_selection (LumoAuditPage *self);
 /* lumo-audit-log-window.c: Open Audit Log… (the file chooser, and what
  * it does with the file it chose) */
 void _lumo_audit_page_open_log_action (GtkWidget  *widget,

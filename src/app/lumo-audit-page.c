@@ -8,7 +8,9 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "lumo-audit-header.h"
 #include "lumo-audit-page-private.h"
+#include "lumo-audit-row-view.h"
 #include "lumo-backend.h"
 #include "lumo-format.h"
 #include "lumo-policy.h"
@@ -168,182 +170,97 @@ on_filter_selected_cb (GtkDropDown   *dropdown,
   lumo_audit_page_search_now (self);
 }
 
-/* ---- cells -------------------------------------------------------------- */
+/* ---- rows --------------------------------------------------------------- */
 
-/* Cells are GtkInscriptions filled in C: a GtkBuilderListItemFactory
- * parses its template for every cell it creates, and a GtkLabel shapes
- * its text to measure it. An inscription asks for the width of a few
- * characters and a line, whatever its text, and draws what fits (GTK 4.8
- * made it for list cells); the view keeps 200 rows of seven cells, so this
- * is most of what the first page costs to show (docs/PERFORMANCE.md). Each
- * cell reads the text its item formatted once, when the row arrived, and
- * follows the item's row (a placeholder filling in, or a new search
- * refilling it). */
-typedef struct
-{
-  LumoAuditColumn         column;
-  const char             *css_class;
-  GtkInscriptionOverflow  overflow;
-  guint                   nat_chars;   /* the natural width of a column without a fixed one */
-} CellKind;
-
-static const CellKind cell_kinds[LUMO_AUDIT_N_COLUMNS] = {
-  { LUMO_AUDIT_COLUMN_TIME, "numeric", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
-  { LUMO_AUDIT_COLUMN_CALLER, "audit-caller", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 18 },
-  { LUMO_AUDIT_COLUMN_PROVIDER, NULL, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
-  { LUMO_AUDIT_COLUMN_TOOL, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 26 },
-  { LUMO_AUDIT_COLUMN_TARGET, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_MIDDLE, 0 },
-  { LUMO_AUDIT_COLUMN_OUTCOME, NULL, GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
-  { LUMO_AUDIT_COLUMN_HASH, "monospace", GTK_INSCRIPTION_OVERFLOW_ELLIPSIZE_END, 0 },
-};
-
-/* The caller's cell is its name and, for a desktop agent, a tag after it:
- * the inscription alone until the cell first shows a desktop agent, then
- * a box of both (the view keeps 200 rows, most of them of extensions, and
- * a box and a tag with a tooltip each cost a quarter of the first page). */
-static GtkInscription *
-caller_text (GtkListItem *list_item,
-             gboolean     tagged)
-{
-  GtkWidget *cell = gtk_list_item_get_child (list_item);
-  g_autoptr(GtkWidget) text = NULL;
-  GtkWidget *tag;
-
-  if (GTK_IS_INSCRIPTION (cell))
-    {
-      if (!tagged)
-        return GTK_INSCRIPTION (cell);
-
-      text = g_object_ref (cell);
-      cell = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-      g_object_set_data (G_OBJECT (cell), "lumo-cell-kind", g_object_get_data (G_OBJECT (text), "lumo-cell-kind"));
-      gtk_list_item_set_child (list_item, cell);
-      gtk_box_append (GTK_BOX (cell), text);
-      /* The app's one look of a desktop agent (lumo-ui-util.c). */
-      gtk_box_append (GTK_BOX (cell), lumo_ui_agent_tag_new ());
-    }
-
-  tag = gtk_widget_get_last_child (cell);
-  gtk_widget_set_visible (tag, tagged);
-  return GTK_INSCRIPTION (gtk_widget_get_first_child (cell));
-}
-
+/* One widget per row (LumoAuditRowView draws its seven cells): GTK 4.8's
+ * list view keeps 200 rows however few fit on screen, and a column view
+ * makes each of them a list item widget of seven more, each with a cell
+ * widget: 1,600 list item widgets and 60–70 ms for the first page
+ * (docs/PERFORMANCE.md). A row reads the texts its item formatted once,
+ * when the row arrived, and follows the item's row (a placeholder
+ * filling in, or a new search refilling it). */
 static void
-fill_cell (GtkListItem    *list_item,
-           LumoAuditItem  *item,
-           const CellKind *kind)
-{
-  GtkInscription *text;
-
-  if (kind->column == LUMO_AUDIT_COLUMN_CALLER)
-    text = caller_text (list_item, lumo_audit_item_get_caller_tag (item) != NULL);
-  else
-    text = GTK_INSCRIPTION (gtk_list_item_get_child (list_item));
-
-  gtk_inscription_set_text (text, lumo_audit_item_get_text (item, kind->column));
-  if (kind->column == LUMO_AUDIT_COLUMN_OUTCOME)
-    {
-      if (lumo_audit_item_get_denied (item))
-        gtk_widget_add_css_class (GTK_WIDGET (text), "error");
-      else
-        gtk_widget_remove_css_class (GTK_WIDGET (text), "error");
-    }
-}
-
-static void
-on_cell_item_row_cb (LumoAuditItem *item,
-                     GParamSpec    *pspec,
-                     GtkListItem   *list_item)
-{
-  GtkWidget *cell = gtk_list_item_get_child (list_item);
-
-  fill_cell (list_item, item, g_object_get_data (G_OBJECT (cell), "lumo-cell-kind"));
-}
-
-static void
-on_cell_setup_cb (GtkSignalListItemFactory *factory,
-                  GtkListItem              *list_item,
-                  const CellKind           *kind)
-{
-  GtkWidget *text = gtk_inscription_new (NULL);
-
-  gtk_inscription_set_xalign (GTK_INSCRIPTION (text), 0);
-  gtk_inscription_set_text_overflow (GTK_INSCRIPTION (text), kind->overflow);
-  if (kind->nat_chars > 0)
-    gtk_inscription_set_nat_chars (GTK_INSCRIPTION (text), kind->nat_chars);
-  gtk_widget_set_hexpand (text, TRUE);
-  gtk_widget_add_css_class (text, "audit-cell");
-  if (kind->css_class != NULL)
-    gtk_widget_add_css_class (text, kind->css_class);
-
-  g_object_set_data (G_OBJECT (text), "lumo-cell-kind", (gpointer) kind);
-  gtk_list_item_set_child (list_item, text);
-}
-
-static void
-on_cell_bind_cb (GtkSignalListItemFactory *factory,
+on_row_setup_cb (GtkSignalListItemFactory *factory,
                  GtkListItem              *list_item,
-                 const CellKind           *kind)
+                 gpointer                  user_data)
 {
-  LumoAuditItem *item = gtk_list_item_get_item (list_item);
-
-  fill_cell (list_item, item, kind);
-  /* A placeholder fills in when its page arrives; a new search refills the
-   * items of the top rows in place. */
-  g_signal_connect_object (item, "notify::row", G_CALLBACK (on_cell_item_row_cb), list_item, 0);
+  gtk_list_item_set_child (list_item, lumo_audit_row_view_new ());
 }
 
 static void
-on_cell_unbind_cb (GtkSignalListItemFactory *factory,
-                   GtkListItem              *list_item,
-                   const CellKind           *kind)
+on_row_bind_cb (GtkSignalListItemFactory *factory,
+                GtkListItem              *list_item,
+                gpointer                  user_data)
 {
-  g_signal_handlers_disconnect_by_func (gtk_list_item_get_item (list_item), on_cell_item_row_cb, list_item);
+  lumo_audit_row_view_set_item (LUMO_AUDIT_ROW_VIEW (gtk_list_item_get_child (list_item)),
+                                gtk_list_item_get_item (list_item));
+}
+
+static void
+on_row_unbind_cb (GtkSignalListItemFactory *factory,
+                  GtkListItem              *list_item,
+                  gpointer                  user_data)
+{
+  lumo_audit_row_view_set_item (LUMO_AUDIT_ROW_VIEW (gtk_list_item_get_child (list_item)), NULL);
+}
+
+static void
+setup_rows (LumoAuditPage *self)
+{
+  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
+
+  g_signal_connect (factory, "setup", G_CALLBACK (on_row_setup_cb), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (on_row_bind_cb), NULL);
+  g_signal_connect (factory, "unbind", G_CALLBACK (on_row_unbind_cb), NULL);
+  gtk_list_view_set_factory (self->list_view, factory);
 }
 
 /* ---- sorting ------------------------------------------------------------ */
 
-/* The columns sort in SQL: each sortable column has a sorter that sorts
- * nothing but names its key. GTK 4.8 does not say which column the view
- * sorts by (gtk_column_view_sorter_get_primary_sort_column() is 4.10), so
- * the page asks the view's sorter to compare two items once: it consults
- * its primary column's sorter first, which notes its key and answers
- * "smaller", and inverts that answer when the order is descending. */
-typedef struct
+/* The columns sort in SQL (keyset paging in the store): the header's
+ * buttons name a column, the page turns it into the model's key. */
+static const struct
 {
-  LumoAuditPage    *page;
-  LumoAuditSortKey  key;
-} SortProbe;
+  LumoAuditColumn  column;
+  LumoAuditSortKey key;
+} sortable[] = {
+  { LUMO_AUDIT_COLUMN_TIME, LUMO_AUDIT_SORT_TIME },
+  { LUMO_AUDIT_COLUMN_CALLER, LUMO_AUDIT_SORT_CALLER },
+  { LUMO_AUDIT_COLUMN_TOOL, LUMO_AUDIT_SORT_TOOL },
+  { LUMO_AUDIT_COLUMN_OUTCOME, LUMO_AUDIT_SORT_OUTCOME },
+};
 
-static int
-on_sort_probe_compare_cb (gconstpointer a,
-                          gconstpointer b,
-                          gpointer      user_data)
+/* The column the model is sorted by, LUMO_AUDIT_N_COLUMNS for the log's
+ * own order. */
+static LumoAuditColumn
+sorted_column (LumoAuditPage *self)
 {
-  SortProbe *probe = user_data;
+  LumoAuditSortKey key = self->model != NULL ? lumo_audit_model_get_sort_key (self->model) : LUMO_AUDIT_SORT_ID;
 
-  probe->page->probed_key = probe->key;
-  return GTK_ORDERING_SMALLER;
+  for (guint i = 0; i < G_N_ELEMENTS (sortable); i++)
+    if (sortable[i].key == key)
+      return sortable[i].column;
+  return LUMO_AUDIT_N_COLUMNS;
 }
 
-static void
-on_sorter_changed_cb (GtkSorter       *sorter,
-                      GtkSorterChange  change,
-                      LumoAuditPage   *self)
+void
+_lumo_audit_page_sort_by (LumoAuditPage      *self,
+                          LumoAuditColumn     column,
+                          LumoAuditSortOrder  order)
 {
   LumoAuditSortKey key = LUMO_AUDIT_SORT_ID;
-  LumoAuditSortOrder order = LUMO_AUDIT_SORT_DESCENDING;
-  GtkOrdering ordering;
 
-  self->probed_key = -1;
-  /* Two objects: a sorter finds an item equal to itself without asking. */
-  ordering = gtk_sorter_compare (sorter, self, self->column_view);
-  if (ordering != GTK_ORDERING_EQUAL && self->probed_key >= 0)
-    {
-      key = self->probed_key;
-      order = ordering == GTK_ORDERING_SMALLER ? LUMO_AUDIT_SORT_ASCENDING : LUMO_AUDIT_SORT_DESCENDING;
-    }
+  g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
+  g_return_if_fail (column == LUMO_AUDIT_N_COLUMNS || lumo_audit_header_column_sorts (column));
 
+  if (column == LUMO_AUDIT_N_COLUMNS)
+    order = LUMO_AUDIT_SORT_DESCENDING;
+  for (guint i = 0; i < G_N_ELEMENTS (sortable); i++)
+    if (sortable[i].column == column)
+      key = sortable[i].key;
+
+  lumo_audit_header_set_sort (self->header, column,
+                              order == LUMO_AUDIT_SORT_ASCENDING ? GTK_SORT_ASCENDING : GTK_SORT_DESCENDING);
   if (self->model == NULL ||
       (key == lumo_audit_model_get_sort_key (self->model) &&
        order == lumo_audit_model_get_sort_order (self->model)))
@@ -355,43 +272,26 @@ on_sorter_changed_cb (GtkSorter       *sorter,
   update_status (self);
 }
 
+/* A title's button: the first click sorts by its column ascending, the
+ * next ones turn the order round (as GTK's column view did). */
 static void
-setup_sorters (LumoAuditPage *self)
+sort_column_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *param)
 {
-  static const struct { LumoAuditColumn column; LumoAuditSortKey key; } sortable[] = {
-    { LUMO_AUDIT_COLUMN_TIME, LUMO_AUDIT_SORT_TIME },
-    { LUMO_AUDIT_COLUMN_CALLER, LUMO_AUDIT_SORT_CALLER },
-    { LUMO_AUDIT_COLUMN_TOOL, LUMO_AUDIT_SORT_TOOL },
-    { LUMO_AUDIT_COLUMN_OUTCOME, LUMO_AUDIT_SORT_OUTCOME },
-  };
+  LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
+  guint32 column = g_variant_get_uint32 (param);
+  LumoAuditSortOrder order = LUMO_AUDIT_SORT_ASCENDING;
 
-  for (guint i = 0; i < G_N_ELEMENTS (sortable); i++)
+  if (column >= LUMO_AUDIT_N_COLUMNS || !lumo_audit_header_column_sorts (column))
     {
-      SortProbe *probe = g_new0 (SortProbe, 1);
-      g_autoptr(GtkCustomSorter) sorter = NULL;
-
-      probe->page = self;
-      probe->key = sortable[i].key;
-      sorter = gtk_custom_sorter_new (on_sort_probe_compare_cb, probe, g_free);
-      gtk_column_view_column_set_sorter (self->columns[sortable[i].column], GTK_SORTER (sorter));
+      g_warning ("Column %u does not sort", column);
+      return;
     }
-
-  g_signal_connect_object (gtk_column_view_get_sorter (self->column_view), "changed",
-                           G_CALLBACK (on_sorter_changed_cb), self, 0);
-}
-
-static void
-setup_columns (LumoAuditPage *self)
-{
-  for (guint i = 0; i < LUMO_AUDIT_N_COLUMNS; i++)
-    {
-      g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
-
-      g_signal_connect (factory, "setup", G_CALLBACK (on_cell_setup_cb), (gpointer) &cell_kinds[i]);
-      g_signal_connect (factory, "bind", G_CALLBACK (on_cell_bind_cb), (gpointer) &cell_kinds[i]);
-      g_signal_connect (factory, "unbind", G_CALLBACK (on_cell_unbind_cb), (gpointer) &cell_kinds[i]);
-      gtk_column_view_column_set_factory (self->columns[i], factory);
-    }
+  if (self->model != NULL && sorted_column (self) == column &&
+      lumo_audit_model_get_sort_order (self->model) == LUMO_AUDIT_SORT_ASCENDING)
+    order = LUMO_AUDIT_SORT_DESCENDING;
+  _lumo_audit_page_sort_by (self, column, order);
 }
 
 /* ---- detail ------------------------------------------------------------- */
@@ -442,7 +342,7 @@ on_selection_changed_cb (GtkSingleSelection *selection,
 }
 
 static void
-on_column_view_activate_cb (LumoAuditPage *self,
+on_list_view_activate_cb (LumoAuditPage *self,
                             guint          position)
 {
   gtk_single_selection_set_selected (self->selection, position);
@@ -516,7 +416,7 @@ on_scroll_to_top_cb (GtkWidget     *widget,
                      gpointer       user_data)
 {
   LumoAuditPage *self = LUMO_AUDIT_PAGE (widget);
-  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
 
   if (vadjustment != NULL && gtk_adjustment_get_value (vadjustment) > gtk_adjustment_get_lower (vadjustment))
     gtk_adjustment_set_value (vadjustment, gtk_adjustment_get_lower (vadjustment));
@@ -535,7 +435,7 @@ on_model_items_changed_cb (GListModel    *model,
                            guint          added,
                            LumoAuditPage *self)
 {
-  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->column_view));
+  GtkAdjustment *vadjustment = gtk_scrollable_get_vadjustment (GTK_SCROLLABLE (self->list_view));
 
   /* Still the old position: the view lays out the change later. */
   if ((added > 0 || removed > 0) && vadjustment != NULL &&
@@ -647,8 +547,8 @@ lumo_audit_page_dispose (GObject *object)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_to_top_id);
       self->scroll_to_top_id = 0;
     }
-  if (self->column_view != NULL)
-    gtk_column_view_set_model (self->column_view, NULL);
+  if (self->list_view != NULL)
+    gtk_list_view_set_model (self->list_view, NULL);
   g_clear_object (&self->selection);
   g_clear_object (&self->model);
   g_clear_object (&self->backend);
@@ -680,6 +580,7 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
   object_class->finalize = lumo_audit_page_finalize;
 
   g_type_ensure (LUMO_TYPE_AUDIT_DETAIL);
+  g_type_ensure (LUMO_TYPE_AUDIT_HEADER);
   g_type_ensure (LUMO_TYPE_AUDIT_SUMMARY);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/lumo/Access/lumo-audit-page.ui");
@@ -694,26 +595,13 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, job_progress);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, flap);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, results_stack);
-  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, column_view);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, header);
+  gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, list_view);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, empty_page);
   gtk_widget_class_bind_template_child (widget_class, LumoAuditPage, detail);
   gtk_widget_class_bind_template_callback (widget_class, on_search_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_search_activate_cb);
-  gtk_widget_class_bind_template_callback (widget_class, on_column_view_activate_cb);
-  gtk_widget_class_bind_template_child_full (widget_class, "time_column", FALSE,
-                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_TIME]));
-  gtk_widget_class_bind_template_child_full (widget_class, "caller_column", FALSE,
-                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_CALLER]));
-  gtk_widget_class_bind_template_child_full (widget_class, "provider_column", FALSE,
-                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_PROVIDER]));
-  gtk_widget_class_bind_template_child_full (widget_class, "tool_column", FALSE,
-                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_TOOL]));
-  gtk_widget_class_bind_template_child_full (widget_class, "target_column", FALSE,
-                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_TARGET]));
-  gtk_widget_class_bind_template_child_full (widget_class, "outcome_column", FALSE,
-                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_OUTCOME]));
-  gtk_widget_class_bind_template_child_full (widget_class, "hash_prefix_column", FALSE,
-                                             G_STRUCT_OFFSET (LumoAuditPage, columns[LUMO_AUDIT_COLUMN_HASH]));
+  gtk_widget_class_bind_template_callback (widget_class, on_list_view_activate_cb);
 
   gtk_widget_class_install_action (widget_class, "audit.export", "s", _lumo_audit_page_export_action);
   gtk_widget_class_install_action (widget_class, "audit.verify", NULL, _lumo_audit_page_verify_action);
@@ -722,14 +610,14 @@ lumo_audit_page_class_init (LumoAuditPageClass *klass)
   gtk_widget_class_install_action (widget_class, "audit.open-log", NULL, _lumo_audit_page_open_log_action);
   gtk_widget_class_install_action (widget_class, "audit.cancel-job", NULL, _lumo_audit_page_cancel_job);
   gtk_widget_class_install_action (widget_class, "audit.close-detail", NULL, close_detail_action);
+  gtk_widget_class_install_action (widget_class, "audit.sort-column", "u", sort_column_action);
 }
 
 static void
 lumo_audit_page_init (LumoAuditPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
-  setup_columns (self);
-  setup_sorters (self);
+  setup_rows (self);
 
   self->provider_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->applied_text = g_strdup ("");
@@ -776,7 +664,7 @@ setup_store (LumoAuditPage  *self,
   gtk_single_selection_set_autoselect (self->selection, FALSE);
   gtk_single_selection_set_can_unselect (self->selection, TRUE);
   g_signal_connect (self->selection, "notify::selected-item", G_CALLBACK (on_selection_changed_cb), self);
-  gtk_column_view_set_model (self->column_view, GTK_SELECTION_MODEL (self->selection));
+  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (self->selection));
 
   lumo_audit_summary_set_held (self->summary, TRUE);
   g_signal_connect_object (self->model, "notify::loading", G_CALLBACK (on_model_first_page_cb), self,
@@ -831,6 +719,14 @@ lumo_audit_page_get_summary (LumoAuditPage *self)
   g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), NULL);
 
   return self->summary;
+}
+
+GtkSingleSelection *
+_lumo_audit_page_get_selection (LumoAuditPage *self)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_PAGE (self), NULL);
+
+  return self->selection;
 }
 
 LumoAuditModel *

@@ -2,11 +2,14 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * LumoAuditPage owns the audit viewer: a GtkColumnView over LumoAuditModel
- * (paged from SQLite, so a million rows open at once), the search entry
+ * LumoAuditPage owns the audit viewer: a GtkListView over LumoAuditModel
+ * (paged from SQLite, so a million rows open at once) whose rows draw
+ * their seven cells themselves (LumoAuditRowView: one widget per row, as
+ * GTK 4.8 keeps 200 rows however few are on screen), under a header of
+ * the columns' titles (LumoAuditHeader; the titles of the time, agent,
+ * tool and outcome are buttons that choose the order), the search entry
  * with the core's query language (searching as you type from three
- * characters; filtering and order happen in SQL, the column headers
- * choose the order), a result filter, the summary of the search's writes
+ * characters; filtering and order happen in SQL), a result filter, the summary of the search's writes
  * per agent, the detail pane of one row, export of the current result to
  * CSV or JSON Lines, "Verify Log" and "Open Audit Log…". Export and
  * verification run in a thread, show progress and can be cancelled.

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "lumo-audit-row-view.h"
 #include "lumo-paths.h"
 #include "lumo-ui-util.h"
 
@@ -316,6 +317,9 @@ collect (GtkWidget *widget,
     }
   if (GTK_IS_INSCRIPTION (widget))
     add_text (texts, gtk_inscription_get_text (GTK_INSCRIPTION (widget)));
+  if (LUMO_IS_AUDIT_ROW_VIEW (widget))
+    for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+      add_text (texts, lumo_audit_row_view_get_text (LUMO_AUDIT_ROW_VIEW (widget), c));
   if (GTK_IS_EDITABLE (widget))
     add_text (texts, gtk_editable_get_text (GTK_EDITABLE (widget)));
   if (ADW_IS_PREFERENCES_ROW (widget))
@@ -334,6 +338,93 @@ collect (GtkWidget *widget,
        child != NULL;
        child = gtk_widget_get_next_sibling (child))
     collect (child, texts);
+}
+
+typedef struct
+{
+  double     y;
+  GtkWidget *row;
+} ShownRow;
+
+static int
+compare_shown_rows (gconstpointer a,
+                    gconstpointer b)
+{
+  const ShownRow *ra = a, *rb = b;
+
+  return ra->y < rb->y ? -1 : ra->y > rb->y;
+}
+
+/* One walk of the tree: a search from the top for each row would be
+ * quadratic, on every turn of a loop that waits. */
+static void
+collect_rows (GtkWidget *widget,
+              GtkWidget *root,
+              GArray    *rows)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      LumoAuditItem *item;
+      graphene_point_t point;
+
+      if (!gtk_widget_get_mapped (child))
+        continue;
+      if (!LUMO_IS_AUDIT_ROW_VIEW (child))
+        {
+          collect_rows (child, root, rows);
+          continue;
+        }
+      item = lumo_audit_row_view_get_item (LUMO_AUDIT_ROW_VIEW (child));
+      if (item != NULL && lumo_audit_item_get_row (item) != NULL &&
+          gtk_widget_compute_point (child, root, &GRAPHENE_POINT_INIT (0, 0), &point))
+        g_array_append_val (rows, ((ShownRow) { point.y, child }));
+    }
+}
+
+GPtrArray *
+app_test_audit_shown_rows (GtkWidget *root)
+{
+  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (ShownRow));
+  GPtrArray *shown = g_ptr_array_new ();
+
+  collect_rows (root, root, rows);
+  g_array_sort (rows, compare_shown_rows);
+  for (guint i = 0; i < rows->len; i++)
+    g_ptr_array_add (shown, g_array_index (rows, ShownRow, i).row);
+  return shown;
+}
+
+GPtrArray *
+app_test_audit_shown_texts (GtkWidget       *root,
+                            LumoAuditColumn  column)
+{
+  g_autoptr(GPtrArray) rows = app_test_audit_shown_rows (root);
+  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < rows->len; i++)
+    g_ptr_array_add (texts, g_strdup (lumo_audit_row_view_get_text (g_ptr_array_index (rows, i), column)));
+  return texts;
+}
+
+char *
+app_test_audit_row_label (LumoAuditItem *item)
+{
+  GString *label = g_string_new (NULL);
+
+  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+    {
+      const char *text = lumo_audit_item_get_text (item, c);
+
+      if (*text == '\0')
+        continue;
+      if (label->len > 0)
+        g_string_append (label, ", ");
+      g_string_append (label, text);
+      if (c == LUMO_AUDIT_COLUMN_CALLER && lumo_audit_item_get_caller_tag (item) != NULL)
+        g_string_append_printf (label, " (%s)", lumo_audit_item_get_caller_tag (item));
+    }
+  return g_string_free (label, FALSE);
 }
 
 GPtrArray *

@@ -14,6 +14,7 @@
 #include <adwaita.h>
 
 #include "lumo-application.h"
+#include "lumo-audit-item.h"
 #include "lumo-audit-store.h"
 #include "lumo-backend.h"
 #include "lumo-policy.h"
@@ -116,6 +117,16 @@ void        app_test_fake_helper_remove (char       *helper_path);
 /* Every text a person can read under @root: labels, editables, row titles
  * and subtitles, tooltips, accessible labels kept in properties. */
 GPtrArray  *app_test_collect_texts (GtkWidget  *root);
+/* The Audit page's rows (LumoAuditRowViews) under @root that are mapped
+ * and whose item is loaded, top to bottom (the array does not own them). */
+GPtrArray  *app_test_audit_shown_rows (GtkWidget *root);
+/* The texts those rows draw in @column, top to bottom. */
+GPtrArray  *app_test_audit_shown_texts (GtkWidget       *root,
+                                        LumoAuditColumn  column);
+/* What a screen reader reads of an audit row: its cells' texts in column
+ * order, the tag after a desktop agent's name, built here from the
+ * item's texts (not asked of the row). */
+char       *app_test_audit_row_label (LumoAuditItem *item);
 gboolean    app_test_any_text_contains (GtkWidget  *root,
                                         const char *needle);
 

@@ -660,7 +660,7 @@ main (int   argc,
               g_main_context_iteration (NULL, FALSE);
               g_usleep (2000);
             }
-          gtk_single_selection_set_selected (audit->selection, 2);
+          gtk_single_selection_set_selected (_lumo_audit_page_get_selection (audit), 2);
           for (guint spin = 0; spin < 200; spin++)
             g_main_context_iteration (NULL, FALSE);
         }

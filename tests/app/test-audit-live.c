@@ -13,6 +13,7 @@
 
 #include "app-test-util.h"
 #include "lumo-audit-model-private.h"
+#include "lumo-audit-row-view.h"
 
 static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
@@ -134,67 +135,20 @@ check_model (LumoAuditModel *model,
     }
 }
 
-typedef struct
-{
-  double      y;
-  const char *text;
-} ShownCell;
-
-static int
-compare_y (gconstpointer a,
-           gconstpointer b)
-{
-  const ShownCell *ca = a, *cb = b;
-
-  return ca->y < cb->y ? -1 : ca->y > cb->y;
-}
-
-/* Every mapped cell with text, in one walk of the view's widgets (a
- * search from the top for each cell was quadratic, on every turn of the
- * loop that waits). */
-static void
-collect_cells (GtkWidget *widget,
-               GtkWidget *view,
-               GArray    *cells)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      graphene_point_t point;
-
-      if (!gtk_widget_get_mapped (child))
-        continue;
-      if (GTK_IS_INSCRIPTION (child) &&
-          g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (child)), "") != 0 &&
-          gtk_widget_compute_point (child, view, &GRAPHENE_POINT_INIT (0, 0), &point))
-        g_array_append_val (cells, ((ShownCell) { point.y, gtk_inscription_get_text (GTK_INSCRIPTION (child)) }));
-      collect_cells (child, view, cells);
-    }
-}
-
 /* The rows on screen, top to bottom: each the texts of its cells. */
 static GPtrArray *
 shown_rows (AppFixture *f)
 {
-  GtkWidget *view = app_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_COLUMN_VIEW, 0);
-  g_autoptr(GArray) cells = g_array_new (FALSE, FALSE, sizeof (ShownCell));
+  g_autoptr(GPtrArray) shown = app_test_audit_shown_rows (GTK_WIDGET (_lumo_window_get_audit_page (f->window)));
   GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  GPtrArray *row = NULL;
-  double row_y = 0;
 
-  collect_cells (view, view, cells);
-  g_array_sort (cells, compare_y);
-  for (guint i = 0; i < cells->len; i++)
+  for (guint i = 0; i < shown->len; i++)
     {
-      ShownCell *cell = &g_array_index (cells, ShownCell, i);
+      GPtrArray *row = g_ptr_array_new ();
 
-      if (row == NULL || cell->y > row_y + 1)
-        {
-          row = g_ptr_array_new ();
-          row_y = cell->y;
-          g_ptr_array_add (rows, row);
-        }
-      g_ptr_array_add (row, (gpointer) cell->text);
+      for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+        g_ptr_array_add (row, (gpointer) lumo_audit_row_view_get_text (g_ptr_array_index (shown, i), c));
+      g_ptr_array_add (rows, row);
     }
   return rows;
 }

@@ -16,6 +16,8 @@
 
 #include "app-test-util.h"
 #include "lumo-audit-detail.h"
+#include "lumo-audit-page-private.h"
+#include "lumo-audit-row-view.h"
 #include "lumo-error.h"
 
 static const char hash[] = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
@@ -71,7 +73,8 @@ append (AppFixture          *f,
   return id;
 }
 
-/* The mapped cells (and tags) of the column view with exactly this text. */
+/* The mapped cells (and tags) of the Audit page's rows with exactly this
+ * text. A row that shows it gives a screen reader all its cells. */
 static guint
 count_shown (GtkWidget  *root,
              const char *text)
@@ -80,15 +83,30 @@ count_shown (GtkWidget  *root,
 
   for (guint i = 0;; i++)
     {
-      GtkWidget *cell = app_test_find_widget (root, GTK_TYPE_INSCRIPTION, i);
+      GtkWidget *row = app_test_find_widget (root, LUMO_TYPE_AUDIT_ROW_VIEW, i);
+      LumoAuditItem *item;
+      gboolean shows = FALSE;
 
-      if (cell == NULL)
+      if (row == NULL)
         break;
-      if (gtk_widget_get_mapped (cell) && g_strcmp0 (gtk_inscription_get_text (GTK_INSCRIPTION (cell)), text) == 0)
+      item = lumo_audit_row_view_get_item (LUMO_AUDIT_ROW_VIEW (row));
+      if (!gtk_widget_get_mapped (row) || item == NULL)
+        continue;
+      for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+        if (g_strcmp0 (lumo_audit_row_view_get_text (LUMO_AUDIT_ROW_VIEW (row), c), text) == 0)
+          {
+            shows = TRUE;
+            n++;
+          }
+      if (shows)
         {
-          /* A screen reader reads it as it read the label before. */
-          g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (cell)), ==, GTK_ACCESSIBLE_ROLE_LABEL);
-          n++;
+          g_autofree char *label = app_test_audit_row_label (item);
+          g_autofree char *wrong = gtk_test_accessible_check_property (GTK_ACCESSIBLE (row),
+                                                                       GTK_ACCESSIBLE_PROPERTY_LABEL, label);
+
+          g_assert_cmpint (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (row)), ==, GTK_ACCESSIBLE_ROLE_ROW);
+          if (wrong != NULL)
+            g_error ("the row showing “%s” reads “%s”, not “%s”", text, wrong, label);
         }
     }
   for (guint i = 0;; i++)
@@ -133,8 +151,7 @@ static GtkWidget *
 select_row (LumoAuditPage *page,
             guint          position)
 {
-  GtkWidget *view = app_test_find_widget (GTK_WIDGET (page), GTK_TYPE_COLUMN_VIEW, 0);
-  GtkSelectionModel *selection = gtk_column_view_get_model (GTK_COLUMN_VIEW (view));
+  GtkSelectionModel *selection = GTK_SELECTION_MODEL (_lumo_audit_page_get_selection (page));
   GtkWidget *detail = app_test_find_widget (GTK_WIDGET (page), LUMO_TYPE_AUDIT_DETAIL, 0);
   g_autoptr(LumoAuditItem) item = g_list_model_get_item (G_LIST_MODEL (selection), position);
 
@@ -166,7 +183,7 @@ test_grant_and_agent_labels (AppFixture    *f,
   g_assert_no_error (error);
 
   page = show_audit_page (f);
-  view = app_test_find_widget (GTK_WIDGET (page), GTK_TYPE_COLUMN_VIEW, 0);
+  view = GTK_WIDGET (page->list_view);
 
   /* The list: two writes by grant, one finished; two rows of the agent. */
   assert_shown (view, "Allowed by grant · succeeded", 1);
@@ -202,6 +219,199 @@ test_grant_and_agent_labels (AppFixture    *f,
   lumo_test_wait_until (settled, lumo_audit_page_get_model (page), "the search");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (lumo_audit_page_get_model (page))), ==, 2);
   assert_shown (view, "Allowed", 0);
+}
+
+/* ---- the columns --------------------------------------------------------- */
+
+static gboolean
+row_drawn (gpointer data)
+{
+  GtkWidget *row = app_test_find_widget (data, LUMO_TYPE_AUDIT_ROW_VIEW, 0);
+
+  return row != NULL && gtk_widget_get_mapped (row) && gtk_widget_get_width (row) > 0 &&
+         *lumo_audit_row_view_get_text (LUMO_AUDIT_ROW_VIEW (row), LUMO_AUDIT_COLUMN_TIME) != '\0';
+}
+
+/* The header's titles sit over the rows' cells, at every width: the
+ * columns fill the row, the time is never cut, the time, agent and
+ * outcome never leave, and a column that leaves a narrow row leaves it
+ * for every narrower one. */
+static void
+test_columns_line_up (AppFixture    *f,
+                      gconstpointer  data)
+{
+  static const int widths[] = { 2000, 1280, 965, 800, 600, 480, 360, 300 };
+  gboolean shown_before[LUMO_AUDIT_N_COLUMNS];
+  LumoAuditPage *page;
+  GtkWidget *row, *header;
+  LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS];
+  PangoLayout *time;
+  int time_width;
+
+  append (f, TEST_CALLER_ID, "Mail Helper", "userscripts.install_script",
+          LUMO_AUDIT_DECISION_ALLOW, LUMO_AUDIT_CALLER_KIND_EXTENSION, FALSE);
+  page = show_audit_page (f);
+  lumo_test_wait_until (row_drawn, page->list_view, "a drawn row");
+  row = app_test_find_widget (GTK_WIDGET (page->list_view), LUMO_TYPE_AUDIT_ROW_VIEW, 0);
+  header = GTK_WIDGET (page->header);
+
+  time = gtk_widget_create_pango_layout (row, lumo_audit_row_view_get_text (LUMO_AUDIT_ROW_VIEW (row),
+                                                                            LUMO_AUDIT_COLUMN_TIME));
+  pango_layout_get_pixel_size (time, &time_width, NULL);
+  g_object_unref (time);
+
+  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+    shown_before[c] = TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (widths); i++)
+    {
+      int x = 0;
+
+      lumo_audit_columns_layout (widths[i], spans);
+      for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+        {
+          gboolean shown = spans[c].width > 0;
+
+          g_test_message ("width %d: column %u at %d, %d wide", widths[i], c, spans[c].x, spans[c].width);
+          if (shown)
+            {
+              g_assert_cmpint (spans[c].x, ==, x);
+              x += spans[c].width;
+            }
+          g_assert_true (shown || !shown_before[c] || widths[i] < 1280);
+          g_assert_true (!shown || shown_before[c]);
+          shown_before[c] = shown;
+        }
+      g_assert_cmpint (x, ==, widths[i]);
+      g_assert_cmpint (spans[LUMO_AUDIT_COLUMN_CALLER].width, >, 0);
+      g_assert_cmpint (spans[LUMO_AUDIT_COLUMN_OUTCOME].width, >, 0);
+      if (widths[i] >= 360)
+        g_assert_cmpint (spans[LUMO_AUDIT_COLUMN_TIME].width, >=, time_width + 12);
+    }
+
+  /* On screen: the header is as wide as a row, each title at its cell. */
+  g_assert_cmpint (gtk_widget_get_width (header), ==, gtk_widget_get_width (row));
+  lumo_audit_columns_layout (gtk_widget_get_width (row), spans);
+  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+    {
+      GtkWidget *button = lumo_audit_header_get_button (page->header, c);
+      graphene_rect_t bounds;
+
+      if (button == NULL)
+        continue;
+      g_assert_true (gtk_widget_compute_bounds (button, header, &bounds));
+      g_assert_cmpfloat (bounds.origin.x, ==, spans[c].x);
+      g_assert_cmpfloat (bounds.size.width, ==, spans[c].width);
+    }
+}
+
+/* The tools the rows show, top to bottom, joined by spaces. */
+static char *
+shown_tools (LumoAuditPage *page)
+{
+  g_autoptr(GPtrArray) texts = app_test_audit_shown_texts (GTK_WIDGET (page->list_view), LUMO_AUDIT_COLUMN_TOOL);
+
+  g_ptr_array_add (texts, NULL);
+  return g_strjoinv (" ", (char **) texts->pdata);
+}
+
+typedef struct
+{
+  LumoAuditPage *page;
+  const char    *tools;
+} ToolsWait;
+
+static gboolean
+tools_shown (gpointer data)
+{
+  ToolsWait *wait = data;
+  g_autofree char *tools = shown_tools (wait->page);
+
+  /* Xvfb's frame clock lays out (and drops the rows of removed items)
+   * when something is queued. */
+  gtk_widget_queue_draw (GTK_WIDGET (wait->page->list_view));
+  return g_strcmp0 (tools, wait->tools) == 0;
+}
+
+typedef struct
+{
+  GtkWidget *widget;
+  guint      n_paints;
+} PaintWait;
+
+static void
+on_after_paint_cb (GdkFrameClock *clock,
+                   PaintWait     *wait)
+{
+  wait->n_paints++;
+}
+
+static gboolean
+painted_twice (gpointer data)
+{
+  PaintWait *wait = data;
+
+  /* Xvfb's frame clock paints what is queued. */
+  gtk_widget_queue_draw (wait->widget);
+  return wait->n_paints >= 2;
+}
+
+/* Until @widget's rows are drawn (they lay out their cells when first
+ * drawn): two paints of its window from now. */
+static void
+wait_drawn (GtkWidget *widget)
+{
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+  PaintWait wait = { widget, 0 };
+  gulong id;
+
+  g_assert_nonnull (clock);
+  id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), &wait);
+  lumo_test_wait_until (painted_twice, &wait, "the rows drawn");
+  g_signal_handler_disconnect (clock, id);
+}
+
+/* A new search refills the items of the rows on screen in place (no row
+ * is bound again): each row follows its item, what it draws and what it
+ * gives a screen reader. */
+static void
+test_rows_follow_their_items (AppFixture    *f,
+                              gconstpointer  data)
+{
+  LumoAuditPage *page;
+  ToolsWait wait;
+  g_autoptr(LumoAuditItem) item = NULL;
+  GtkWidget *row;
+  g_autofree char *label = NULL;
+  g_autofree char *wrong = NULL;
+
+  append (f, TEST_CALLER_ID, "Mail Helper", "userscripts.install_script",
+          LUMO_AUDIT_DECISION_ALLOW, LUMO_AUDIT_CALLER_KIND_EXTENSION, FALSE);
+  append (f, TEST_CALLER_ID, "Mail Helper", "userscripts.update_script",
+          LUMO_AUDIT_DECISION_ALLOW, LUMO_AUDIT_CALLER_KIND_EXTENSION, FALSE);
+  append (f, TEST_CALLER2_ID, "Claude Desktop", "userscripts.delete_script",
+          LUMO_AUDIT_DECISION_DENY, LUMO_AUDIT_CALLER_KIND_AGENT, FALSE);
+  page = show_audit_page (f);
+
+  wait = (ToolsWait) { page, "userscripts.delete_script userscripts.update_script userscripts.install_script" };
+  lumo_test_wait_until (tools_shown, &wait, "the three rows");
+  wait_drawn (GTK_WIDGET (page->list_view));
+  item = g_list_model_get_item (G_LIST_MODEL (lumo_audit_page_get_model (page)), 0);
+
+  gtk_editable_set_text (lumo_audit_page_get_search_entry (page), "tool:update_script");
+  g_assert_true (lumo_audit_page_search_now (page));
+  wait = (ToolsWait) { page, "userscripts.update_script" };
+  lumo_test_wait_until (tools_shown, &wait, "the searched row");
+
+  /* The first row's item is the one it had, refilled. */
+  row = app_test_find_widget (GTK_WIDGET (page->list_view), LUMO_TYPE_AUDIT_ROW_VIEW, 0);
+  for (guint i = 1; row != NULL && lumo_audit_row_view_get_item (LUMO_AUDIT_ROW_VIEW (row)) != item; i++)
+    row = app_test_find_widget (GTK_WIDGET (page->list_view), LUMO_TYPE_AUDIT_ROW_VIEW, i);
+  g_assert_nonnull (row);
+  label = app_test_audit_row_label (item);
+  g_assert_nonnull (strstr (label, "userscripts.update_script"));
+  wrong = gtk_test_accessible_check_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, label);
+  if (wrong != NULL)
+    g_error ("the refilled row reads “%s”, not “%s”", wrong, label);
 }
 
 /* ---- the summary -------------------------------------------------------- */
@@ -468,11 +678,18 @@ int
 main (int   argc,
       char *argv[])
 {
+  /* The rows' and titles' accessible properties are asserted: GTK's test
+   * backend keeps them (the suite's GTK_A11Y=none keeps none). */
+  g_setenv ("GTK_A11Y", "test", TRUE);
   gtk_test_init (&argc, &argv, NULL);
   app_test_init_application ();
 
   g_test_add ("/audit-page/grant-and-agent", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_grant_and_agent_labels, app_fixture_teardown);
+  g_test_add ("/audit-page/rows-follow-items", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_rows_follow_their_items, app_fixture_teardown);
+  g_test_add ("/audit-page/columns", AppFixture, GINT_TO_POINTER (TRUE),
+              app_fixture_setup, test_columns_line_up, app_fixture_teardown);
   g_test_add ("/audit-page/summary", AppFixture, GINT_TO_POINTER (TRUE),
               app_fixture_setup, test_summary_counts_the_search, app_fixture_teardown);
   g_test_add ("/audit-page/summary-many-agents", AppFixture, GINT_TO_POINTER (TRUE),

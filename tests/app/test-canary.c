@@ -14,6 +14,7 @@
 
 #include "app-test-util.h"
 #include "lumo-audit-detail.h"
+#include "lumo-audit-page-private.h"
 #include "lumo-review-row.h"
 
 #define CANARY "CANARY_SOURCE_7f3a"
@@ -110,9 +111,7 @@ test_canary_never_shown (AppFixture    *f,
   /* … the detail pane of an audit row is filled … */
   row = lumo_audit_store_get_row (f->audit, 1, &error);
   g_assert_no_error (error);
-  gtk_single_selection_set_selected (GTK_SINGLE_SELECTION (gtk_column_view_get_model (
-                                       GTK_COLUMN_VIEW (app_test_find_widget (GTK_WIDGET (audit_page),
-                                                                              GTK_TYPE_COLUMN_VIEW, 0)))), 0);
+  gtk_single_selection_set_selected (_lumo_audit_page_get_selection (audit_page), 0);
   detail = app_test_find_widget (GTK_WIDGET (audit_page), LUMO_TYPE_AUDIT_DETAIL, 0);
   /* Its row may still be on its way from the reader. */
   lumo_test_wait_until (detail_has_row, detail, "the selected row in the detail");

@@ -10,6 +10,7 @@
 
 #include "app-test-util.h"
 #include "lumo-audit-detail.h"
+#include "lumo-audit-page-private.h"
 #include "lumo-grants-group.h"
 
 #define SAVE   "userscripts.save_script"
@@ -207,10 +208,9 @@ audit_detail_of (GrantsFixture *f,
                  guint          position)
 {
   GtkWidget *page = GTK_WIDGET (_lumo_window_get_audit_page (f->base.window));
-  GtkColumnView *view = GTK_COLUMN_VIEW (app_test_find_widget (page, GTK_TYPE_COLUMN_VIEW, 0));
   GtkWidget *detail;
 
-  gtk_single_selection_set_selected (GTK_SINGLE_SELECTION (gtk_column_view_get_model (view)), position);
+  gtk_single_selection_set_selected (_lumo_audit_page_get_selection (LUMO_AUDIT_PAGE (page)), position);
   app_test_iterate ();
   detail = app_test_find_widget (page, LUMO_TYPE_AUDIT_DETAIL, 0);
   g_assert_nonnull (lumo_audit_detail_get_row (LUMO_AUDIT_DETAIL (detail)));

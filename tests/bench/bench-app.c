@@ -358,7 +358,7 @@ bench_audit (const char *dir)
           g_print ("  set_query %.2f ms, then %.2f ms\n", (t_set - t) / 1000.0, (g_get_monotonic_time () - t_set) / 1000.0);
         g_array_append_val (times, ms);
       }
-    g_print ("1,000,000-row log: new query to first rows, model shown in the column view: median %.2f ms, max %.2f ms (20 runs)\n",
+    g_print ("1,000,000-row log: new query to first rows, model shown on the Audit page: median %.2f ms, max %.2f ms (20 runs)\n",
              percentile (times, 0.5), percentile (times, 1.0));
     lumo_test_wait_until (counted, model, "the count");
   }

@@ -1,0 +1,34 @@
+/* lumo-audit-header.h — the column titles above the Audit page's rows
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoAuditHeader owns the titles of the seven columns, laid out where
+ * lumo_audit_columns_layout() puts the rows' cells (it is as wide as the
+ * list under it). The titles of the sortable columns (time, agent, tool,
+ * outcome) are buttons that activate "audit.sort-column" with the column
+ * (a "u"); the page decides the order and shows it back with
+ * lumo_audit_header_set_sort() (an arrow, and the sort state a screen
+ * reader reads).
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lumo-audit-item.h"
+
+G_BEGIN_DECLS
+
+#define LUMO_TYPE_AUDIT_HEADER (lumo_audit_header_get_type ())
+G_DECLARE_FINAL_TYPE (LumoAuditHeader, lumo_audit_header, LUMO, AUDIT_HEADER, GtkWidget)
+
+/* TRUE for the columns whose title sorts. */
+gboolean   lumo_audit_header_column_sorts (LumoAuditColumn  column);
+/* @column LUMO_AUDIT_N_COLUMNS: no column (the log's own order). */
+void       lumo_audit_header_set_sort     (LumoAuditHeader *self,
+                                           LumoAuditColumn  column,
+                                           GtkSortType      order);
+/* The button of a sortable column's title, NULL for another column. */
+GtkWidget *lumo_audit_header_get_button   (LumoAuditHeader *self,
+                                           LumoAuditColumn  column);
+
+G_END_DECLS

@@ -1,0 +1,48 @@
+/* lumo-audit-row-view.h — one drawn row of the Audit page's list
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * LumoAuditRowView is the whole row of one LumoAuditItem: it lays out and
+ * draws the seven cells itself (a Pango layout per cell, made when the
+ * row is first drawn), at the column positions lumo_audit_columns_layout()
+ * gives for its width, which the page's header (LumoAuditHeader) uses as
+ * well. Only a desktop agent's row has a child: the app's agent tag
+ * (lumo_ui_agent_tag_new()) after the caller's name. The row's accessible
+ * label is its cells' texts in column order. It follows its item's row:
+ * a placeholder fills in when its page arrives, a new search refills it.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "lumo-audit-item.h"
+
+G_BEGIN_DECLS
+
+/* Where a column is in a row (or the header) of a given width, in pixels
+ * from its start edge; a @width of 0 means the column is left out (a
+ * narrow window keeps the time, the agent and the outcome). */
+typedef struct
+{
+  int x;
+  int width;
+} LumoAuditSpan;
+
+void lumo_audit_columns_layout (int           width,
+                                LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS]);
+
+#define LUMO_TYPE_AUDIT_ROW_VIEW (lumo_audit_row_view_get_type ())
+G_DECLARE_FINAL_TYPE (LumoAuditRowView, lumo_audit_row_view, LUMO, AUDIT_ROW_VIEW, GtkWidget)
+
+GtkWidget     *lumo_audit_row_view_new      (void);
+/* @item may be NULL (the row is unbound). */
+void           lumo_audit_row_view_set_item (LumoAuditRowView *self,
+                                             LumoAuditItem    *item);
+LumoAuditItem *lumo_audit_row_view_get_item (LumoAuditRowView *self);
+/* The text the row draws in @column ("" for a placeholder), for tests. */
+const char    *lumo_audit_row_view_get_text (LumoAuditRowView *self,
+                                             LumoAuditColumn   column);
+/* The accessible label the row gives its item, newly allocated. */
+char          *lumo_audit_row_view_dup_label (LumoAuditRowView *self);
+
+G_END_DECLS
