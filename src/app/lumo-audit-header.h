@@ -14,6 +14,7 @@
 
 #include <gtk/gtk.h>
 
+#include "lumo-audit-columns.h"
 #include "lumo-audit-item.h"
 
 G_BEGIN_DECLS
@@ -21,12 +22,24 @@ G_BEGIN_DECLS
 #define LUMO_TYPE_AUDIT_HEADER (lumo_audit_header_get_type ())
 G_DECLARE_FINAL_TYPE (LumoAuditHeader, lumo_audit_header, LUMO, AUDIT_HEADER, GtkWidget)
 
+/* The widths the header lays its titles out with (and lets a person
+ * change): the page's, shared with its rows. */
+void       lumo_audit_header_set_columns  (LumoAuditHeader  *self,
+                                           LumoAuditColumns *columns);
+/* The column whose border (its end edge) is within a few pixels of @x,
+ * in the header's coordinates; LUMO_AUDIT_N_COLUMNS for none. A press
+ * there drags the border (what the header's drag gesture asks). */
+LumoAuditColumn lumo_audit_header_border_at (LumoAuditHeader *self,
+                                             double           x);
 /* TRUE for the columns whose title sorts. */
 gboolean   lumo_audit_header_column_sorts (LumoAuditColumn  column);
 /* @column LUMO_AUDIT_N_COLUMNS: no column (the log's own order). */
 void       lumo_audit_header_set_sort     (LumoAuditHeader *self,
                                            LumoAuditColumn  column,
                                            GtkSortType      order);
+/* The title of @column: a button or a label. */
+GtkWidget *lumo_audit_header_get_title    (LumoAuditHeader *self,
+                                           LumoAuditColumn  column);
 /* The button of a sortable column's title, NULL for another column. */
 GtkWidget *lumo_audit_header_get_button   (LumoAuditHeader *self,
                                            LumoAuditColumn  column);

@@ -15,26 +15,17 @@
 
 #include <gtk/gtk.h>
 
+#include "lumo-audit-columns.h"
 #include "lumo-audit-item.h"
 
 G_BEGIN_DECLS
 
-/* Where a column is in a row (or the header) of a given width, in pixels
- * from its start edge; a @width of 0 means the column is left out (a
- * narrow window keeps the time, the agent and the outcome). */
-typedef struct
-{
-  int x;
-  int width;
-} LumoAuditSpan;
-
-void lumo_audit_columns_layout (int           width,
-                                LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS]);
-
 #define LUMO_TYPE_AUDIT_ROW_VIEW (lumo_audit_row_view_get_type ())
 G_DECLARE_FINAL_TYPE (LumoAuditRowView, lumo_audit_row_view, LUMO, AUDIT_ROW_VIEW, GtkWidget)
 
-GtkWidget     *lumo_audit_row_view_new      (void);
+/* The row lays out its cells with @columns (the page's, shared with its
+ * header) and follows their "changed". */
+GtkWidget     *lumo_audit_row_view_new      (LumoAuditColumns *columns);
 /* @item may be NULL (the row is unbound). */
 void           lumo_audit_row_view_set_item (LumoAuditRowView *self,
                                              LumoAuditItem    *item);
@@ -42,6 +33,11 @@ LumoAuditItem *lumo_audit_row_view_get_item (LumoAuditRowView *self);
 /* The text the row draws in @column ("" for a placeholder), for tests. */
 const char    *lumo_audit_row_view_get_text (LumoAuditRowView *self,
                                              LumoAuditColumn   column);
+/* Where the row drew @column's cell at its last allocation, in the row's
+ * own coordinates (mirrored right to left), for tests. */
+void           lumo_audit_row_view_get_cell (LumoAuditRowView *self,
+                                             LumoAuditColumn   column,
+                                             LumoAuditSpan    *cell);
 /* The accessible label the row gives its item, newly allocated. */
 char          *lumo_audit_row_view_dup_label (LumoAuditRowView *self);
 
