@@ -267,19 +267,37 @@ lumo_audit_columns_resize (LumoAuditColumns *self,
                            int               width,
                            int               total)
 {
-  gboolean shown[LUMO_AUDIT_N_COLUMNS];
+  LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS];
+  gboolean changed = FALSE;
   int maximum = MAX (total, 0);
 
   g_return_if_fail (LUMO_IS_AUDIT_COLUMNS (self));
   g_return_if_fail (column < LUMO_AUDIT_N_COLUMNS);
 
+  /* The border follows the pointer: the columns before it stay where they
+   * are (they keep the widths they have now as their own), the ones after
+   * it give or take. */
+  lumo_audit_columns_layout (self, total, spans);
+  for (guint c = 0; c < column; c++)
+    if (spans[c].width > 0 && self->widths[c] == 0)
+      {
+        self->widths[c] = spans[c].width;
+        changed = TRUE;
+      }
+
   /* The others keep their own widths, or at least their minimums. */
-  shown_columns (total, shown);
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
-    if (shown[c] && c != column)
+    if (spans[c].width > 0 && c != column)
       maximum -= self->widths[c] > 0 ? preferred_width (self, c) : column_specs[c].minimum;
 
-  set_width (self, column, CLAMP (width, column_specs[column].minimum, MAX (maximum, column_specs[column].minimum)));
+  width = CLAMP (width, column_specs[column].minimum, MAX (maximum, column_specs[column].minimum));
+  if (self->widths[column] != width)
+    {
+      self->widths[column] = width;
+      changed = TRUE;
+    }
+  if (changed)
+    g_signal_emit (self, signals[CHANGED], 0);
 }
 
 void

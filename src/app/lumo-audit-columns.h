@@ -14,6 +14,8 @@
  * after its title (lumo_audit_columns_resize()): it keeps that width while
  * the window changes, as long as the others fit at their minimums, and the
  * expanding columns without a width of their own take what is left. The
+ * columns before it keep where they were (a resize fixes their widths
+ * too); a double click on a border gives a column its default back. The
  * widths live as long as the page (they are not kept across launches).
  * "changed" tells the header and the rows to lay out again.
  */
@@ -51,7 +53,9 @@ int               lumo_audit_columns_get_width   (LumoAuditColumns *self,
                                                   LumoAuditColumn   column);
 /* Gives @column @width in rows @total wide, no less than its minimum and
  * no more than leaves the other columns shown their minimums (or their own
- * widths). Emits "changed" when the width changes. */
+ * widths). The columns before it keep the widths they have (as their
+ * own), so that a dragged border follows the pointer. Emits "changed"
+ * when a width changes. */
 void              lumo_audit_columns_resize      (LumoAuditColumns *self,
                                                   LumoAuditColumn   column,
                                                   int               width,
