@@ -249,6 +249,7 @@ test_drag_a_border (AppFixture    *f,
 
   /* Not below the column's minimum, however far. */
   drag (page, border_x (page, tool) + 2, -1000);
+  g_assert_cmpint (lumo_audit_columns_get_width (page->columns, tool), ==, lumo_audit_columns_get_minimum (tool));
   wait_for_width (page, tool, lumo_audit_columns_get_minimum (tool));
   g_assert_cmpint (lumo_audit_columns_get_minimum (tool), <, before[tool].width);
 
