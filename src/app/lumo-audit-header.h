@@ -3,12 +3,20 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * LumoAuditHeader owns the titles of the seven columns, laid out where
- * lumo_audit_columns_layout() puts the rows' cells (it is as wide as the
- * list under it). The titles of the sortable columns (time, agent, tool,
- * outcome) are buttons that activate "audit.sort-column" with the column
- * (a "u"); the page decides the order and shows it back with
- * lumo_audit_header_set_sort() (an arrow, and the sort state a screen
- * reader reads).
+ * lumo_audit_columns_layout() puts the rows' cells, with the page's
+ * LumoAuditColumns (it is as wide as the list under it). The titles of
+ * the sortable columns (time, agent, tool, outcome) are buttons that
+ * activate "audit.sort-column" with the column (a "u"); the page decides
+ * the order and shows it back with lumo_audit_header_set_sort() (an
+ * arrow, and the sort state a screen reader reads).
+ *
+ * The border after each title (its end edge, a few pixels either side;
+ * the "col-resize" cursor over it) drags: the column takes the width the
+ * pointer gives it (lumo_audit_columns_resize(); right to left the border
+ * is the title's left edge and a drag to the left widens), the rows follow
+ * on the columns' "changed", and a double click gives the default back.
+ * The drag gesture runs in the capture phase and claims a press on a
+ * border before the title's button sees it, so a drag never sorts.
  */
 #pragma once
 

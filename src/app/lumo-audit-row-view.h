@@ -5,8 +5,9 @@
  * LumoAuditRowView is the whole row of one LumoAuditItem: it lays out and
  * draws the seven cells itself (a Pango layout per cell, made when the
  * row is first drawn), at the column positions lumo_audit_columns_layout()
- * gives for its width, which the page's header (LumoAuditHeader) uses as
- * well. Only a desktop agent's row has a child: the app's agent tag
+ * gives for its width with the page's LumoAuditColumns, which the page's
+ * header (LumoAuditHeader) uses as well; when a person resizes a column
+ * ("changed") the row only lays out and draws again. Only a desktop agent's row has a child: the app's agent tag
  * (lumo_ui_agent_tag_new()) after the caller's name. The row's accessible
  * label is its cells' texts in column order. It follows its item's row:
  * a placeholder fills in when its page arrives, a new search refills it.
