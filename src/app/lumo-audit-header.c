@@ -7,16 +7,28 @@
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
+#include <string.h>
 
 #include "lumo-audit-header.h"
-#include "lumo-audit-row-view.h"
+
+/* How far from a border between two titles (either side) a press drags
+ * it rather than clicks the title. */
+#define BORDER_REACH 4
 
 struct _LumoAuditHeader
 {
-  GtkWidget  parent_instance;
+  GtkWidget         parent_instance;
 
-  GtkWidget *titles[LUMO_AUDIT_N_COLUMNS]; /* a button, or a label */
-  GtkWidget *arrows[LUMO_AUDIT_N_COLUMNS]; /* NULL for a column that does not sort */
+  LumoAuditColumns *columns;                       /* owned: the page's */
+  LumoAuditSpan     spans[LUMO_AUDIT_N_COLUMNS];   /* as last allocated */
+  GtkWidget        *titles[LUMO_AUDIT_N_COLUMNS];  /* a button, or a label */
+  GtkWidget        *arrows[LUMO_AUDIT_N_COLUMNS];  /* NULL for a column that does not sort */
+
+  /* Dragging a border */
+  LumoAuditColumn   resizing;                      /* LUMO_AUDIT_N_COLUMNS: not */
+  int               resize_start;                  /* the column's width when the drag began */
+  guint32           reset_time;                    /* of the double press that reset a column */
+  gboolean          cursor_set;
 };
 
 G_DEFINE_FINAL_TYPE (LumoAuditHeader, lumo_audit_header, GTK_TYPE_WIDGET)
@@ -92,7 +104,8 @@ lumo_audit_header_size_allocate (GtkWidget *widget,
   LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS];
   gboolean rtl = gtk_widget_get_direction (widget) == GTK_TEXT_DIR_RTL;
 
-  lumo_audit_columns_layout (width, spans);
+  lumo_audit_columns_layout (self->columns, width, spans);
+  memcpy (self->spans, spans, sizeof spans);
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
     {
       int child_min, x, w;
@@ -107,10 +120,148 @@ lumo_audit_header_size_allocate (GtkWidget *widget,
     }
 }
 
+/* ---- resizing ------------------------------------------------------------ */
+
+LumoAuditColumn
+lumo_audit_header_border_at (LumoAuditHeader *self,
+                             double           x)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  gboolean rtl = gtk_widget_get_direction (GTK_WIDGET (self)) == GTK_TEXT_DIR_RTL;
+  LumoAuditColumn nearest = LUMO_AUDIT_N_COLUMNS;
+  double distance = BORDER_REACH + 1;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_HEADER (self), LUMO_AUDIT_N_COLUMNS);
+
+  /* A column's border is its end edge: the right one, the left one right
+   * to left. */
+  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+    {
+      int end = self->spans[c].x + self->spans[c].width;
+
+      if (self->spans[c].width == 0)
+        continue;
+      if (rtl)
+        end = width - end;
+      if (ABS (x - end) < distance)
+        {
+          distance = ABS (x - end);
+          nearest = c;
+        }
+    }
+  return distance <= BORDER_REACH ? nearest : LUMO_AUDIT_N_COLUMNS;
+}
+
+static void
+set_resize_cursor (LumoAuditHeader *self,
+                   gboolean         on)
+{
+  if (on == self->cursor_set)
+    return;
+  self->cursor_set = on;
+  gtk_widget_set_cursor_from_name (GTK_WIDGET (self), on ? "col-resize" : NULL);
+}
+
+static void
+on_motion_cb (GtkEventControllerMotion *motion,
+              double                    x,
+              double                    y,
+              LumoAuditHeader          *self)
+{
+  set_resize_cursor (self, self->resizing != LUMO_AUDIT_N_COLUMNS ||
+                             lumo_audit_header_border_at (self, x) != LUMO_AUDIT_N_COLUMNS);
+}
+
+static void
+on_motion_leave_cb (GtkEventControllerMotion *motion,
+                    LumoAuditHeader          *self)
+{
+  if (self->resizing == LUMO_AUDIT_N_COLUMNS)
+    set_resize_cursor (self, FALSE);
+}
+
+/* The drag runs in the capture phase: a press on a border is claimed
+ * before the title's button sees it, so a drag never sorts; any other
+ * press is left to the buttons. */
+static void
+on_drag_begin_cb (GtkGestureDrag  *drag,
+                  double           x,
+                  double           y,
+                  LumoAuditHeader *self)
+{
+  LumoAuditColumn column = lumo_audit_header_border_at (self, x);
+  guint32 time = gtk_event_controller_get_current_event_time (GTK_EVENT_CONTROLLER (drag));
+
+  if (column == LUMO_AUDIT_N_COLUMNS)
+    {
+      gtk_gesture_set_state (GTK_GESTURE (drag), GTK_EVENT_SEQUENCE_DENIED);
+      return;
+    }
+  gtk_gesture_set_state (GTK_GESTURE (drag), GTK_EVENT_SEQUENCE_CLAIMED);
+  /* The second press of a double click on the border reset the column. */
+  if (time != 0 && time == self->reset_time)
+    return;
+  self->resizing = column;
+  self->resize_start = self->spans[column].width;
+  set_resize_cursor (self, TRUE);
+}
+
+static void
+on_drag_update_cb (GtkGestureDrag  *drag,
+                   double           offset_x,
+                   double           offset_y,
+                   LumoAuditHeader *self)
+{
+  int delta = (int) (gtk_widget_get_direction (GTK_WIDGET (self)) == GTK_TEXT_DIR_RTL ? -offset_x : offset_x);
+
+  if (self->resizing == LUMO_AUDIT_N_COLUMNS)
+    return;
+  lumo_audit_columns_resize (self->columns, self->resizing, self->resize_start + delta,
+                             gtk_widget_get_width (GTK_WIDGET (self)));
+}
+
+static void
+on_drag_end_cb (GtkGestureDrag  *drag,
+                double           offset_x,
+                double           offset_y,
+                LumoAuditHeader *self)
+{
+  self->resizing = LUMO_AUDIT_N_COLUMNS;
+}
+
+/* A double click on a border gives the column its default width back. */
+static void
+on_click_pressed_cb (GtkGestureClick *click,
+                     int              n_press,
+                     double           x,
+                     double           y,
+                     LumoAuditHeader *self)
+{
+  LumoAuditColumn column;
+
+  if (n_press != 2 || (column = lumo_audit_header_border_at (self, x)) == LUMO_AUDIT_N_COLUMNS)
+    return;
+  gtk_gesture_set_state (GTK_GESTURE (click), GTK_EVENT_SEQUENCE_CLAIMED);
+  self->reset_time = gtk_event_controller_get_current_event_time (GTK_EVENT_CONTROLLER (click));
+  self->resizing = LUMO_AUDIT_N_COLUMNS;
+  lumo_audit_columns_reset (self->columns, column);
+}
+
+static void
+on_columns_changed_cb (LumoAuditColumns *columns,
+                       LumoAuditHeader  *self)
+{
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+}
+
 static void
 lumo_audit_header_dispose (GObject *object)
 {
   LumoAuditHeader *self = LUMO_AUDIT_HEADER (object);
+
+  if (self->columns != NULL)
+    g_signal_handlers_disconnect_by_func (self->columns, on_columns_changed_cb, self);
+  g_clear_object (&self->columns);
 
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
     {
@@ -138,7 +289,33 @@ lumo_audit_header_class_init (LumoAuditHeaderClass *klass)
 static void
 lumo_audit_header_init (LumoAuditHeader *self)
 {
+  GtkGesture *drag = gtk_gesture_drag_new ();
+  GtkGesture *click = gtk_gesture_click_new ();
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
+
+  /* Its own widths until the page gives it the ones its rows use. */
+  self->columns = lumo_audit_columns_new ();
+  g_signal_connect (self->columns, "changed", G_CALLBACK (on_columns_changed_cb), self);
+  self->resizing = LUMO_AUDIT_N_COLUMNS;
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (drag), GTK_PHASE_CAPTURE);
+  g_signal_connect (drag, "drag-begin", G_CALLBACK (on_drag_begin_cb), self);
+  g_signal_connect (drag, "drag-update", G_CALLBACK (on_drag_update_cb), self);
+  g_signal_connect (drag, "drag-end", G_CALLBACK (on_drag_end_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drag));
+
+  gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (click), GDK_BUTTON_PRIMARY);
+  gtk_event_controller_set_propagation_phase (GTK_EVENT_CONTROLLER (click), GTK_PHASE_CAPTURE);
+  g_signal_connect (click, "pressed", G_CALLBACK (on_click_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  gtk_gesture_group (click, drag);
+
+  g_signal_connect (motion, "motion", G_CALLBACK (on_motion_cb), self);
+  g_signal_connect (motion, "leave", G_CALLBACK (on_motion_leave_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
 
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
     {
@@ -207,6 +384,31 @@ lumo_audit_header_set_sort (LumoAuditHeader *self,
       gtk_widget_set_visible (self->arrows[c], c == column);
       gtk_accessible_update_property (GTK_ACCESSIBLE (self->titles[c]), GTK_ACCESSIBLE_PROPERTY_SORT, sort, -1);
     }
+}
+
+void
+lumo_audit_header_set_columns (LumoAuditHeader  *self,
+                               LumoAuditColumns *columns)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_HEADER (self));
+  g_return_if_fail (LUMO_IS_AUDIT_COLUMNS (columns));
+
+  if (columns == self->columns)
+    return;
+  g_signal_handlers_disconnect_by_func (self->columns, on_columns_changed_cb, self);
+  g_set_object (&self->columns, columns);
+  g_signal_connect (columns, "changed", G_CALLBACK (on_columns_changed_cb), self);
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+}
+
+GtkWidget *
+lumo_audit_header_get_title (LumoAuditHeader *self,
+                             LumoAuditColumn  column)
+{
+  g_return_val_if_fail (LUMO_IS_AUDIT_HEADER (self), NULL);
+  g_return_val_if_fail (column < LUMO_AUDIT_N_COLUMNS, NULL);
+
+  return self->titles[column];
 }
 
 GtkWidget *

@@ -35,6 +35,7 @@ struct _LumoAuditPage
   /* Owned */
   LumoBackend           *backend;          /* NULL for a collected log */
   LumoAuditStore        *store;
+  LumoAuditColumns      *columns;          /* the widths of the header and the rows */
   LumoAuditModel        *model;
   GtkSingleSelection    *selection;
   GHashTable            *provider_names;   /* provider ID → display name */

@@ -182,9 +182,9 @@ on_filter_selected_cb (GtkDropDown   *dropdown,
 static void
 on_row_setup_cb (GtkSignalListItemFactory *factory,
                  GtkListItem              *list_item,
-                 gpointer                  user_data)
+                 LumoAuditPage            *self)
 {
-  gtk_list_item_set_child (list_item, lumo_audit_row_view_new ());
+  gtk_list_item_set_child (list_item, lumo_audit_row_view_new (self->columns));
 }
 
 static void
@@ -209,7 +209,11 @@ setup_rows (LumoAuditPage *self)
 {
   g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
 
-  g_signal_connect (factory, "setup", G_CALLBACK (on_row_setup_cb), NULL);
+  /* The rows and the header lay out with one LumoAuditColumns: a border
+   * dragged in the header moves the rows' cells at once. */
+  self->columns = lumo_audit_columns_new ();
+  lumo_audit_header_set_columns (self->header, self->columns);
+  g_signal_connect (factory, "setup", G_CALLBACK (on_row_setup_cb), self);
   g_signal_connect (factory, "bind", G_CALLBACK (on_row_bind_cb), NULL);
   g_signal_connect (factory, "unbind", G_CALLBACK (on_row_unbind_cb), NULL);
   gtk_list_view_set_factory (self->list_view, factory);
@@ -563,6 +567,7 @@ lumo_audit_page_finalize (GObject *object)
 {
   LumoAuditPage *self = (LumoAuditPage *)object;
 
+  g_clear_object (&self->columns);
   g_clear_pointer (&self->provider_names, g_hash_table_unref);
   g_clear_pointer (&self->query_error, g_free);
   g_clear_pointer (&self->applied_text, g_free);

@@ -7,7 +7,11 @@
  * their seven cells themselves (LumoAuditRowView: one widget per row, as
  * GTK 4.8 keeps 200 rows however few are on screen), under a header of
  * the columns' titles (LumoAuditHeader; the titles of the time, agent,
- * tool and outcome are buttons that choose the order), the search entry
+ * tool and outcome are buttons that choose the order, the border after a
+ * title drags to resize its column, a double click on it restores the
+ * default; the header and the rows share the page's LumoAuditColumns, so
+ * each page, the collected log's window too, has its own widths, kept
+ * while it lives), the search entry
  * with the core's query language (searching as you type from three
  * characters; filtering and order happen in SQL), a result filter, the summary of the search's writes
  * per agent, the detail pane of one row, export of the current result to

@@ -11,93 +11,6 @@
 #include "lumo-audit-row-view.h"
 #include "lumo-ui-util.h"
 
-/* ---- the columns -------------------------------------------------------- */
-
-/* A column's natural width, the least it shrinks to, whether it takes a
- * share of extra width, and when it leaves a narrow row (1 first; 0
- * never). The natural widths are those the column view had; the sum of
- * the least widths of the columns left is what a row needs before the
- * next one leaves. */
-typedef struct
-{
-  int      natural;
-  int      minimum;
-  gboolean expand;
-  guint    drop;
-} ColumnSpec;
-
-static const ColumnSpec column_specs[LUMO_AUDIT_N_COLUMNS] = {
-  [LUMO_AUDIT_COLUMN_TIME] = { 150, 150, FALSE, 0 },
-  [LUMO_AUDIT_COLUMN_CALLER] = { 155, 80, TRUE, 0 },
-  [LUMO_AUDIT_COLUMN_PROVIDER] = { 115, 70, FALSE, 3 },
-  [LUMO_AUDIT_COLUMN_TOOL] = { 200, 90, TRUE, 4 },
-  [LUMO_AUDIT_COLUMN_TARGET] = { 100, 60, FALSE, 2 },
-  [LUMO_AUDIT_COLUMN_OUTCOME] = { 150, 100, TRUE, 0 },
-  [LUMO_AUDIT_COLUMN_HASH] = { 90, 60, FALSE, 1 },
-};
-
-#define N_DROPPABLE 4
-
-/* One function for the rows and the header, so that they line up by
- * construction: both are as wide as the list. */
-void
-lumo_audit_columns_layout (int           width,
-                           LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS])
-{
-  gboolean shown[LUMO_AUDIT_N_COLUMNS];
-  int natural = 0, minimum = 0, n_expand = 0, x = 0;
-  guint dropped = 0;
-
-  width = MAX (width, 0);
-  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
-    shown[c] = TRUE;
-
-  for (;;)
-    {
-      natural = minimum = n_expand = 0;
-      for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
-        if (shown[c])
-          {
-            natural += column_specs[c].natural;
-            minimum += column_specs[c].minimum;
-            n_expand += column_specs[c].expand;
-          }
-      if (width >= minimum || dropped == N_DROPPABLE)
-        break;
-      dropped++;
-      for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
-        if (column_specs[c].drop == dropped)
-          shown[c] = FALSE;
-    }
-
-  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
-    {
-      const ColumnSpec *spec = &column_specs[c];
-      int w = 0;
-
-      if (!shown[c])
-        w = 0;
-      else if (width >= natural)
-        w = spec->natural + (spec->expand ? (width - natural) / n_expand : 0);
-      else if (width >= minimum)
-        w = spec->minimum + (int) ((gint64) (spec->natural - spec->minimum) * (width - minimum) / MAX (natural - minimum, 1));
-      else
-        w = (int) ((gint64) spec->minimum * width / MAX (minimum, 1));
-
-      spans[c].x = x;
-      spans[c].width = w;
-      x += w;
-    }
-
-  /* What the integer shares left goes to the last column shown. */
-  for (int c = LUMO_AUDIT_N_COLUMNS - 1; c >= 0; c--)
-    if (spans[c].width > 0)
-      {
-        spans[c].width += MAX (width - x, 0);
-        break;
-      }
-}
-
 /* ---- the row ------------------------------------------------------------ */
 
 /* The room a cell leaves at each side of its text, as the column view's
@@ -112,6 +25,8 @@ struct _LumoAuditRowView
 {
   GtkWidget      parent_instance;
 
+  LumoAuditColumns *columns;                   /* owned: the page's */
+  LumoAuditSpan  spans[LUMO_AUDIT_N_COLUMNS];  /* where the cells are, as last allocated */
   LumoAuditItem *item;                         /* owned */
   PangoLayout   *layouts[LUMO_AUDIT_N_COLUMNS]; /* made when first drawn */
   guint          context_serial;               /* of the layouts' Pango context */
@@ -253,9 +168,7 @@ lumo_audit_row_view_measure (GtkWidget      *widget,
     {
       /* The row is as wide as the list; the columns fit what it is. */
       *minimum = 0;
-      *natural = 0;
-      for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
-        *natural += column_specs[c].natural;
+      *natural = lumo_audit_columns_get_natural ();
       return;
     }
 
@@ -286,15 +199,16 @@ lumo_audit_row_view_size_allocate (GtkWidget *widget,
                                    int        baseline)
 {
   LumoAuditRowView *self = LUMO_AUDIT_ROW_VIEW (widget);
-  LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS];
-  const LumoAuditSpan *span = &spans[LUMO_AUDIT_COLUMN_CALLER];
+  const LumoAuditSpan *span = &self->spans[LUMO_AUDIT_COLUMN_CALLER];
   int tag_width, tag_height, text_width, x;
 
+  /* The columns are laid out here, once for a width (or for new widths
+   * of the columns, on "changed"), and drawn where they were. */
+  lumo_audit_columns_layout (self->columns, width, self->spans);
   if (self->tag == NULL || !gtk_widget_get_visible (self->tag))
     return;
 
   check_context (self);
-  lumo_audit_columns_layout (width, spans);
   gtk_widget_measure (self->tag, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &tag_width, NULL, NULL);
   gtk_widget_measure (self->tag, GTK_ORIENTATION_VERTICAL, -1, &tag_height, NULL, NULL, NULL);
   text_width = caller_text_width (self, span, tag_width);
@@ -317,7 +231,7 @@ lumo_audit_row_view_snapshot (GtkWidget   *widget,
   int height = gtk_widget_get_height (widget);
   gboolean rtl = gtk_widget_get_direction (widget) == GTK_TEXT_DIR_RTL;
   gboolean tagged = self->tag != NULL && gtk_widget_get_visible (self->tag);
-  LumoAuditSpan spans[LUMO_AUDIT_N_COLUMNS];
+  const LumoAuditSpan *spans = self->spans;
   GdkRGBA color, error_color;
   int baseline;
 
@@ -328,7 +242,6 @@ lumo_audit_row_view_snapshot (GtkWidget   *widget,
   gtk_style_context_get_color (style, &color);
   if (!gtk_style_context_lookup_color (style, "error_color", &error_color))
     error_color = color;
-  lumo_audit_columns_layout (width, spans);
 
   /* Every cell on one baseline, that of the font's line centred in the
    * row: a fallback font's glyphs (Chinese) are taller, and centring each
@@ -377,12 +290,25 @@ lumo_audit_row_view_snapshot (GtkWidget   *widget,
     gtk_widget_snapshot_child (widget, self->tag, snapshot);
 }
 
+/* A person resized a column: lay out and draw again, nothing more (the
+ * layouts take the new widths when drawn). */
+static void
+on_columns_changed_cb (LumoAuditColumns *columns,
+                       LumoAuditRowView *self)
+{
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
 static void
 lumo_audit_row_view_dispose (GObject *object)
 {
   LumoAuditRowView *self = LUMO_AUDIT_ROW_VIEW (object);
 
   lumo_audit_row_view_set_item (self, NULL);
+  if (self->columns != NULL)
+    g_signal_handlers_disconnect_by_func (self->columns, on_columns_changed_cb, self);
+  g_clear_object (&self->columns);
   g_clear_pointer (&self->tag, gtk_widget_unparent);
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
     g_clear_object (&self->layouts[c]);
@@ -412,9 +338,16 @@ lumo_audit_row_view_init (LumoAuditRowView *self)
 }
 
 GtkWidget *
-lumo_audit_row_view_new (void)
+lumo_audit_row_view_new (LumoAuditColumns *columns)
 {
-  return g_object_new (LUMO_TYPE_AUDIT_ROW_VIEW, NULL);
+  LumoAuditRowView *self;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_COLUMNS (columns), NULL);
+
+  self = g_object_new (LUMO_TYPE_AUDIT_ROW_VIEW, NULL);
+  self->columns = g_object_ref (columns);
+  g_signal_connect (columns, "changed", G_CALLBACK (on_columns_changed_cb), self);
+  return GTK_WIDGET (self);
 }
 
 void
@@ -443,6 +376,23 @@ lumo_audit_row_view_get_item (LumoAuditRowView *self)
   g_return_val_if_fail (LUMO_IS_AUDIT_ROW_VIEW (self), NULL);
 
   return self->item;
+}
+
+void
+lumo_audit_row_view_get_cell (LumoAuditRowView *self,
+                              LumoAuditColumn   column,
+                              LumoAuditSpan    *cell)
+{
+  int width;
+
+  g_return_if_fail (LUMO_IS_AUDIT_ROW_VIEW (self));
+  g_return_if_fail (column < LUMO_AUDIT_N_COLUMNS);
+  g_return_if_fail (cell != NULL);
+
+  width = gtk_widget_get_width (GTK_WIDGET (self));
+  *cell = self->spans[column];
+  if (gtk_widget_get_direction (GTK_WIDGET (self)) == GTK_TEXT_DIR_RTL)
+    cell->x = width - cell->x - cell->width;
 }
 
 const char *

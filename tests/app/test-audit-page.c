@@ -266,7 +266,7 @@ test_columns_line_up (AppFixture    *f,
     {
       int x = 0;
 
-      lumo_audit_columns_layout (widths[i], spans);
+      lumo_audit_columns_layout (page->columns, widths[i], spans);
       for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
         {
           gboolean shown = spans[c].width > 0;
@@ -290,7 +290,7 @@ test_columns_line_up (AppFixture    *f,
 
   /* On screen: the header is as wide as a row, each title at its cell. */
   g_assert_cmpint (gtk_widget_get_width (header), ==, gtk_widget_get_width (row));
-  lumo_audit_columns_layout (gtk_widget_get_width (row), spans);
+  lumo_audit_columns_layout (page->columns, gtk_widget_get_width (row), spans);
   for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
     {
       GtkWidget *button = lumo_audit_header_get_button (page->header, c);
