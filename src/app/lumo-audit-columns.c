@@ -9,26 +9,28 @@
 #include "lumo-audit-columns.h"
 
 /* A column's natural width, the least it shrinks to, whether it takes a
- * share of extra width, and when it leaves a narrow row (1 first; 0
- * never). The natural widths are those the column view had; the sum of
- * the least widths of the columns left is what a row needs before the
- * next one leaves. */
+ * share of extra width, when it leaves a narrow row (1 first; 0 never),
+ * and the store's order its title sorts by (LUMO_AUDIT_SORT_ID: its title
+ * does not sort). The natural widths are those the column view had; the
+ * sum of the least widths of the columns left is what a row needs before
+ * the next one leaves. */
 typedef struct
 {
-  int      natural;
-  int      minimum;
-  gboolean expand;
-  guint    drop;
+  int              natural;
+  int              minimum;
+  gboolean         expand;
+  guint            drop;
+  LumoAuditSortKey sort_key;
 } ColumnSpec;
 
 static const ColumnSpec column_specs[LUMO_AUDIT_N_COLUMNS] = {
-  [LUMO_AUDIT_COLUMN_TIME] = { 150, 150, FALSE, 0 },
-  [LUMO_AUDIT_COLUMN_CALLER] = { 155, 80, TRUE, 0 },
-  [LUMO_AUDIT_COLUMN_PROVIDER] = { 115, 70, FALSE, 3 },
-  [LUMO_AUDIT_COLUMN_TOOL] = { 200, 90, TRUE, 4 },
-  [LUMO_AUDIT_COLUMN_TARGET] = { 100, 60, FALSE, 2 },
-  [LUMO_AUDIT_COLUMN_OUTCOME] = { 150, 100, TRUE, 0 },
-  [LUMO_AUDIT_COLUMN_HASH] = { 90, 60, FALSE, 1 },
+  [LUMO_AUDIT_COLUMN_TIME] = { 150, 150, FALSE, 0, LUMO_AUDIT_SORT_TIME },
+  [LUMO_AUDIT_COLUMN_CALLER] = { 155, 80, TRUE, 0, LUMO_AUDIT_SORT_CALLER },
+  [LUMO_AUDIT_COLUMN_PROVIDER] = { 115, 70, FALSE, 3, LUMO_AUDIT_SORT_ID },
+  [LUMO_AUDIT_COLUMN_TOOL] = { 200, 90, TRUE, 4, LUMO_AUDIT_SORT_TOOL },
+  [LUMO_AUDIT_COLUMN_TARGET] = { 100, 60, FALSE, 2, LUMO_AUDIT_SORT_ID },
+  [LUMO_AUDIT_COLUMN_OUTCOME] = { 150, 100, TRUE, 0, LUMO_AUDIT_SORT_OUTCOME },
+  [LUMO_AUDIT_COLUMN_HASH] = { 90, 60, FALSE, 1, LUMO_AUDIT_SORT_ID },
 };
 
 #define N_DROPPABLE 4
@@ -308,4 +310,21 @@ lumo_audit_columns_reset (LumoAuditColumns *self,
   g_return_if_fail (column < LUMO_AUDIT_N_COLUMNS);
 
   set_width (self, column, 0);
+}
+
+LumoAuditSortKey
+lumo_audit_column_get_sort_key (LumoAuditColumn column)
+{
+  g_return_val_if_fail (column < LUMO_AUDIT_N_COLUMNS, LUMO_AUDIT_SORT_ID);
+
+  return column_specs[column].sort_key;
+}
+
+LumoAuditColumn
+lumo_audit_column_for_sort_key (LumoAuditSortKey key)
+{
+  for (guint c = 0; c < LUMO_AUDIT_N_COLUMNS; c++)
+    if (key != LUMO_AUDIT_SORT_ID && column_specs[c].sort_key == key)
+      return c;
+  return LUMO_AUDIT_N_COLUMNS;
 }

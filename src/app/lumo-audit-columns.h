@@ -24,6 +24,7 @@
 #include <glib-object.h>
 
 #include "lumo-audit-item.h"
+#include "lumo-audit-query.h"
 
 G_BEGIN_DECLS
 
@@ -63,5 +64,12 @@ void              lumo_audit_columns_resize      (LumoAuditColumns *self,
 /* Back to @column's default width (it shares extra room again). */
 void              lumo_audit_columns_reset       (LumoAuditColumns *self,
                                                   LumoAuditColumn   column);
+
+/* The store's order @column's title sorts by; LUMO_AUDIT_SORT_ID when it
+ * does not sort (the provider, the target, the hash). */
+LumoAuditSortKey  lumo_audit_column_get_sort_key (LumoAuditColumn   column);
+/* The column whose title sorts by @key; LUMO_AUDIT_N_COLUMNS for the
+ * log's own order. */
+LumoAuditColumn   lumo_audit_column_for_sort_key (LumoAuditSortKey  key);
 
 G_END_DECLS

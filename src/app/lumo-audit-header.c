@@ -58,13 +58,6 @@ column_title (LumoAuditColumn column)
     }
 }
 
-gboolean
-lumo_audit_header_column_sorts (LumoAuditColumn column)
-{
-  return column == LUMO_AUDIT_COLUMN_TIME || column == LUMO_AUDIT_COLUMN_CALLER ||
-         column == LUMO_AUDIT_COLUMN_TOOL || column == LUMO_AUDIT_COLUMN_OUTCOME;
-}
-
 static void
 lumo_audit_header_measure (GtkWidget      *widget,
                            GtkOrientation  orientation,
@@ -326,7 +319,7 @@ lumo_audit_header_init (LumoAuditHeader *self)
       gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
       gtk_widget_set_hexpand (label, TRUE);
 
-      if (!lumo_audit_header_column_sorts (c))
+      if (lumo_audit_column_get_sort_key (c) == LUMO_AUDIT_SORT_ID)
         {
           gtk_widget_add_css_class (label, "title");
           self->titles[c] = label;

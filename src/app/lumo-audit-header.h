@@ -39,8 +39,6 @@ void       lumo_audit_header_set_columns  (LumoAuditHeader  *self,
  * there drags the border (what the header's drag gesture asks). */
 LumoAuditColumn lumo_audit_header_border_at (LumoAuditHeader *self,
                                              double           x);
-/* TRUE for the columns whose title sorts. */
-gboolean   lumo_audit_header_column_sorts (LumoAuditColumn  column);
 /* @column LUMO_AUDIT_N_COLUMNS: no column (the log's own order). */
 void       lumo_audit_header_set_sort     (LumoAuditHeader *self,
                                            LumoAuditColumn  column,

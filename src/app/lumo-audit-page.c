@@ -222,29 +222,16 @@ setup_rows (LumoAuditPage *self)
 /* ---- sorting ------------------------------------------------------------ */
 
 /* The columns sort in SQL (keyset paging in the store): the header's
- * buttons name a column, the page turns it into the model's key. */
-static const struct
-{
-  LumoAuditColumn  column;
-  LumoAuditSortKey key;
-} sortable[] = {
-  { LUMO_AUDIT_COLUMN_TIME, LUMO_AUDIT_SORT_TIME },
-  { LUMO_AUDIT_COLUMN_CALLER, LUMO_AUDIT_SORT_CALLER },
-  { LUMO_AUDIT_COLUMN_TOOL, LUMO_AUDIT_SORT_TOOL },
-  { LUMO_AUDIT_COLUMN_OUTCOME, LUMO_AUDIT_SORT_OUTCOME },
-};
+ * buttons name a column, and lumo_audit_column_get_sort_key() (the one
+ * table of the columns) gives the model's key. */
 
 /* The column the model is sorted by, LUMO_AUDIT_N_COLUMNS for the log's
  * own order. */
 static LumoAuditColumn
 sorted_column (LumoAuditPage *self)
 {
-  LumoAuditSortKey key = self->model != NULL ? lumo_audit_model_get_sort_key (self->model) : LUMO_AUDIT_SORT_ID;
-
-  for (guint i = 0; i < G_N_ELEMENTS (sortable); i++)
-    if (sortable[i].key == key)
-      return sortable[i].column;
-  return LUMO_AUDIT_N_COLUMNS;
+  return lumo_audit_column_for_sort_key (self->model != NULL ? lumo_audit_model_get_sort_key (self->model)
+                                                             : LUMO_AUDIT_SORT_ID);
 }
 
 void
@@ -255,13 +242,14 @@ _lumo_audit_page_sort_by (LumoAuditPage      *self,
   LumoAuditSortKey key = LUMO_AUDIT_SORT_ID;
 
   g_return_if_fail (LUMO_IS_AUDIT_PAGE (self));
-  g_return_if_fail (column == LUMO_AUDIT_N_COLUMNS || lumo_audit_header_column_sorts (column));
-
-  if (column == LUMO_AUDIT_N_COLUMNS)
+  g_return_if_fail (column <= LUMO_AUDIT_N_COLUMNS);
+  if (column < LUMO_AUDIT_N_COLUMNS)
+    {
+      key = lumo_audit_column_get_sort_key (column);
+      g_return_if_fail (key != LUMO_AUDIT_SORT_ID);
+    }
+  else
     order = LUMO_AUDIT_SORT_DESCENDING;
-  for (guint i = 0; i < G_N_ELEMENTS (sortable); i++)
-    if (sortable[i].column == column)
-      key = sortable[i].key;
 
   lumo_audit_header_set_sort (self->header, column,
                               order == LUMO_AUDIT_SORT_ASCENDING ? GTK_SORT_ASCENDING : GTK_SORT_DESCENDING);
@@ -287,7 +275,7 @@ sort_column_action (GtkWidget  *widget,
   guint32 column = g_variant_get_uint32 (param);
   LumoAuditSortOrder order = LUMO_AUDIT_SORT_ASCENDING;
 
-  if (column >= LUMO_AUDIT_N_COLUMNS || !lumo_audit_header_column_sorts (column))
+  if (column >= LUMO_AUDIT_N_COLUMNS || lumo_audit_column_get_sort_key (column) == LUMO_AUDIT_SORT_ID)
     {
       g_warning ("Column %u does not sort", column);
       return;
