@@ -96,18 +96,39 @@ async function rawSession (url, token) {
   return headers;
 }
 
+// A fetch for the SDK's transport that notes, for each POST answered 200,
+// the answer's media type and the request's header names: what the SDK's
+// client gets (one JSON object or an SSE stream, which it parses line by
+// line) and sends, beside the bench's own fetch (a′).
+function tallyingFetch (tally) {
+  return async (url, init) => {
+    const r = await fetch(url, init);
+    if ((init?.method ?? 'GET') === 'POST' && r.status === 200) {
+      const type = (r.headers.get('content-type') ?? 'none').split(';')[0];
+      tally.types[type] = (tally.types[type] ?? 0) + 1;
+      tally.connection[r.headers.get('connection') ?? 'none'] = (tally.connection[r.headers.get('connection') ?? 'none'] ?? 0) + 1;
+      tally.headers = [...new Headers(init.headers).keys()].sort().join(', ');
+    }
+    return r;
+  };
+}
+
 export async function benchSteps ({ step, check, ctlJson, callerEval, sdk, launcher, bus, closeBrowser, echoPath }) {
   const n = Number(process.env.LUMO_BENCH_READS ?? 300);
   const rounds = 10;
   const per = Math.max(1, Math.round(n / rounds));
   const clients = {};
   const agents = {};
+  const tally = { types: {}, connection: {}, headers: null };
 
   await step('bench: two agents, both clients connected, every path warmed up', async () => {
     for (const kind of ['http', 'stdio']) {
       const a = await ctlJson('agents', 'add', `Bench ${kind}`);
       agents[kind] = { token: a.token, url: a.providers.find((p) => p.id === PROVIDER).setups.url };
-      clients[kind] = await connectAgent(sdk, { kind, url: agents[kind].url, token: a.token, launcher, bus, name: `bench-${kind}` });
+      clients[kind] = await connectAgent(sdk, {
+        kind, url: agents[kind].url, token: a.token, launcher, bus, name: `bench-${kind}`,
+        fetch: kind === 'http' ? tallyingFetch(tally) : undefined,
+      });
       await timeCalls(clients[kind].client, 20);
     }
     const warm = await callerEval(`lumoTest.bench('${NAMESPACE}.list_scripts', ${JSON.stringify(Array.from({ length: 20 }, () => ({})))})`);
@@ -121,6 +142,8 @@ export async function benchSteps ({ step, check, ctlJson, callerEval, sdk, launc
     const call = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_scripts', arguments: {} } });
     await timePosts(agents.http.url, raw, call, 20);
     const s = { http: [], raw: [], rawHeads: [], stdio: [], port: [] };
+    tally.types = {};
+    tally.connection = {};
     for (let r = 0; r < rounds; r++) {
       s.http.push(...await timeCalls(clients.http.client, per));
       s.raw.push(...await timePosts(agents.http.url, raw, call, per, s.rawHeads));
@@ -141,7 +164,9 @@ export async function benchSteps ({ step, check, ctlJson, callerEval, sdk, launc
       row('     … of which until its headers', percentiles(s.rawHeads)),
       row('(b) stdio launcher (SDK stdio)', b),
       row('(c) lumo:mcp port (caller extension)', c),
-      `(a)/(c): ${ratio(a)}; (b)/(c): ${ratio(b)}; goal ≤ 1.20×`].join('\n');
+      `(a)/(c): ${ratio(a)}; (b)/(c): ${ratio(b)}; goal ≤ 1.20×`,
+      `(a)'s answers by media type: ${JSON.stringify(tally.types)}; by Connection header: ${JSON.stringify(tally.connection)}`,
+      `(a)'s request headers: ${tally.headers}; (a′)'s: ${Object.keys(raw).map((h) => h.toLowerCase()).sort().join(', ')}`].join('\n');
   });
 
   await step('bench: the endpoint\'s own cost per request, beside a bare libsoup echo', async () => {

@@ -101,7 +101,7 @@ export async function loadSdk () {
 // up as docs/desktop-agents.md says: the URL and the Authorization header,
 // or the launcher with LUMO_ACCESS_TOKEN. It counts the
 // notifications/tools/list_changed it gets, and notes when it closes.
-export async function connectAgent (sdk, { kind, url, token, launcher, bus, name }) {
+export async function connectAgent (sdk, { kind, url, token, launcher, bus, name, fetch }) {
   const client = new sdk.Client({ name, version: '1.0.0' });
   const state = { listChanged: 0, closed: false, errors: [], stderr: '', waiters: [] };
   client.setNotificationHandler(sdk.types.ToolListChangedNotificationSchema, () => {
@@ -113,6 +113,7 @@ export async function connectAgent (sdk, { kind, url, token, launcher, bus, name
   if (kind === 'http') {
     transport = new sdk.StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      ...(fetch ? { fetch } : {}),
     });
   } else {
     transport = new sdk.StdioClientTransport({
