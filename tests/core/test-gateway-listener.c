@@ -5,8 +5,9 @@
  * Over real loopback sockets, with a trivial handler on the listener's
  * SoupServer: it listens on 127.0.0.1 and ::1 and nowhere else, says when
  * its port is taken, times out a connection that brings no whole request,
- * says that it closes a connection after its answer, sends without
- * Nagle's delay,
+ * keeps a connection for a client's next request and lets it go when
+ * the client does, closes it after its answer when the client asks,
+ * sends without Nagle's delay,
  * keeps serving (with a bounded number of descriptors) under a flood of
  * idle connections, and lets everything go when it stops.
  */
@@ -194,20 +195,80 @@ test_request_timeout (void)
   g_assert_cmpuint (_lumo_gateway_listener_get_n_timers (listener), ==, 0);
 }
 
-/* Every answer says the connection closes after it, and it does: a
- * client that pooled it does not send its next request on a connection
- * that is closing (it would meet a reset). */
+typedef struct
+{
+  GBytes *body;
+  guint   status;
+} Fetched;
+
+static void
+on_fetched_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Fetched *f = user_data;
+  g_autoptr(GError) error = NULL;
+
+  f->body = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
+  g_assert_no_error (error);
+  f->status = 200;
+}
+
+static gboolean
+has_fetched (gpointer data)
+{
+  return ((Fetched *) data)->body != NULL;
+}
+
+/* libsoup's client on the same main loop: one keep-alive GET. */
+static void
+fetch_ok (SoupSession *session,
+          guint        port)
+{
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/", port);
+  g_autoptr(SoupMessage) msg = soup_message_new ("GET", url);
+  Fetched f = { NULL, 0 };
+
+  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_fetched_cb, &f);
+  lumo_test_wait_until (has_fetched, &f, "the answer");
+  g_assert_cmpuint (soup_message_get_status (msg), ==, SOUP_STATUS_OK);
+  g_assert_null (soup_message_headers_get_one (soup_message_get_response_headers (msg), "Connection"));
+  g_assert_cmpmem (g_bytes_get_data (f.body, NULL), g_bytes_get_size (f.body), "ok", 2);
+  g_bytes_unref (f.body);
+}
+
+/* A client that keeps its connection sends its next requests on it and
+ * they are answered there: one connection for three requests. While it
+ * waits between two, it is an open connection under the request deadline
+ * like a new one; when the client goes, the listener lets it go. */
+static void
+test_keep_alive (void)
+{
+  g_autoptr(LumoGatewayListener) listener = listener_new_started ();
+  g_autoptr(SoupSession) session = soup_session_new ();
+  guint port = lumo_gateway_listener_get_port (listener);
+
+  for (guint i = 0; i < 3; i++)
+    fetch_ok (session, port);
+
+  g_assert_cmpuint (_lumo_gateway_listener_get_n_accepted (listener), ==, 1);
+  g_assert_cmpuint (lumo_gateway_listener_get_n_connections (listener), ==, 1);
+  g_assert_cmpuint (_lumo_gateway_listener_get_n_timers (listener), ==, 1);
+
+  soup_session_abort (session);
+  lumo_test_wait_until (has_no_connections, listener, "the kept connection to close");
+}
+
+/* A client that says "Connection: close" gets its answer and the end. */
 static void
 test_connection_close (void)
 {
   g_autoptr(LumoGatewayListener) listener = listener_new_started ();
   guint port = lumo_gateway_listener_get_port (listener);
-  g_autofree char *request = request_for (port, "keep-alive");
+  g_autofree char *request = request_for (port, "close");
   g_autoptr(HttpReply) reply = http_exchange ("127.0.0.1", port, request, -1, 0);
-  g_autofree char *connection = http_reply_header (reply, "Connection");
 
   g_assert_cmpuint (reply->status, ==, 200);
-  g_assert_cmpstr (connection, ==, "close");
   g_assert_cmpstr (reply->body, ==, "ok");
   g_assert_true (reply->closed);
 
@@ -318,6 +379,7 @@ main (int   argc,
   g_test_add_func ("/gateway/listener/port-in-use", test_port_in_use);
   g_test_add_func ("/gateway/listener/nodelay", test_nodelay);
   g_test_add_func ("/gateway/listener/request-timeout", test_request_timeout);
+  g_test_add_func ("/gateway/listener/keep-alive", test_keep_alive);
   g_test_add_func ("/gateway/listener/connection-close", test_connection_close);
   g_test_add_func ("/gateway/listener/idle-flood", test_idle_flood);
   g_test_add_func ("/gateway/listener/stop", test_stop);

@@ -14,6 +14,15 @@
  * A connection is never closed under libsoup's feet (its sources watch
  * the descriptor): the listener shuts the socket down, libsoup sees the
  * end or a failed write at once, and closes the stream itself.
+ *
+ * Connections are kept between requests by the listener, not by libsoup:
+ * libsoup 3.2 closes every connection after its answer unless the
+ * SoupServer has a listener of its own, which this one has not. So each
+ * exchange gets a stream of its own over the same socket, with input and
+ * output streams whose close leaves the socket alone; when libsoup closes
+ * it after a keep-alive answer, the listener hands the socket to the
+ * SoupServer again, as a new connection that waits for the next request
+ * under the same deadline and bounds as a new one.
  */
 #define G_LOG_DOMAIN "lumo-gateway-http"
 
@@ -26,6 +35,191 @@
 
 typedef struct _Connection Connection;
 
+/* ---- pass-through streams: one exchange's view of the socket ----------- */
+
+/* libsoup wraps the input it is given in a buffering filter stream that
+ * closes it when it goes; the socket's own streams cannot be closed and
+ * used again, so each exchange reads and writes through these. Their
+ * close does nothing: the listener owns the socket. */
+
+#define LUMO_TYPE_PASS_INPUT (lumo_pass_input_get_type ())
+G_DECLARE_FINAL_TYPE (LumoPassInput, lumo_pass_input, LUMO, PASS_INPUT, GInputStream)
+
+struct _LumoPassInput
+{
+  GInputStream  parent_instance;
+  GInputStream *base;   /* the socket's, pollable */
+};
+
+static void lumo_pass_input_pollable_init (GPollableInputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (LumoPassInput, lumo_pass_input, G_TYPE_INPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_INPUT_STREAM,
+                                                      lumo_pass_input_pollable_init))
+
+static gssize
+lumo_pass_input_read (GInputStream  *stream,
+                      void          *buffer,
+                      gsize          count,
+                      GCancellable  *cancellable,
+                      GError       **error)
+{
+  return g_input_stream_read (LUMO_PASS_INPUT (stream)->base, buffer, count, cancellable, error);
+}
+
+static gboolean
+lumo_pass_input_close (GInputStream  *stream,
+                       GCancellable  *cancellable,
+                       GError       **error)
+{
+  return TRUE;
+}
+
+static gboolean
+lumo_pass_input_is_readable (GPollableInputStream *stream)
+{
+  return g_pollable_input_stream_is_readable (G_POLLABLE_INPUT_STREAM (LUMO_PASS_INPUT (stream)->base));
+}
+
+static GSource *
+lumo_pass_input_create_source (GPollableInputStream *stream,
+                               GCancellable         *cancellable)
+{
+  GSource *base = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (LUMO_PASS_INPUT (stream)->base),
+                                                         cancellable);
+  GSource *source = g_pollable_source_new_full (stream, base, cancellable);
+
+  g_source_unref (base);
+  return source;
+}
+
+static gssize
+lumo_pass_input_read_nonblocking (GPollableInputStream  *stream,
+                                  void                  *buffer,
+                                  gsize                  count,
+                                  GError               **error)
+{
+  return g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (LUMO_PASS_INPUT (stream)->base),
+                                                   buffer, count, NULL, error);
+}
+
+static void
+lumo_pass_input_finalize (GObject *object)
+{
+  g_clear_object (&LUMO_PASS_INPUT (object)->base);
+  G_OBJECT_CLASS (lumo_pass_input_parent_class)->finalize (object);
+}
+
+static void
+lumo_pass_input_class_init (LumoPassInputClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = lumo_pass_input_finalize;
+  G_INPUT_STREAM_CLASS (klass)->read_fn = lumo_pass_input_read;
+  G_INPUT_STREAM_CLASS (klass)->close_fn = lumo_pass_input_close;
+}
+
+static void
+lumo_pass_input_pollable_init (GPollableInputStreamInterface *iface)
+{
+  iface->is_readable = lumo_pass_input_is_readable;
+  iface->create_source = lumo_pass_input_create_source;
+  iface->read_nonblocking = lumo_pass_input_read_nonblocking;
+}
+
+static void
+lumo_pass_input_init (LumoPassInput *self)
+{
+}
+
+#define LUMO_TYPE_PASS_OUTPUT (lumo_pass_output_get_type ())
+G_DECLARE_FINAL_TYPE (LumoPassOutput, lumo_pass_output, LUMO, PASS_OUTPUT, GOutputStream)
+
+struct _LumoPassOutput
+{
+  GOutputStream  parent_instance;
+  GOutputStream *base;   /* the socket's, pollable */
+};
+
+static void lumo_pass_output_pollable_init (GPollableOutputStreamInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (LumoPassOutput, lumo_pass_output, G_TYPE_OUTPUT_STREAM,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_POLLABLE_OUTPUT_STREAM,
+                                                      lumo_pass_output_pollable_init))
+
+static gssize
+lumo_pass_output_write (GOutputStream  *stream,
+                        const void     *buffer,
+                        gsize           count,
+                        GCancellable   *cancellable,
+                        GError        **error)
+{
+  return g_output_stream_write (LUMO_PASS_OUTPUT (stream)->base, buffer, count, cancellable, error);
+}
+
+static gboolean
+lumo_pass_output_close (GOutputStream  *stream,
+                        GCancellable   *cancellable,
+                        GError        **error)
+{
+  return TRUE;
+}
+
+static gboolean
+lumo_pass_output_is_writable (GPollableOutputStream *stream)
+{
+  return g_pollable_output_stream_is_writable (G_POLLABLE_OUTPUT_STREAM (LUMO_PASS_OUTPUT (stream)->base));
+}
+
+static GSource *
+lumo_pass_output_create_source (GPollableOutputStream *stream,
+                                GCancellable          *cancellable)
+{
+  GSource *base = g_pollable_output_stream_create_source (G_POLLABLE_OUTPUT_STREAM (LUMO_PASS_OUTPUT (stream)->base),
+                                                          cancellable);
+  GSource *source = g_pollable_source_new_full (stream, base, cancellable);
+
+  g_source_unref (base);
+  return source;
+}
+
+static gssize
+lumo_pass_output_write_nonblocking (GPollableOutputStream  *stream,
+                                    const void             *buffer,
+                                    gsize                   count,
+                                    GError                **error)
+{
+  return g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (LUMO_PASS_OUTPUT (stream)->base),
+                                                     buffer, count, NULL, error);
+}
+
+static void
+lumo_pass_output_finalize (GObject *object)
+{
+  g_clear_object (&LUMO_PASS_OUTPUT (object)->base);
+  G_OBJECT_CLASS (lumo_pass_output_parent_class)->finalize (object);
+}
+
+static void
+lumo_pass_output_class_init (LumoPassOutputClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = lumo_pass_output_finalize;
+  G_OUTPUT_STREAM_CLASS (klass)->write_fn = lumo_pass_output_write;
+  G_OUTPUT_STREAM_CLASS (klass)->close_fn = lumo_pass_output_close;
+}
+
+static void
+lumo_pass_output_pollable_init (GPollableOutputStreamInterface *iface)
+{
+  iface->is_writable = lumo_pass_output_is_writable;
+  iface->create_source = lumo_pass_output_create_source;
+  iface->write_nonblocking = lumo_pass_output_write_nonblocking;
+}
+
+static void
+lumo_pass_output_init (LumoPassOutput *self)
+{
+}
+
 /* ---- LumoListenerStream: the GIOStream handed to libsoup ---------------- */
 
 #define LUMO_TYPE_LISTENER_STREAM (lumo_listener_stream_get_type ())
@@ -35,24 +229,26 @@ struct _LumoListenerStream
 {
   GIOStream   parent_instance;
 
-  GIOStream  *base;         /* the accepted GSocketConnection */
-  Connection *connection;   /* NULL once the listener forgot it */
+  GIOStream     *base;      /* the accepted GSocketConnection */
+  GInputStream  *input;     /* this exchange's view of it */
+  GOutputStream *output;
+  Connection    *connection; /* NULL once the listener forgot it */
 };
 
 G_DEFINE_FINAL_TYPE (LumoListenerStream, lumo_listener_stream, G_TYPE_IO_STREAM)
 
-static void connection_closed (Connection *c);
+static gboolean connection_closed (Connection *c);
 
 static GInputStream *
 lumo_listener_stream_get_input_stream (GIOStream *stream)
 {
-  return g_io_stream_get_input_stream (LUMO_LISTENER_STREAM (stream)->base);
+  return LUMO_LISTENER_STREAM (stream)->input;
 }
 
 static GOutputStream *
 lumo_listener_stream_get_output_stream (GIOStream *stream)
 {
-  return g_io_stream_get_output_stream (LUMO_LISTENER_STREAM (stream)->base);
+  return LUMO_LISTENER_STREAM (stream)->output;
 }
 
 static gboolean
@@ -63,8 +259,9 @@ lumo_listener_stream_close_fn (GIOStream     *stream,
   LumoListenerStream *self = LUMO_LISTENER_STREAM (stream);
   Connection *c = g_steal_pointer (&self->connection);
 
-  if (c != NULL)
-    connection_closed (c);
+  /* After a keep-alive answer the socket stays, for the next exchange. */
+  if (c != NULL && !connection_closed (c))
+    return TRUE;
 
   return g_io_stream_close (self->base, cancellable, error);
 }
@@ -100,6 +297,8 @@ lumo_listener_stream_finalize (GObject *object)
 {
   LumoListenerStream *self = LUMO_LISTENER_STREAM (object);
 
+  g_clear_object (&self->input);
+  g_clear_object (&self->output);
   g_clear_object (&self->base);
 
   G_OBJECT_CLASS (lumo_listener_stream_parent_class)->finalize (object);
@@ -136,6 +335,9 @@ struct _Connection
   char                *key;          /* the remote address, "ip:port" */
   gint64               waiting_since; /* monotonic µs; 0 while an answer is written */
   GSource             *timeout;
+  GSource             *again;        /* hands the socket to libsoup again */
+  gboolean             read;         /* the request in progress was read whole */
+  gboolean             keep;         /* the last answer was keep-alive */
   gboolean             cut;
 };
 
@@ -197,6 +399,11 @@ static void
 connection_free (Connection *c)
 {
   connection_stop_timer (c);
+  if (c->again != NULL)
+    {
+      g_source_destroy (c->again);
+      g_clear_pointer (&c->again, g_source_unref);
+    }
   g_clear_object (&c->socket_conn);
   g_free (c->key);
   g_free (c);
@@ -221,13 +428,41 @@ connection_cut (Connection *c,
     g_debug ("Cannot shut the connection from %s down: %s", c->key, error->message);
 }
 
-static void
+static void connection_accept (Connection *c);
+
+static gboolean
+on_connection_again_cb (gpointer user_data)
+{
+  Connection *c = user_data;
+
+  g_clear_pointer (&c->again, g_source_unref);
+  connection_accept (c);
+  return G_SOURCE_REMOVE;
+}
+
+/* libsoup is done with an exchange. After a keep-alive answer on a socket
+ * that is still whole, the connection stays and the socket goes to libsoup
+ * again from the main loop (not from inside its disconnect); returns
+ * whether the connection is gone. */
+static gboolean
 connection_closed (Connection *c)
 {
   LumoGatewayListener *self = c->listener;
 
+  if (c->keep && !c->cut && !g_socket_is_closed (g_socket_connection_get_socket (c->socket_conn)))
+    {
+      c->keep = FALSE;
+      c->stream = NULL;
+      c->again = g_idle_source_new ();
+      g_source_set_priority (c->again, G_PRIORITY_DEFAULT);
+      g_source_set_callback (c->again, on_connection_again_cb, c, NULL);
+      g_source_attach (c->again, NULL);
+      return FALSE;
+    }
+
   g_debug ("Connection from %s closed", c->key);
   g_hash_table_remove (self->connections, c->key);
+  return TRUE;
 }
 
 static gboolean
@@ -269,22 +504,6 @@ lookup_message (LumoGatewayListener *self,
   return key != NULL ? g_hash_table_lookup (self->connections, key) : NULL;
 }
 
-/* libsoup 3.2 keeps a connection open after an answer only while the
- * SoupServer has a listener of its own, and this one has none (it is
- * handed each connection with soup_server_accept_iostream()): it closes
- * every connection after its answer. Unsaid, that close races a client
- * that pooled the connection and sends its next request on it, which
- * then meets a reset (Node's fetch and http.Agent do). So every answer
- * says "Connection: close", and a client opens a new connection for its
- * next request (on loopback, a fraction of a millisecond). */
-static void
-on_server_request_started_cb (SoupServer          *server,
-                              SoupServerMessage   *msg,
-                              LumoGatewayListener *self)
-{
-  soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
-}
-
 static void
 on_server_request_read_cb (SoupServer          *server,
                            SoupServerMessage   *msg,
@@ -293,7 +512,20 @@ on_server_request_read_cb (SoupServer          *server,
   Connection *c = lookup_message (self, msg);
 
   if (c != NULL)
-    connection_respond (c);
+    {
+      c->read = TRUE;
+      connection_respond (c);
+    }
+}
+
+/* HTTP/1.1 and "Connection: close" neither way (libsoup's own test is
+ * private). An HTTP/1.0 client gets one answer per connection. */
+static gboolean
+message_is_keepalive (SoupServerMessage *msg)
+{
+  return soup_server_message_get_http_version (msg) == SOUP_HTTP_1_1 &&
+         !soup_message_headers_header_contains (soup_server_message_get_request_headers (msg), "Connection", "close") &&
+         !soup_message_headers_header_contains (soup_server_message_get_response_headers (msg), "Connection", "close");
 }
 
 static void
@@ -303,10 +535,32 @@ on_server_request_done_cb (SoupServer          *server,
 {
   Connection *c = lookup_message (self, msg);
 
-  /* A connection that outlives its answer (none does with libsoup 3.2)
-   * waits for its next request under a new deadline. */
+  /* A connection that outlives its answer waits for its next request
+   * under a new deadline, and gives way first when the endpoint is full.
+   * libsoup closes the exchange right after this signal; a keep-alive
+   * one (HTTP/1.1, no "Connection: close" either way) keeps its socket. */
   if (c != NULL)
-    connection_wait (c);
+    {
+      /* An answer given before the body was read (413, an early 403)
+       * leaves the rest of the body on the socket: not kept. */
+      c->keep = c->read && message_is_keepalive (msg);
+      c->read = FALSE;
+      connection_wait (c);
+    }
+}
+
+static void
+on_server_request_aborted_cb (SoupServer          *server,
+                              SoupServerMessage   *msg,
+                              LumoGatewayListener *self)
+{
+  Connection *c = lookup_message (self, msg);
+
+  if (c != NULL)
+    {
+      c->keep = c->read = FALSE;
+      connection_wait (c);
+    }
 }
 
 static guint
@@ -341,6 +595,45 @@ find_longest_waiting (LumoGatewayListener *self)
   return oldest;
 }
 
+/* Hands the connection's socket to the SoupServer for its next exchange. */
+static void
+connection_accept (Connection *c)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSocketAddress) local = NULL;
+  g_autoptr(GSocketAddress) remote = NULL;
+  g_autoptr(LumoListenerStream) stream = NULL;
+  LumoPassInput *input;
+  LumoPassOutput *output;
+
+  if (!(local = g_socket_connection_get_local_address (c->socket_conn, &error)) ||
+      !(remote = g_socket_connection_get_remote_address (c->socket_conn, &error)))
+    {
+      g_debug ("The connection from %s is gone: %s", c->key, error->message);
+      g_io_stream_close (G_IO_STREAM (c->socket_conn), NULL, NULL);
+      g_hash_table_remove (c->listener->connections, c->key);
+      return;
+    }
+
+  input = g_object_new (LUMO_TYPE_PASS_INPUT, NULL);
+  input->base = g_object_ref (g_io_stream_get_input_stream (G_IO_STREAM (c->socket_conn)));
+  output = g_object_new (LUMO_TYPE_PASS_OUTPUT, NULL);
+  output->base = g_object_ref (g_io_stream_get_output_stream (G_IO_STREAM (c->socket_conn)));
+
+  stream = g_object_new (LUMO_TYPE_LISTENER_STREAM, NULL);
+  stream->base = G_IO_STREAM (g_object_ref (c->socket_conn));
+  stream->input = G_INPUT_STREAM (input);
+  stream->output = G_OUTPUT_STREAM (output);
+  stream->connection = c;
+  c->stream = stream;
+
+  if (!soup_server_accept_iostream (c->listener->server, G_IO_STREAM (stream), local, remote, &error))
+    {
+      g_debug ("The server refused a connection from %s: %s", c->key, error->message);
+      g_io_stream_close (G_IO_STREAM (stream), NULL, NULL);
+    }
+}
+
 static gboolean
 on_service_incoming_cb (GSocketService      *service,
                         GSocketConnection   *socket_conn,
@@ -350,7 +643,6 @@ on_service_incoming_cb (GSocketService      *service,
   g_autoptr(GError) error = NULL;
   g_autoptr(GSocketAddress) local = NULL;
   g_autoptr(GSocketAddress) remote = NULL;
-  g_autoptr(LumoListenerStream) stream = NULL;
   g_autofree char *key = NULL;
   Connection *c;
 
@@ -397,17 +689,7 @@ on_service_incoming_cb (GSocketService      *service,
   c->key = g_steal_pointer (&key);
   g_hash_table_insert (self->connections, c->key, c);
   connection_wait (c);
-
-  stream = g_object_new (LUMO_TYPE_LISTENER_STREAM, NULL);
-  stream->base = G_IO_STREAM (g_object_ref (socket_conn));
-  stream->connection = c;
-  c->stream = stream;
-
-  if (!soup_server_accept_iostream (self->server, G_IO_STREAM (stream), local, remote, &error))
-    {
-      g_debug ("The server refused a connection from %s: %s", c->key, error->message);
-      g_io_stream_close (G_IO_STREAM (stream), NULL, NULL);
-    }
+  connection_accept (c);
 
   return TRUE;
 }
@@ -703,7 +985,8 @@ lumo_gateway_listener_dispose (GObject *object)
       while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &c))
         {
           connection_cut (c, "the endpoint is going away");
-          c->stream->connection = NULL;
+          if (c->stream != NULL)
+            c->stream->connection = NULL;
         }
       g_hash_table_remove_all (self->connections);
     }
@@ -777,10 +1060,9 @@ lumo_gateway_listener_init (LumoGatewayListener *self)
                                              (GDestroyNotify) connection_free);
   self->server = soup_server_new (NULL, NULL);
 
-  g_signal_connect (self->server, "request-started", G_CALLBACK (on_server_request_started_cb), self);
   g_signal_connect (self->server, "request-read", G_CALLBACK (on_server_request_read_cb), self);
   g_signal_connect (self->server, "request-finished", G_CALLBACK (on_server_request_done_cb), self);
-  g_signal_connect (self->server, "request-aborted", G_CALLBACK (on_server_request_done_cb), self);
+  g_signal_connect (self->server, "request-aborted", G_CALLBACK (on_server_request_aborted_cb), self);
 }
 
 LumoGatewayListener *
