@@ -22,7 +22,10 @@
  * output streams whose close leaves the socket alone; when libsoup closes
  * it after a keep-alive answer, the listener hands the socket to the
  * SoupServer again, as a new connection that waits for the next request
- * under the same deadline and bounds as a new one.
+ * under the same deadline and bounds as a new one. libsoup reads ahead
+ * into a buffer of the exchange's own, so bytes a client pipelines before
+ * its answer are lost with it: its next request then fails to parse (400)
+ * or times out; no client we know of pipelines.
  */
 #define G_LOG_DOMAIN "lumo-gateway-http"
 
