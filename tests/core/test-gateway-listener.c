@@ -275,6 +275,45 @@ test_connection_close (void)
   lumo_test_wait_until (has_no_connections, listener, "the connections to close");
 }
 
+static void
+on_early_refuse_cb (SoupServer        *server,
+                    SoupServerMessage *msg,
+                    const char        *path,
+                    GHashTable        *query,
+                    gpointer           user_data)
+{
+  soup_server_message_set_status (msg, SOUP_STATUS_REQUEST_ENTITY_TOO_LARGE, NULL);
+}
+
+/* An answer given on the headers, before the body was read (as the
+ * endpoint's 413 is), is the connection's last: what is left of the body
+ * on it is not read as the next request. (The read timeout only bounds
+ * how long a failure takes to show.) */
+static void
+test_early_answer_closes (void)
+{
+  g_autoptr(LumoGatewayListener) listener = lumo_gateway_listener_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HttpReply) reply = NULL;
+  g_autofree char *request = NULL;
+  guint port;
+
+  soup_server_add_early_handler (lumo_gateway_listener_get_server (listener), NULL,
+                                 on_early_refuse_cb, NULL, NULL);
+  g_assert_true (lumo_gateway_listener_start (listener, 0, &error));
+  port = lumo_gateway_listener_get_port (listener);
+
+  request = g_strdup_printf ("POST / HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: keep-alive\r\n"
+                             "Content-Length: 32\r\n\r\nGET /smuggled HTTP/1.1\r\nX: y\r\n\r\n",
+                             port);
+  reply = http_exchange ("127.0.0.1", port, request, -1, 5000);
+
+  g_assert_cmpuint (reply->status, ==, 413);
+  g_assert_null (strstr (reply->body, "HTTP/1.1"));
+  g_assert_true (reply->closed);
+  lumo_test_wait_until (has_no_connections, listener, "the connection to close");
+}
+
 typedef struct
 {
   LumoGatewayListener *listener;
@@ -381,6 +420,7 @@ main (int   argc,
   g_test_add_func ("/gateway/listener/request-timeout", test_request_timeout);
   g_test_add_func ("/gateway/listener/keep-alive", test_keep_alive);
   g_test_add_func ("/gateway/listener/connection-close", test_connection_close);
+  g_test_add_func ("/gateway/listener/early-answer-closes", test_early_answer_closes);
   g_test_add_func ("/gateway/listener/idle-flood", test_idle_flood);
   g_test_add_func ("/gateway/listener/stop", test_stop);
 

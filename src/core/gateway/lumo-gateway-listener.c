@@ -507,6 +507,27 @@ lookup_message (LumoGatewayListener *self,
   return key != NULL ? g_hash_table_lookup (self->connections, key) : NULL;
 }
 
+/* Runs after libsoup's own got-headers, and so after the early handlers.
+ * An answer they gave on the headers alone is the connection's last, and
+ * says so: libsoup would otherwise hold the exchange open to read a body
+ * nobody wants, and a client that pooled the connection would send its
+ * next request into it. */
+static void
+on_message_got_headers_cb (SoupServerMessage *msg,
+                           gpointer           user_data)
+{
+  if (soup_server_message_get_status (msg) != 0)
+    soup_message_headers_replace (soup_server_message_get_response_headers (msg), "Connection", "close");
+}
+
+static void
+on_server_request_started_cb (SoupServer          *server,
+                              SoupServerMessage   *msg,
+                              LumoGatewayListener *self)
+{
+  g_signal_connect (msg, "got-headers", G_CALLBACK (on_message_got_headers_cb), NULL);
+}
+
 static void
 on_server_request_read_cb (SoupServer          *server,
                            SoupServerMessage   *msg,
@@ -1063,6 +1084,7 @@ lumo_gateway_listener_init (LumoGatewayListener *self)
                                              (GDestroyNotify) connection_free);
   self->server = soup_server_new (NULL, NULL);
 
+  g_signal_connect (self->server, "request-started", G_CALLBACK (on_server_request_started_cb), self);
   g_signal_connect (self->server, "request-read", G_CALLBACK (on_server_request_read_cb), self);
   g_signal_connect (self->server, "request-finished", G_CALLBACK (on_server_request_done_cb), self);
   g_signal_connect (self->server, "request-aborted", G_CALLBACK (on_server_request_aborted_cb), self);
