@@ -14,6 +14,23 @@
 #include "lumo-ui-util.h"
 
 void
+lumo_ui_start_display_loads (void)
+{
+  static gboolean started;
+  GdkDisplay *display;
+
+  if (started || (display = gdk_display_get_default ()) == NULL)
+    return;
+  started = TRUE;
+
+  /* Both only fetch a singleton on this thread: the work is done on
+   * the library's own thread and taken under its own lock, which the
+   * first lookup on the main thread waits for if it is not done. */
+  gtk_icon_theme_get_for_display (display);
+  pango_cairo_font_map_get_default ();
+}
+
+void
 lumo_ui_show_toast (GtkWidget *widget,
                     AdwToast  *toast)
 {

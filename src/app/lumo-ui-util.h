@@ -14,6 +14,16 @@ G_BEGIN_DECLS
  * less, measured in docs/PERFORMANCE.md. */
 void      lumo_ui_trim_heap_once   (void);
 
+/* Starts, once per process, what the first frame of a window waits for
+ * and GTK and Pango can do on their own threads: GTK's read of the icon
+ * themes (the first gtk_icon_theme_get_for_display() queues it on a
+ * thread, under the theme's lock) and Pango's FcInit (the first default
+ * font map starts its fontconfig thread). Left to the first frame, both
+ * start there and the main thread waits for them (docs/PERFORMANCE.md);
+ * started before the window's templates are built, they run beside them.
+ * Main thread only, after gtk_init(). */
+void      lumo_ui_start_display_loads (void);
+
 /* Shows @toast in the nearest AdwToastOverlay above @widget (the window's);
  * dropped if there is none (the widget is not in a window). Takes @toast. */
 void      lumo_ui_show_toast       (GtkWidget    *widget,
