@@ -15,13 +15,13 @@ G_BEGIN_DECLS
 void      lumo_ui_trim_heap_once   (void);
 
 /* Starts, once per process, what the first frame of a window waits for
- * and GTK and Pango can do on their own threads: GTK's read of the icon
- * themes (the first gtk_icon_theme_get_for_display() queues it on a
- * thread, under the theme's lock) and Pango's FcInit (the first default
- * font map starts its fontconfig thread). Left to the first frame, both
- * start there and the main thread waits for them (docs/PERFORMANCE.md);
- * started before the window's templates are built, they run beside them.
- * Main thread only, after gtk_init(). */
+ * and can be done off the main thread: reading the icon themes (a lookup
+ * on a GTask thread, under the theme's own lock, which the first lookup
+ * on the main thread waits for if it is not done) and Pango's FcInit
+ * (the first default font map starts its fontconfig thread). Left to the
+ * first frame, both happened there, on or waited for by the main thread
+ * (docs/PERFORMANCE.md); started before the window's templates are
+ * built, they run beside them. Main thread only, after gtk_init(). */
 void      lumo_ui_start_display_loads (void);
 
 /* Shows @toast in the nearest AdwToastOverlay above @widget (the window's);
