@@ -13,45 +13,19 @@
 
 #include "lumo-ui-util.h"
 
-/* On a GTask thread: a lookup reads the themes if they are not read,
- * under the theme's lock, as GTK's own early read does (gtkicontheme.c:
- * "once the icon theme is set up on the main thread we can pass it to a
- * thread and do basic lookups on it"). */
-static void
-read_icon_theme_thread (GTask        *task,
-                        gpointer      source_object,
-                        gpointer      task_data,
-                        GCancellable *cancellable)
-{
-  gtk_icon_theme_has_icon (GTK_ICON_THEME (source_object), "open-menu-symbolic");
-  g_task_return_boolean (task, TRUE);
-}
-
 void
 lumo_ui_start_display_loads (void)
 {
   static gboolean started;
-  g_autoptr(GTask) task = NULL;
-  GtkIconTheme *theme;
-  GdkDisplay *display;
 
-  if (started || (display = gdk_display_get_default ()) == NULL)
+  if (started || gdk_display_get_default () == NULL)
     return;
   started = TRUE;
 
-  /* GTK queues a read of the themes on a thread when the display's theme
-   * is first asked for, but the application's startup asks for it first
-   * and then adds the resource paths of GTK, libadwaita and the app,
-   * each of which throws the themes away: the first frame then read them
-   * again on the main thread (docs/PERFORMANCE.md). Here the paths are
-   * all set, so one read on a thread is the last. */
-  theme = gtk_icon_theme_get_for_display (display);
-  task = g_task_new (theme, NULL, NULL, NULL);
-  g_task_set_source_tag (task, lumo_ui_start_display_loads);
-  g_task_run_in_thread (task, read_icon_theme_thread);
-
   /* Pango runs FcInit on its own thread when the default font map is
-   * made; the first measure waits for it. */
+   * made, and the first measure of a label waits for it; made here, the
+   * thread starts before the templates are built, not in the first
+   * frame. Only the singleton is fetched on this thread. */
   pango_cairo_font_map_get_default ();
 }
 

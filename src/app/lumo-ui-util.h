@@ -14,14 +14,14 @@ G_BEGIN_DECLS
  * less, measured in docs/PERFORMANCE.md. */
 void      lumo_ui_trim_heap_once   (void);
 
-/* Starts, once per process, what the first frame of a window waits for
- * and can be done off the main thread: reading the icon themes (a lookup
- * on a GTask thread, under the theme's own lock, which the first lookup
- * on the main thread waits for if it is not done) and Pango's FcInit
- * (the first default font map starts its fontconfig thread). Left to the
- * first frame, both happened there, on or waited for by the main thread
- * (docs/PERFORMANCE.md); started before the window's templates are
- * built, they run beside them. Main thread only, after gtk_init(). */
+/* Starts, once per process, Pango's FcInit, which the first frame of a
+ * window waits for: the first default font map starts its fontconfig
+ * thread, and made before the window's templates are built it runs
+ * beside them instead of inside the first measure (docs/PERFORMANCE.md).
+ * The icon themes are not read here: done on a thread at this point,
+ * the read took the same CPU as on the main thread and the first rows
+ * were not sooner (measured, docs/PERFORMANCE.md). Main thread only,
+ * after gtk_init(). */
 void      lumo_ui_start_display_loads (void);
 
 /* Shows @toast in the nearest AdwToastOverlay above @widget (the window's);
