@@ -14,22 +14,6 @@
 #include "lumo-ui-util.h"
 
 void
-lumo_ui_start_display_loads (void)
-{
-  static gboolean started;
-
-  if (started || gdk_display_get_default () == NULL)
-    return;
-  started = TRUE;
-
-  /* Pango runs FcInit on its own thread when the default font map is
-   * made, and the first measure of a label waits for it; made here, the
-   * thread starts before the templates are built, not in the first
-   * frame. Only the singleton is fetched on this thread. */
-  pango_cairo_font_map_get_default ();
-}
-
-void
 lumo_ui_show_toast (GtkWidget *widget,
                     AdwToast  *toast)
 {

@@ -14,16 +14,6 @@ G_BEGIN_DECLS
  * less, measured in docs/PERFORMANCE.md. */
 void      lumo_ui_trim_heap_once   (void);
 
-/* Starts, once per process, Pango's FcInit, which the first frame of a
- * window waits for: the first default font map starts its fontconfig
- * thread, and made before the window's templates are built it runs
- * beside them instead of inside the first measure (docs/PERFORMANCE.md).
- * The icon themes are not read here: done on a thread at this point,
- * the read took the same CPU as on the main thread and the first rows
- * were not sooner (measured, docs/PERFORMANCE.md). Main thread only,
- * after gtk_init(). */
-void      lumo_ui_start_display_loads (void);
-
 /* Shows @toast in the nearest AdwToastOverlay above @widget (the window's);
  * dropped if there is none (the widget is not in a window). Takes @toast. */
 void      lumo_ui_show_toast       (GtkWidget    *widget,

@@ -467,9 +467,6 @@ lumo_window_new (GtkApplication *application,
   g_return_val_if_fail (GTK_IS_APPLICATION (application), NULL);
   g_return_val_if_fail (backend == NULL || LUMO_IS_BACKEND (backend), NULL);
 
-  /* Fontconfig loads on Pango's thread while the templates are built,
-   * not in the first frame. */
-  lumo_ui_start_display_loads ();
   self = g_object_new (LUMO_TYPE_WINDOW, "application", application, NULL);
 
   if (backend == NULL)

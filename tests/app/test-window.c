@@ -39,12 +39,10 @@ has_shortcut (GtkWidget  *widget,
   return FALSE;
 }
 
-/* The icons of the first frame come from the display's theme, which the
- * window starts loading on GTK's thread before it builds its templates
- * (lumo_ui_start_display_loads()): every page of the switcher and the
- * main menu show their own icon, not the theme's "image-missing". This
- * is the first window of the process, so the early load is the one the
- * lookups below use. */
+/* The icons of the first frame are in the display's theme once the window
+ * is built: every page of the switcher and the main menu show their own
+ * icon, not the theme's "image-missing" (a guard for any change to when
+ * and where the themes are read, docs/PERFORMANCE.md). */
 static void
 test_icons_found (AppFixture    *f,
                   gconstpointer  data)
