@@ -39,6 +39,46 @@ has_shortcut (GtkWidget  *widget,
   return FALSE;
 }
 
+/* The icons of the first frame are in the display's theme once the window
+ * is built: every page of the switcher and the main menu show their own
+ * icon, not the theme's "image-missing" (a guard for any change to when
+ * and where the themes are read, docs/PERFORMANCE.md). */
+static void
+test_icons_found (AppFixture    *f,
+                  gconstpointer  data)
+{
+  GtkIconTheme *theme = gtk_icon_theme_get_for_display (gtk_widget_get_display (GTK_WIDGET (f->window)));
+  AdwViewStack *stack = ADW_VIEW_STACK (app_test_find_widget (GTK_WIDGET (f->window), ADW_TYPE_VIEW_STACK, 0));
+  g_autoptr(GtkSelectionModel) pages = adw_view_stack_get_pages (stack);
+  GtkMenuButton *menu = GTK_MENU_BUTTON (app_test_find_widget (GTK_WIDGET (f->window), GTK_TYPE_MENU_BUTTON, 0));
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (pages)); i++)
+    {
+      g_autoptr(AdwViewStackPage) page = g_list_model_get_item (G_LIST_MODEL (pages), i);
+
+      g_ptr_array_add (names, (gpointer) adw_view_stack_page_get_icon_name (page));
+    }
+  g_ptr_array_add (names, (gpointer) gtk_menu_button_get_icon_name (menu));
+  g_assert_cmpuint (names->len, ==, 6);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autoptr(GtkIconPaintable) icon = NULL;
+      g_autoptr(GFile) file = NULL;
+      g_autofree char *basename = NULL;
+
+      g_assert_nonnull (name);
+      g_assert_true (gtk_icon_theme_has_icon (theme, name));
+      icon = gtk_icon_theme_lookup_icon (theme, name, NULL, 16, 1, GTK_TEXT_DIR_NONE, 0);
+      file = gtk_icon_paintable_get_file (icon);
+      g_assert_nonnull (file);
+      basename = g_file_get_basename (file);
+      g_assert_true (g_str_has_prefix (basename, name));
+    }
+}
+
 /* Only the page on screen is visible (the window's first layout measures
  * no other), and the switcher still offers all five. */
 static void
@@ -434,6 +474,7 @@ main (int   argc,
 
 #define ADD(path, func) \
   g_test_add ("/window/" path, AppFixture, GINT_TO_POINTER (TRUE), app_fixture_setup, func, app_fixture_teardown)
+  ADD ("icons", test_icons_found);
   ADD ("shortcuts", test_shortcuts);
   ADD ("only-shown-page-visible", test_only_shown_page_visible);
   ADD ("about", test_about);
