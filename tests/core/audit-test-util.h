@@ -181,10 +181,15 @@ audit_test_wait_indexed (const char *path,
 /* ---- a log of schema version 1, as an older install left it ---------------- */
 
 /* audit.db and audit.key in @dir with @n_rows rows "legacy_tool_N" of
- * schema version 1, chained and indexed as that version did. */
+ * schema version 1, chained and indexed as that version did; row N at
+ * @time0_us + N @step_us, its params hash 07 00 00 …. Then migrated to
+ * @version (1 or 2) as that install would have. */
 static inline void
-audit_test_make_v1_log (const char *dir,
-                        gint64      n_rows)
+audit_test_make_old_log (const char *dir,
+                         gint64      n_rows,
+                         guint       version,
+                         gint64      time0_us,
+                         gint64      step_us)
 {
   g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
   g_autofree char *key_path = g_build_filename (dir, "audit.key", NULL);
@@ -203,7 +208,7 @@ audit_test_make_v1_log (const char *dir,
       g_autoptr(sqlite3_stmt) stmt = NULL;
       g_autofree char *tool = g_strdup_printf ("legacy_tool_%" G_GINT64_FORMAT, id);
       LumoAuditChainFields f = {
-        id, 1000 * id, TEST_PROVIDER_ID, TEST_CALLER_ID, "Old", tool, TRUE, "", params, "allow", ""
+        id, time0_us + step_us * id, TEST_PROVIDER_ID, TEST_CALLER_ID, "Old", tool, TRUE, "", params, "allow", ""
       };
       guint8 hash[LUMO_AUDIT_HASH_SIZE];
 
@@ -230,5 +235,19 @@ audit_test_make_v1_log (const char *dir,
       memcpy (prev, hash, sizeof prev);
     }
   lumo_db_close (db);
+
+  if (version > 1)
+    {
+      db = lumo_db_open (path, LUMO_DB_FLAGS_SYNC_FULL, lumo_audit_migrations, version, &error);
+      g_assert_no_error (error);
+      lumo_db_close (db);
+    }
+}
+
+static inline void
+audit_test_make_v1_log (const char *dir,
+                        gint64      n_rows)
+{
+  audit_test_make_old_log (dir, n_rows, 1, 0, 1000);
 
 }

@@ -565,6 +565,123 @@ test_legacy_v1 (void)
   lumo_test_dir_remove (dir);
 }
 
+/* Five rows of a version-2 log, 10 hours apart, the newest now: its time
+ * and params are on its audit table and indexed there, its audit_order
+ * has neither. */
+#define V2_ROWS 5
+#define V2_PARAMS "07" "00000000000000000000000000000000000000000000000000000000000000"
+
+static void
+make_v2_log (const char *dir)
+{
+  gint64 step = (gint64) 10 * 3600 * G_USEC_PER_SEC;
+
+  audit_test_make_old_log (dir, V2_ROWS, 2, g_get_real_time () - V2_ROWS * step, step);
+}
+
+/* What the keys of time and params find in the v2 log (since:1d: the
+ * three newest). */
+static void
+check_v2_keys (LumoAuditStore *store)
+{
+  g_autoptr(LumoAuditQuery) since = lumo_audit_query_parse ("since:1d", 0, NULL);
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) stats = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (audit_test_count (store, ""), ==, V2_ROWS);
+  g_assert_cmpint (audit_test_count (store, "params:" V2_PARAMS), ==, V2_ROWS);
+  g_assert_cmpint (audit_test_count (store, "since:1d"), ==, 3);
+  g_assert_cmpint (audit_test_count (store, "since:1d params:" V2_PARAMS), ==, 3);
+
+  rows = lumo_audit_store_fetch_sorted (store, NULL, LUMO_AUDIT_SORT_TIME, LUMO_AUDIT_SORT_DESCENDING,
+                                        NULL, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rows->len, ==, V2_ROWS);
+  for (guint i = 0; i < rows->len; i++)
+    g_assert_cmpint (lumo_audit_row_get_id (g_ptr_array_index (rows, i)), ==, V2_ROWS - i);
+  g_clear_pointer (&rows, g_ptr_array_unref);
+
+  rows = lumo_audit_store_fetch_page (store, since, 0, 10, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rows->len, ==, 3);
+  g_assert_cmpint (lumo_audit_row_get_id (g_ptr_array_index (rows, 2)), ==, 3);
+  g_clear_pointer (&rows, g_ptr_array_unref);
+
+  stats = lumo_audit_store_stats (store, since, LUMO_AUDIT_GROUP_TOOL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (stats->len, ==, 3);
+
+  rows = lumo_audit_store_list_allowed_writes (store, lumo_audit_query_get_since (since), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rows->len, ==, 3);
+  g_assert_cmpint (lumo_audit_row_get_id (g_ptr_array_index (rows, 0)), ==, 3);
+}
+
+/* A version-2 log collected from an older install opens read-only as it
+ * is (through a view that gives its audit_order time and params) and is
+ * not changed by a byte. */
+static void
+test_legacy_v2 (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  g_autofree char *key = g_build_filename (dir, "audit.key", NULL);
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+
+  make_v2_log (dir);
+  g_assert_cmpint (audit_test_query_int (path, "PRAGMA user_version"), ==, 2);
+  before = lumo_test_dir_fingerprint (dir);
+
+  store = lumo_audit_store_open_file (path, key, &error);
+  g_assert_no_error (error);
+  check_v2_keys (store);
+  g_assert_true (lumo_audit_store_verify (store, NULL, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+  g_clear_object (&store);
+
+  after = lumo_test_dir_fingerprint (dir);
+  g_assert_cmpstr (before, ==, after);
+  lumo_test_dir_remove (dir);
+}
+
+/* The app's own version-2 log migrates to version 3: audit_order gains
+ * every row's time and params with their indexes, the audit table loses
+ * its two, and every key finds what it found. */
+static void
+test_migrate_v2 (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(GError) error = NULL;
+
+  make_v2_log (dir);
+  store = audit_test_open (dir);
+  g_assert_cmpint (audit_test_query_int (path, "PRAGMA user_version"), ==, 3);
+  g_assert_cmpint (audit_test_query_int (path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' "
+                                               "AND name IN ('audit_time', 'audit_params')"), ==, 0);
+  g_assert_cmpint (audit_test_query_int (path, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' "
+                                               "AND name IN ('audit_order_time', 'audit_order_params', "
+                                               "'audit_order_caller', 'audit_order_tool', "
+                                               "'audit_order_outcome')"), ==, 5);
+  g_assert_cmpint (audit_test_query_int (path, "SELECT count(*) FROM audit_order o JOIN audit a "
+                                               "ON a.id = o.id WHERE o.time_us = a.time_us "
+                                               "AND o.params_hmac = a.params_hmac "
+                                               "AND o.tool = a.tool"), ==, V2_ROWS);
+  check_v2_keys (store);
+  g_assert_cmpint (audit_test_append (store, "after_migration"), ==, V2_ROWS + 1);
+  g_assert_cmpint (audit_test_count (store, "since:1d"), ==, 4);
+  g_assert_true (lumo_audit_store_verify (store, NULL, NULL, NULL, NULL, &error));
+  g_assert_no_error (error);
+
+  g_clear_object (&store);
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -582,6 +699,8 @@ main (int   argc,
   ADD ("bad-input", test_bad_input);
   ADD ("older-export", test_older_export);
   g_test_add_func ("/audit-file/legacy-v1", test_legacy_v1);
+  g_test_add_func ("/audit-file/legacy-v2", test_legacy_v2);
+  g_test_add_func ("/audit-file/migrate-v2", test_migrate_v2);
 
   return g_test_run ();
 }

@@ -39,6 +39,193 @@ assert_index_sound (const char *path)
   sqlite3_close (db);
 }
 
+
+/* audit_order holds every row up to the watermark with the row's own
+ * time and params, and none above it. */
+static void
+assert_order_sound (const char *path)
+{
+  gint64 indexed_to = audit_test_watermark (path);
+  g_autofree char *rows_sql = g_strdup_printf ("SELECT count(*) FROM audit WHERE id <= %" G_GINT64_FORMAT,
+                                               indexed_to);
+
+  g_assert_cmpint (audit_test_query_int (path, "SELECT count(*) FROM audit_order"), ==,
+                   audit_test_query_int (path, rows_sql));
+  g_assert_cmpint (audit_test_query_int (path, "SELECT count(*) FROM audit_order o JOIN audit a "
+                                               "ON a.id = o.id WHERE o.time_us = a.time_us "
+                                               "AND o.params_hmac = a.params_hmac"), ==,
+                   audit_test_query_int (path, "SELECT count(*) FROM audit_order"));
+}
+
+/* ---- what the keys of time and params find ----------------------------------- */
+
+#define N_KEYED 9
+
+typedef struct
+{
+  gint64   id;
+  gint64   time_us;
+  gboolean a;        /* params SHA_A, else SHA_B */
+  gboolean allowed;
+} Keyed;
+
+static int
+keyed_by_time (gconstpointer pa,
+               gconstpointer pb)
+{
+  const Keyed *a = pa, *b = pb;
+
+  if (a->time_us != b->time_us)
+    return a->time_us < b->time_us ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static LumoAuditQuery *
+parse (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  LumoAuditQuery *q = lumo_audit_query_parse (text, 0, &error);
+
+  g_assert_no_error (error);
+  return q;
+}
+
+/* Every page of @text in @key and @order, 2 rows a page: the ids. */
+static GArray *
+all_pages (LumoAuditStore     *store,
+           const char         *text,
+           LumoAuditSortKey    key,
+           LumoAuditSortOrder  order)
+{
+  g_autoptr(LumoAuditQuery) q = parse (text);
+  g_autoptr(LumoAuditRow) after = NULL;
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (;;)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) rows = lumo_audit_store_fetch_sorted (store, q, key, order, after, 2,
+                                                                 NULL, &error);
+
+      g_assert_no_error (error);
+      if (rows->len == 0)
+        break;
+      for (guint i = 0; i < rows->len; i++)
+        {
+          gint64 id = lumo_audit_row_get_id (g_ptr_array_index (rows, i));
+
+          g_array_append_val (ids, id);
+        }
+      g_set_object (&after, g_ptr_array_index (rows, rows->len - 1));
+    }
+
+  return ids;
+}
+
+static void
+assert_ids (GArray       *got,
+            const Keyed **want,
+            guint         n_want)
+{
+  g_assert_cmpuint (got->len, ==, n_want);
+  for (guint i = 0; i < n_want; i++)
+    g_assert_cmpint (g_array_index (got, gint64, i), ==, want[i]->id);
+}
+
+/* since:, params:, pages by time and by id under them, counts, a summary
+ * and the writes a rate window is rebuilt from, against the rows as
+ * written: the same whether or not the index has caught up. */
+static void
+check_keys (LumoAuditStore *store,
+            const Keyed    *rows,
+            guint           n_rows,
+            const char     *params_a,
+            gint64          since_us)
+{
+  g_autofree char *q_params = g_strdup_printf ("params:%s", params_a);
+  g_autofree char *q_both = g_strdup_printf ("since:1d params:%s", params_a);
+  g_autofree const Keyed **by_time = g_new0 (const Keyed *, n_rows);
+  g_autofree const Keyed **recent = g_new0 (const Keyed *, n_rows);
+  g_autofree const Keyed **recent_desc_id = g_new0 (const Keyed *, n_rows);
+  g_autofree const Keyed **a_desc_id = g_new0 (const Keyed *, n_rows);
+  g_autofree const Keyed **allowed = g_new0 (const Keyed *, n_rows);
+  g_autofree Keyed *sorted = g_memdup2 (rows, n_rows * sizeof *rows);
+  guint n_recent = 0, n_a = 0, n_both = 0, n_allowed = 0, n = 0;
+  g_autoptr(GError) error = NULL;
+
+  qsort (sorted, n_rows, sizeof *sorted, keyed_by_time);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      by_time[i] = &sorted[i];
+      if (sorted[i].time_us >= since_us)
+        recent[n_recent++] = &sorted[i];
+      if (sorted[i].time_us >= since_us && sorted[i].allowed)
+        allowed[n_allowed++] = &sorted[i];
+    }
+  for (guint i = n_rows; i-- > 0;)
+    {
+      if (rows[i].time_us >= since_us)
+        recent_desc_id[n++] = &rows[i];
+      if (rows[i].a)
+        a_desc_id[n_a++] = &rows[i];
+      if (rows[i].a && rows[i].time_us >= since_us)
+        n_both++;
+    }
+
+  g_assert_cmpint (audit_test_count (store, ""), ==, n_rows);
+  g_assert_cmpint (audit_test_count (store, "since:1d"), ==, n_recent);
+  g_assert_cmpint (audit_test_count (store, q_params), ==, n_a);
+  g_assert_cmpint (audit_test_count (store, q_both), ==, n_both);
+  g_assert_cmpint (audit_test_count (store, "since:1d decision:allow"), ==, n_allowed);
+
+  {
+    g_autoptr(GArray) ids = all_pages (store, "", LUMO_AUDIT_SORT_TIME, LUMO_AUDIT_SORT_ASCENDING);
+
+    assert_ids (ids, by_time, n_rows);
+  }
+  {
+    g_autoptr(GArray) ids = all_pages (store, "since:1d", LUMO_AUDIT_SORT_TIME,
+                                       LUMO_AUDIT_SORT_DESCENDING);
+
+    g_assert_cmpuint (ids->len, ==, n_recent);
+    for (guint i = 0; i < n_recent; i++)
+      g_assert_cmpint (g_array_index (ids, gint64, i), ==, recent[n_recent - 1 - i]->id);
+  }
+  {
+    g_autoptr(GArray) ids = all_pages (store, "since:1d", LUMO_AUDIT_SORT_ID,
+                                       LUMO_AUDIT_SORT_DESCENDING);
+
+    assert_ids (ids, recent_desc_id, n_recent);
+  }
+  {
+    g_autoptr(GArray) ids = all_pages (store, q_params, LUMO_AUDIT_SORT_ID,
+                                       LUMO_AUDIT_SORT_DESCENDING);
+
+    assert_ids (ids, a_desc_id, n_a);
+  }
+  {
+    g_autoptr(LumoAuditQuery) q = parse ("since:1d");
+    g_autoptr(GPtrArray) stats = lumo_audit_store_stats (store, q, LUMO_AUDIT_GROUP_NONE, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (stats->len, ==, 1);
+    g_assert_cmpint (((LumoAuditStats *) g_ptr_array_index (stats, 0))->total, ==, n_recent);
+  }
+  {
+    g_autoptr(GPtrArray) writes = lumo_audit_store_list_allowed_writes (store, since_us, &error);
+    g_autoptr(GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+    g_assert_no_error (error);
+    for (guint i = 0; i < writes->len; i++)
+      {
+        gint64 id = lumo_audit_row_get_id (g_ptr_array_index (writes, i));
+
+        g_array_append_val (ids, id);
+      }
+    assert_ids (ids, allowed, n_allowed);
+  }
+}
+
 /* ---- tests ------------------------------------------------------------------- */
 
 /* The append's transaction leaves the index alone; a search finds the row
@@ -131,6 +318,74 @@ test_pages_across_watermark (void)
   lumo_test_dir_remove (dir);
 }
 
+
+/* The time and params keys read audit_order up to the watermark and the
+ * rows above it: with the catch-up held back, some rows are in neither
+ * index and are found all the same, once, in their place. The times are
+ * not in id order (an import, a clock set back). */
+static void
+test_keys_while_lagging (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(LumoAuditStore) store = audit_test_open (dir);
+  g_autoptr(LumoAuditRow) first = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 now = g_get_real_time ();
+  gint64 hour = (gint64) 3600 * G_USEC_PER_SEC;
+  /* Hours before now: rows 1–4 indexed, 5–9 not. */
+  const gint64 ago[N_KEYED] = { 240, 5, 72, 2, 30, 6, 1, 48, 3 };
+  Keyed rows[N_KEYED];
+  const char *params_a;
+
+  for (guint i = 0; i < N_KEYED; i++)
+    {
+      LumoAuditRecord r = audit_test_record ("keyed_tool");
+
+      if (i == 4)
+        {
+          audit_test_wait_indexed (path, 4);
+          _lumo_audit_store_set_index_catch_up (store, FALSE);
+        }
+      r.time_us = now - ago[i] * hour;
+      r.params_sha256 = i % 3 == 0 ? SHA_A : SHA_B;
+      r.decision = i == 6 ? LUMO_AUDIT_DECISION_DENY : LUMO_AUDIT_DECISION_ALLOW;
+      rows[i] = (Keyed) { lumo_audit_store_append (store, &r, &error), r.time_us, i % 3 == 0, i != 6 };
+      g_assert_no_error (error);
+      g_assert_cmpint (rows[i].id, ==, i + 1);
+    }
+  g_assert_cmpint (audit_test_watermark (path), ==, 4);
+  first = lumo_audit_store_get_row (store, 1, &error);
+  g_assert_no_error (error);
+  params_a = lumo_audit_row_get_params_hmac (first);
+
+  check_keys (store, rows, N_KEYED, params_a, now - 24 * hour);
+  assert_order_sound (path);
+
+  /* Caught up: the same answers, now from the indexes alone. */
+  _lumo_audit_store_set_index_catch_up (store, TRUE);
+  {
+    LumoAuditRecord r = audit_test_record ("keyed_tool");
+
+    r.time_us = now - 4 * hour;
+    r.params_sha256 = SHA_A;
+    g_assert_cmpint (lumo_audit_store_append (store, &r, &error), ==, N_KEYED + 1);
+    g_assert_no_error (error);
+    audit_test_wait_indexed (path, N_KEYED + 1);
+    {
+      Keyed all[N_KEYED + 1];
+
+      memcpy (all, rows, sizeof rows);
+      all[N_KEYED] = (Keyed) { N_KEYED + 1, r.time_us, TRUE, TRUE };
+      check_keys (store, all, N_KEYED + 1, params_a, now - 24 * hour);
+    }
+  }
+  assert_order_sound (path);
+
+  g_clear_object (&store);
+  lumo_test_dir_remove (dir);
+}
+
 /* A writer killed between its commits and the index's catch-up: the rows
  * are there and found by a search, and the next store that opens the file
  * indexes them. */
@@ -174,14 +429,19 @@ test_rebuilt_after_kill (void)
   g_assert_cmpint (audit_test_watermark (path), ==, 0);
   g_assert_cmpint (index_hits (path, "led"), ==, 0);
 
+  g_assert_cmpint (audit_test_query_int (path, "SELECT count(*) FROM audit_order"), ==, 0);
+
   store = audit_test_open (dir);
   /* Found before the catch-up is done (by the scan) and after (by the
-   * index), and never twice. */
+   * index), and never twice; so by time. */
   g_assert_cmpint (audit_test_count (store, "killed_writer"), ==, newest);
+  g_assert_cmpint (audit_test_count (store, "since:1d"), ==, newest);
   audit_test_wait_indexed (path, newest);
   g_assert_cmpint (index_hits (path, "led"), ==, newest);
   g_assert_cmpint (audit_test_count (store, "killed_writer"), ==, newest);
+  g_assert_cmpint (audit_test_count (store, "since:1d"), ==, newest);
   assert_index_sound (path);
+  assert_order_sound (path);
 
   g_assert_true (lumo_audit_store_verify (store, NULL, NULL, NULL, &report, &error));
   g_assert_no_error (error);
@@ -236,6 +496,7 @@ test_results_and_retention (void)
   audit_test_append (store, "after_retention");
   audit_test_wait_indexed (path, 6);
   assert_index_sound (path);
+  assert_order_sound (path);
   g_assert_cmpint (index_hits (path, "kka"), ==, 1);
   g_assert_cmpint (audit_test_count (store, "quokka"), ==, 1);
   g_assert_cmpint (audit_test_count (store, "wombat"), ==, 0);
@@ -255,6 +516,7 @@ main (int   argc,
 
   g_test_add_func ("/audit-index/searchable-at-once", test_searchable_at_once);
   g_test_add_func ("/audit-index/pages-across-watermark", test_pages_across_watermark);
+  g_test_add_func ("/audit-index/keys-while-lagging", test_keys_while_lagging);
   g_test_add_func ("/audit-index/rebuilt-after-kill", test_rebuilt_after_kill);
   g_test_add_func ("/audit-index/results-and-retention", test_results_and_retention);
 

@@ -10,9 +10,11 @@
  *     no lock, reads no -wal and creates no -shm, so not a byte of the
  *     file or its folder changes. A -wal beside it with content would be
  *     missed, so it is refused with a message that says so. Its
- *     quick_check runs before the store is returned. A log of schema
- *     version 1 (an older install) is read through a temporary view that
- *     gives its rows the columns of version 2 (extension, no grant).
+ *     quick_check runs before the store is returned. A log of an older
+ *     schema (an older install) is read through temporary views that give
+ *     it the tables of the newest: for version 1 its rows the columns of
+ *     version 2 (extension, no grant) and an audit_order; for version 2
+ *     an audit_order with the time and params of version 3.
  *   - an export is read line by line (each line an audit row, checked like
  *     a row the writer makes) into a private in-memory database with the
  *     schema of audit.db, so the same queries, pages, counts, summaries,
@@ -42,7 +44,7 @@
 #include "lumo-json.h"
 
 /* The newest schema a database may have to be opened here. */
-#define SCHEMA_NEWEST 2
+#define SCHEMA_NEWEST 3
 
 static const char sqlite_magic[16] = "SQLite format 3";
 
@@ -117,8 +119,11 @@ last_readable_row (sqlite3 *db)
   return last;
 }
 
-/* Makes a reader of a schema-1 log look like schema 2; temporary objects
- * live in memory and never touch the file. */
+/* Make a reader of an older log look like the newest schema; temporary
+ * objects live in memory, never touch the file, and come first in name
+ * lookups. Version 1 had no audit_order, version 2 one without time and
+ * params: both are given one as a view whose time and params come from
+ * the audit table, which in those versions has their indexes. */
 static const char legacy_v1_sql[] =
   "PRAGMA temp_store = MEMORY;"
   "CREATE TEMP VIEW audit AS SELECT *, 'extension' AS caller_kind, 0 AS by_grant FROM main.audit;"
@@ -126,15 +131,23 @@ static const char legacy_v1_sql[] =
   "INSERT INTO temp.audit_fts_state VALUES (1, (SELECT coalesce (max (id), 0) FROM main.audit));"
   /* No index behind it: a sort by caller, tool or outcome sorts every row. */
   "CREATE TEMP VIEW audit_order AS SELECT id, caller_name, caller_id, tool, "
-  LUMO_AUDIT_OUTCOME_SQL_ ("") " AS outcome FROM main.audit;";
+  LUMO_AUDIT_OUTCOME_SQL_ ("") " AS outcome, time_us, params_hmac FROM main.audit;";
+
+static const char legacy_v2_sql[] =
+  "PRAGMA temp_store = MEMORY;"
+  "CREATE TEMP VIEW audit_order AS SELECT o.id AS id, o.caller_name AS caller_name,"
+  " o.caller_id AS caller_id, o.tool AS tool, o.outcome AS outcome, a.time_us AS time_us,"
+  " a.params_hmac AS params_hmac FROM main.audit_order o JOIN main.audit a ON a.id = o.id;";
 
 gboolean
 _lumo_audit_file_prepare_reader (LumoAuditStore  *self,
                                  sqlite3         *db,
                                  GError         **error)
 {
-  if (self->legacy_v1)
+  if (self->legacy_schema == 1)
     return lumo_db_exec (db, legacy_v1_sql, error);
+  if (self->legacy_schema == 2)
+    return lumo_db_exec (db, legacy_v2_sql, error);
 
   return lumo_db_exec (db, "PRAGMA temp_store = MEMORY", error);
 }
@@ -202,7 +215,7 @@ open_database (LumoAuditStore  *self,
       lumo_db_close (db);
       return FALSE;
     }
-  self->legacy_v1 = version == 1;
+  self->legacy_schema = version < SCHEMA_NEWEST ? (guint) version : 0;
 
   if (!lumo_db_quick_check (db, self->path, &local_error))
     {
@@ -582,8 +595,9 @@ open_export (LumoAuditStore  *self,
        lumo_db_exec (self->writer_db,
                      "INSERT INTO audit_fts (rowid, tool, caller_id, caller_name, target, result_text) "
                      "SELECT id, tool, caller_id, caller_name, target, result_text FROM audit;"
-                     "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome) "
-                     "SELECT id, caller_name, caller_id, tool, " LUMO_AUDIT_OUTCOME_SQL_ ("") " FROM audit;"
+                     "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome, time_us, "
+                     "params_hmac) SELECT id, caller_name, caller_id, tool, "
+                     LUMO_AUDIT_OUTCOME_SQL_ ("") ", time_us, params_hmac FROM audit;"
                      "UPDATE audit_fts_state SET indexed_to = (SELECT coalesce (max (id), 0) FROM audit);",
                      error) &&
        lumo_db_commit (self->writer_db, error);

@@ -191,7 +191,7 @@ struct _LumoAuditStore
   gboolean      read_only;
   char         *uri;
   char         *key_path;
-  gboolean      legacy_v1;
+  guint         legacy_schema;   /* 1 or 2: an older log, read through views; 0: the newest */
   char         *head_path;
   char         *vfs_name;
   GBytes       *secret;

@@ -67,16 +67,26 @@ typedef enum
   LUMO_AUDIT_PART_ALL,      /* a query without index terms: every row */
   LUMO_AUDIT_PART_INDEXED,  /* ids ≤ the watermark, through the index */
   LUMO_AUDIT_PART_TAIL,     /* ids > the watermark, every term re-checked */
-  LUMO_AUDIT_PART_ORDERED,  /* ids ≤ the watermark, in audit_order's order
-                             * (a sort by caller, tool or outcome without
-                             * index terms) */
+  LUMO_AUDIT_PART_ORDERED,  /* ids ≤ the watermark, through audit_order and
+                             * one of its indexes (without index terms: a
+                             * sort by anything but id, a bound on time or
+                             * a params filter, a count of every row) */
 } LumoAuditPart;
+
+/* What a statement is for, which decides the part that reads the rows up
+ * to the watermark. */
+typedef enum
+{
+  LUMO_AUDIT_USE_PAGE,
+  LUMO_AUDIT_USE_COUNT,
+  LUMO_AUDIT_USE_STATS,
+} LumoAuditUse;
 
 /* The rows after @1 up to @2 into audit_order, from audit. */
 #define LUMO_AUDIT_ORDER_FILL_SQL \
-  "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome) " \
-  "SELECT a.id, a.caller_name, a.caller_id, a.tool, " LUMO_AUDIT_OUTCOME_SQL " " \
-  "FROM audit a WHERE a.id > ? AND a.id <= ? ORDER BY a.id"
+  "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome, time_us, params_hmac) " \
+  "SELECT a.id, a.caller_name, a.caller_id, a.tool, " LUMO_AUDIT_OUTCOME_SQL ", a.time_us, " \
+  "a.params_hmac FROM audit a WHERE a.id > ? AND a.id <= ? ORDER BY a.id"
 
 /* A page's order, and where it starts: after @after (the last row of the
  * previous page), or at the start when NULL. */
@@ -90,6 +100,12 @@ typedef struct
 
 /* TRUE when the query has a term the index can look up. */
 gboolean         _lumo_audit_query_uses_index      (const LumoAuditQuery *query);
+/* The part for the rows up to the watermark (the tail follows it unless
+ * it is LUMO_AUDIT_PART_ALL); @key only for a page. audit_order holds the
+ * time and params indexes, so every bound on them reads it (schema 3). */
+LumoAuditPart    _lumo_audit_query_first_part      (const LumoAuditQuery *query,
+                                                    LumoAuditUse          use,
+                                                    LumoAuditSortKey      key);
 
 /* SQL over the audit schema for one page of @part, at most @limit rows.
  * @columns is a fixed column list of table alias "a". Bind values are

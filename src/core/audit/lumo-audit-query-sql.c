@@ -356,10 +356,57 @@ _lumo_audit_query_uses_index (const LumoAuditQuery *self)
   return FALSE;
 }
 
-/* The conditions on the audit table (alias a). In the tail every term is
- * re-checked: those rows are not in the index. @plain_time: the time
- * bounds may use the time index (a sort by time); else they are written
- * +a.time_us, which keeps the planner on the id order a page needs. */
+/* The smallest id of a row at or after @1 (and @2, the same time): from
+ * audit_order's time index and from the rows above the watermark, in one
+ * statement and so one snapshot. Every entry of audit_order is a row with
+ * that row's time, so the first half needs no bound of its own. min (+id),
+ * not min (id): the latter lets SQLite walk audit_order in rowid order
+ * from its oldest row until one is recent enough (most of the table for
+ * since:1d) instead of the time index's range. */
+#define SINCE_BOUND_SQL \
+  "(SELECT coalesce (min (m), 9223372036854775807) FROM (" \
+  "SELECT min (+id) AS m FROM audit_order WHERE time_us >= ?" \
+  " UNION ALL SELECT min (id) FROM audit" \
+  " WHERE id > (SELECT indexed_to FROM audit_fts_state) AND +time_us >= ?))"
+
+LumoAuditPart
+_lumo_audit_query_first_part (const LumoAuditQuery *self,
+                              LumoAuditUse          use,
+                              LumoAuditSortKey      key)
+{
+  gboolean narrows;
+
+  g_return_val_if_fail (self != NULL, LUMO_AUDIT_PART_ALL);
+
+  if (_lumo_audit_query_uses_index (self))
+    return LUMO_AUDIT_PART_INDEXED;
+
+  narrows = self->since != 0 || self->until != 0 || self->params->len > 0;
+  switch (use)
+    {
+    case LUMO_AUDIT_USE_PAGE:
+      /* By id, since: alone bounds the scan of every row (SINCE_BOUND_SQL). */
+      return key != LUMO_AUDIT_SORT_ID || self->params->len > 0 ? LUMO_AUDIT_PART_ORDERED
+                                                               : LUMO_AUDIT_PART_ALL;
+    case LUMO_AUDIT_USE_COUNT:
+      /* Every row: audit_order's smallest index counts them. */
+      return narrows || (self->terms->len == 0 && self->providers->len == 0 &&
+                         self->decisions->len == 0 && self->outcomes->len == 0 &&
+                         self->kinds->len == 0 && self->grants->len == 0)
+             ? LUMO_AUDIT_PART_ORDERED : LUMO_AUDIT_PART_ALL;
+    case LUMO_AUDIT_USE_STATS:
+    default:
+      return narrows ? LUMO_AUDIT_PART_ORDERED : LUMO_AUDIT_PART_ALL;
+    }
+}
+
+/* The conditions on the row (alias a; in the ordered part the time and
+ * params tests are on its audit_order entry, alias o, whose indexes they
+ * can use). In the tail every term is re-checked: those rows are not in
+ * the index. @plain_time: the time bounds may use a time index; else they
+ * are written +….time_us, which keeps the planner on the order a page
+ * needs. Sets @uses_row when a condition reads a column of the row
+ * itself. */
 static void
 append_filters (const LumoAuditQuery *self,
                 GString              *sql,
@@ -367,9 +414,13 @@ append_filters (const LumoAuditQuery *self,
                 gboolean              for_page,
                 gboolean              plain_time,
                 LumoAuditPart         part,
-                GPtrArray            *binds)
+                GPtrArray            *binds,
+                gboolean             *uses_row)
 {
-  const char *time_column = for_page && !plain_time ? "+a.time_us" : "a.time_us";
+  gboolean o = part == LUMO_AUDIT_PART_ORDERED;
+  const char *time_column = for_page && !plain_time ? (o ? "+o.time_us" : "+a.time_us")
+                                                    : (o ? "o.time_us" : "a.time_us");
+  gboolean row = FALSE;
 
   for (guint i = 0; i < self->terms->len; i++)
     {
@@ -388,18 +439,21 @@ append_filters (const LumoAuditQuery *self,
         g_string_append (sql, " AND lumo_audit_contains (?, a.tool, a.caller_id, a.caller_name,"
                               " a.target, a.result_text)");
       bind_str (binds, needle);
+      row = TRUE;
     }
 
   for (guint i = 0; i < self->providers->len; i++)
     {
       g_string_append (sql, " AND a.provider_id = ?");
       bind_str (binds, g_ptr_array_index (self->providers, i));
+      row = TRUE;
     }
 
   for (guint i = 0; i < self->decisions->len; i++)
     {
       g_string_append (sql, " AND a.decision = ?");
       bind_str (binds, g_ptr_array_index (self->decisions, i));
+      row = TRUE;
     }
 
   for (guint i = 0; i < self->outcomes->len; i++)
@@ -420,47 +474,58 @@ append_filters (const LumoAuditQuery *self,
           g_string_append (sql, " AND a.result IS NULL AND a.decision <> 'deny'");
           break;
         }
+      row = TRUE;
     }
 
   for (guint i = 0; i < self->params->len; i++)
     {
-      g_string_append (sql, " AND a.params_hmac = ?");
+      g_string_append (sql, o ? " AND o.params_hmac = ?" : " AND a.params_hmac = ?");
       bind_bytes (binds, g_ptr_array_index (self->params, i));
+      row = row || !o;
     }
 
   for (guint i = 0; i < self->kinds->len; i++)
     {
       g_string_append (sql, " AND a.caller_kind = ?");
       bind_str (binds, g_ptr_array_index (self->kinds, i));
+      row = TRUE;
     }
 
   for (guint i = 0; i < self->grants->len; i++)
-    g_string_append (sql, g_array_index (self->grants, gboolean, i) ? " AND a.by_grant = 1"
-                                                                   : " AND a.by_grant = 0");
+    {
+      g_string_append (sql, g_array_index (self->grants, gboolean, i) ? " AND a.by_grant = 1"
+                                                                     : " AND a.by_grant = 0");
+      row = TRUE;
+    }
 
   /* Newest first, a scan reaches the rows after until: at once, but would
    * walk on through every row older than since: the lowest id at or after
-   * since, from the time index (a walk over the rows in range only), bounds
+   * since (SINCE_BOUND_SQL: a walk over the rows in range only) bounds
    * it. Time and id rise together, but not strictly (imports, clock
-   * changes), so the time test itself stays. */
+   * changes), so the time test itself stays. A page by time in the
+   * ordered part has its range in the time index already. */
   if (self->since != 0)
     {
-      if (for_page)
+      if (for_page && !(o && plain_time))
         {
-          g_string_append_printf (sql, " AND %s >= (SELECT coalesce (min (id), 9223372036854775807)"
-                                       " FROM main.audit INDEXED BY audit_time WHERE time_us >= ?)",
-                                  id_column);
+          g_string_append_printf (sql, " AND %s >= " SINCE_BOUND_SQL, id_column);
+          bind_int (binds, self->since);
           bind_int (binds, self->since);
         }
       g_string_append_printf (sql, " AND %s >= ?", time_column);
       bind_int (binds, self->since);
+      row = row || !o;
     }
 
   if (self->until != 0)
     {
       g_string_append_printf (sql, " AND %s < ?", time_column);
       bind_int (binds, self->until);
+      row = row || !o;
     }
+
+  if (uses_row != NULL)
+    *uses_row = row;
 }
 
 /* FROM and WHERE for @part: the index drives the loop of the indexed
@@ -497,7 +562,7 @@ append_from_below (const LumoAuditQuery *self,
       /* audit_order drives the loop in its index's order; each entry is
        * joined to its row by primary key. */
       id_column = "o.id";
-      g_string_append (sql, " FROM audit_order o CROSS JOIN audit a ON a.id = o.id WHERE o.id <= ?");
+      g_string_append (sql, " FROM audit_order o CROSS JOIN audit a ON a.id = o.id WHERE +o.id <= ?");
       bind_int (binds, indexed_to);
     }
   else
@@ -536,7 +601,7 @@ sort_columns (LumoAuditSortKey   key,
   switch (key)
     {
     case LUMO_AUDIT_SORT_TIME:
-      columns[0] = "a.time_us";
+      columns[0] = o ? "o.time_us" : "a.time_us";
       return 1;
     case LUMO_AUDIT_SORT_CALLER:
       columns[0] = o ? "o.caller_name" : "a.caller_name";
@@ -635,7 +700,12 @@ _lumo_audit_query_build_page_sql (const LumoAuditQuery    *self,
       bind_int (binds, spec->after_id);
     }
 
-  append_filters (self, sql, id_column, TRUE, spec->key != LUMO_AUDIT_SORT_ID, part, binds);
+  /* In the ordered part the sort's own index leads, or the params one
+   * for a page by id; by time, the time bounds are that index's range. */
+  append_filters (self, sql, id_column, TRUE,
+                  part == LUMO_AUDIT_PART_ORDERED ? spec->key == LUMO_AUDIT_SORT_TIME
+                                                  : spec->key != LUMO_AUDIT_SORT_ID,
+                  part, binds, NULL);
 
   g_string_append (sql, " ORDER BY ");
   for (guint i = 0; i < n_keys; i++)
@@ -655,12 +725,14 @@ _lumo_audit_query_build_count_sql (const LumoAuditQuery *self,
   g_autoptr(GString) sql = g_string_new ("SELECT count(*)");
   g_autoptr(GString) filters = g_string_new (NULL);
   g_autoptr(GPtrArray) filter_binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
-  const char *id_column = part == LUMO_AUDIT_PART_INDEXED ? FTS_TABLE ".rowid" : "a.id";
+  const char *id_column = part == LUMO_AUDIT_PART_INDEXED ? FTS_TABLE ".rowid" :
+                          part == LUMO_AUDIT_PART_ORDERED ? "o.id" : "a.id";
+  gboolean uses_row = FALSE;
 
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (binds != NULL, NULL);
 
-  append_filters (self, filters, id_column, FALSE, TRUE, part, filter_binds);
+  append_filters (self, filters, id_column, FALSE, TRUE, part, filter_binds, &uses_row);
 
   /* Only the index is needed when nothing filters on row columns. */
   if (part == LUMO_AUDIT_PART_INDEXED && filters->len == 0)
@@ -669,6 +741,23 @@ _lumo_audit_query_build_count_sql (const LumoAuditQuery *self,
 
       g_string_append (sql, " FROM " FTS_TABLE " WHERE " FTS_TABLE " MATCH ? AND rowid <= ?");
       bind_str (binds, fts);
+      bind_int (binds, indexed_to);
+    }
+  else if (part == LUMO_AUDIT_PART_ORDERED && filters->len == 0)
+    {
+      /* Every indexed row: a count(*) without a WHERE counts the entries
+       * of audit_order's smallest index and never reads a row. The
+       * catch-up moves the watermark in the transaction that fills
+       * audit_order, so the second count is of none; it keeps the part
+       * to its bound all the same. */
+      g_string_assign (sql, "SELECT (SELECT count(*) FROM audit_order)"
+                            " - (SELECT count(*) FROM audit_order WHERE id > ?)");
+      bind_int (binds, indexed_to);
+    }
+  else if (part == LUMO_AUDIT_PART_ORDERED && !uses_row)
+    {
+      /* Time and params alone: audit_order's index covers them. */
+      g_string_append (sql, " FROM audit_order o WHERE +o.id <= ?");
       bind_int (binds, indexed_to);
     }
   else
@@ -701,8 +790,9 @@ _lumo_audit_query_build_stats_sql (const LumoAuditQuery *self,
                                "total (a.decision <> 'deny'), total (a.decision = 'deny'), "
                                "total (a.result = 'error'), a.caller_name, max (a.id)", group_expr);
   append_from (self, sql, part, indexed_to, TRUE, binds);
-  append_filters (self, sql, part == LUMO_AUDIT_PART_INDEXED ? FTS_TABLE ".rowid" : "a.id",
-                  FALSE, TRUE, part, binds);
+  append_filters (self, sql, part == LUMO_AUDIT_PART_INDEXED ? FTS_TABLE ".rowid" :
+                             part == LUMO_AUDIT_PART_ORDERED ? "o.id" : "a.id",
+                  FALSE, TRUE, part, binds, NULL);
   g_string_append_printf (sql, " GROUP BY 1 ORDER BY 1");
 
   return g_string_free (g_steal_pointer (&sql), FALSE);

@@ -17,6 +17,15 @@
  * their indexes, filled for the existing rows (the one part of this
  * migration that reads every row).
  *
+ * Version 3: the time and params indexes move from audit to audit_order
+ * (its time_us and params_hmac, filled for the existing rows), so an
+ * append's commit writes the row's own page and no index page: the
+ * catch-up writes them with the rest of audit_order, and every reader of
+ * time or params reads audit_order up to the watermark and the few audit
+ * rows above it (lumo-audit-query-sql.c). audit_order is rebuilt rather
+ * than altered, so its columns say NOT NULL without a default; the old
+ * rows go to it in id order, as the catch-up adds them.
+ *
  * Add versions at the end; never edit a released one.
  */
 #include "config.h"
@@ -125,6 +134,29 @@ const LumoMigration lumo_audit_migrations[] = {
     "CREATE INDEX audit_order_outcome ON audit_order (outcome);"
     "INSERT INTO audit_order (id, caller_name, caller_id, tool, outcome)"
     "  SELECT id, caller_name, caller_id, tool, " LUMO_AUDIT_OUTCOME_SQL_ ("") " FROM audit;"
+  },
+  { 3,
+    "CREATE TABLE audit_order_v3 ("
+    "  id          INTEGER PRIMARY KEY,"
+    "  caller_name TEXT NOT NULL,"
+    "  caller_id   TEXT NOT NULL,"
+    "  tool        TEXT NOT NULL,"
+    "  outcome     INTEGER NOT NULL,"
+    "  time_us     INTEGER NOT NULL,"
+    "  params_hmac BLOB NOT NULL"
+    ") STRICT;"
+    "INSERT INTO audit_order_v3 (id, caller_name, caller_id, tool, outcome, time_us, params_hmac)"
+    "  SELECT o.id, o.caller_name, o.caller_id, o.tool, o.outcome, a.time_us, a.params_hmac"
+    "  FROM audit_order o JOIN audit a ON a.id = o.id ORDER BY o.id;"
+    "DROP TABLE audit_order;"
+    "ALTER TABLE audit_order_v3 RENAME TO audit_order;"
+    "CREATE INDEX audit_order_caller ON audit_order (caller_name, caller_id);"
+    "CREATE INDEX audit_order_tool ON audit_order (tool);"
+    "CREATE INDEX audit_order_outcome ON audit_order (outcome);"
+    "CREATE INDEX audit_order_time ON audit_order (time_us);"
+    "CREATE INDEX audit_order_params ON audit_order (params_hmac);"
+    "DROP INDEX audit_time;"
+    "DROP INDEX audit_params;"
   },
 };
 

@@ -3,9 +3,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * A query with index terms, or a page by caller, tool or outcome, reads
- * one snapshot twice: the rows up to the index's watermark through the
- * search index or audit_order, the newer rows (the writer indexes them
+ * A query with index terms, a page in any order but id's, or a bound on
+ * time or params, reads one snapshot twice: the rows up to the index's
+ * watermark through the search index or audit_order (which holds the
+ * time and params indexes), the newer rows (the writer indexes them
  * after it has answered) by scanning them. Both parts come in the
  * page's order and are merged, so a row is found as soon as it is
  * committed, whether or not the index has caught up.
@@ -139,12 +140,8 @@ read_page (sqlite3                 *db,
   gboolean has_tail = FALSE, ok;
   LumoAuditPart first;
 
-  if (_lumo_audit_query_uses_index (query))
-    first = LUMO_AUDIT_PART_INDEXED;
-  else if (spec->key == LUMO_AUDIT_SORT_CALLER || spec->key == LUMO_AUDIT_SORT_TOOL ||
-           spec->key == LUMO_AUDIT_SORT_OUTCOME)
-    first = LUMO_AUDIT_PART_ORDERED;
-  else
+  first = _lumo_audit_query_first_part (query, LUMO_AUDIT_USE_PAGE, spec->key);
+  if (first == LUMO_AUDIT_PART_ALL)
     {
       if (!run_part_rows (db, query, LUMO_AUDIT_PART_ALL, 0, spec, limit, indexed, cancellable, error))
         return NULL;
@@ -304,6 +301,7 @@ lumo_audit_store_count (LumoAuditStore  *self,
   g_autoptr(LumoAuditQuery) all = NULL;
   gint64 count = 0, indexed_to = 0;
   gboolean has_tail = FALSE, ok;
+  LumoAuditPart first;
   sqlite3 *db;
 
   g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), -1);
@@ -316,12 +314,13 @@ lumo_audit_store_count (LumoAuditStore  *self,
   if (!(db = _lumo_audit_read_begin (self, cancellable, error)))
     return -1;
 
-  if (!_lumo_audit_query_uses_index (query))
+  first = _lumo_audit_query_first_part (query, LUMO_AUDIT_USE_COUNT, LUMO_AUDIT_SORT_ID);
+  if (first == LUMO_AUDIT_PART_ALL)
     ok = count_part (db, query, LUMO_AUDIT_PART_ALL, 0, &count, cancellable, error);
   else if ((ok = lumo_db_exec (db, "BEGIN", error)))
     {
       ok = _lumo_audit_read_watermark (db, &indexed_to, &has_tail, error) &&
-           count_part (db, query, LUMO_AUDIT_PART_INDEXED, indexed_to, &count, cancellable, error) &&
+           count_part (db, query, first, indexed_to, &count, cancellable, error) &&
            (!has_tail || count_part (db, query, LUMO_AUDIT_PART_TAIL, indexed_to, &count,
                                      cancellable, error));
       lumo_db_exec (db, "COMMIT", NULL);

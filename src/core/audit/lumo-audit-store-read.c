@@ -136,9 +136,17 @@ lumo_audit_store_list_allowed_writes (LumoAuditStore  *self,
   if (!(db = _lumo_audit_read_begin (self, NULL, error)))
     return NULL;
 
-  if ((stmt = lumo_db_prepare (db, "SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit a "
-                                   "WHERE a.time_us >= ? AND a.write = 1 AND a.decision = 'allow' "
-                                   "ORDER BY a.time_us, a.id",
+  /* The time index is audit_order's, up to the watermark; the rows above
+   * it (a killed writer's, or those of the last moments) are a rowid
+   * range of their own. One statement, so one snapshot. */
+  if ((stmt = lumo_db_prepare (db, "SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit_order o "
+                                   "CROSS JOIN audit a ON a.id = o.id "
+                                   "WHERE o.time_us >= ?1 AND +o.id <= (SELECT indexed_to FROM audit_fts_state) "
+                                   "AND a.write = 1 AND a.decision = 'allow' "
+                                   "UNION ALL SELECT " LUMO_AUDIT_ROW_COLUMNS " FROM audit a "
+                                   "WHERE a.id > (SELECT indexed_to FROM audit_fts_state) "
+                                   "AND a.time_us >= ?1 AND a.write = 1 AND a.decision = 'allow' "
+                                   "ORDER BY 2, 1",
                                error)))
     {
       sqlite3_bind_int64 (stmt, 1, since_us);

@@ -165,6 +165,7 @@ lumo_audit_store_stats (LumoAuditStore  *self,
   GHashTableIter iter;
   gpointer value;
   gint64 indexed_to = 0;
+  LumoAuditPart first;
   gboolean ok;
   sqlite3 *db;
 
@@ -186,7 +187,8 @@ lumo_audit_store_stats (LumoAuditStore  *self,
     return NULL;
 
   groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, group_free);
-  if (!_lumo_audit_query_uses_index (query))
+  first = _lumo_audit_query_first_part (query, LUMO_AUDIT_USE_STATS, LUMO_AUDIT_SORT_ID);
+  if (first == LUMO_AUDIT_PART_ALL)
     ok = stats_part (db, query, LUMO_AUDIT_PART_ALL, 0, group, groups, cancellable, error);
   else if ((ok = lumo_db_exec (db, "BEGIN", error)))
     {
@@ -195,7 +197,7 @@ lumo_audit_store_stats (LumoAuditStore  *self,
       /* One snapshot for the watermark and both parts. */
       ok = _lumo_audit_read_watermark (db, &indexed_to, &has_tail, error);
       ok = ok &&
-           stats_part (db, query, LUMO_AUDIT_PART_INDEXED, indexed_to, group, groups, cancellable, error) &&
+           stats_part (db, query, first, indexed_to, group, groups, cancellable, error) &&
            (!has_tail ||
             stats_part (db, query, LUMO_AUDIT_PART_TAIL, indexed_to, group, groups, cancellable, error));
       lumo_db_exec (db, "COMMIT", NULL);
