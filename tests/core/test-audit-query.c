@@ -149,7 +149,8 @@ test_sql_binds_everything (void)
                                            "decision:allow result:pending since:1d kind:agent",
                                            evil, evil, evil, "ab%_\\");
   g_autoptr(LumoAuditQuery) q = parse_ok (text);
-  const LumoAuditPart parts[] = { LUMO_AUDIT_PART_INDEXED, LUMO_AUDIT_PART_TAIL };
+  const LumoAuditPart parts[] = { LUMO_AUDIT_PART_INDEXED, LUMO_AUDIT_PART_TAIL,
+                                  LUMO_AUDIT_PART_ORDERED, LUMO_AUDIT_PART_ALL };
   const LumoAuditPageSpec specs[] = {
     { LUMO_AUDIT_SORT_ID, LUMO_AUDIT_SORT_DESCENDING, NULL, 500 },
     { LUMO_AUDIT_SORT_CALLER, LUMO_AUDIT_SORT_ASCENDING, NULL, 0 },
@@ -636,6 +637,96 @@ test_async_reads (SearchFixture *f,
   g_assert_cmpint (ar.count, ==, 5);
 }
 
+/* ---- the plans of the reads that lost their index on the audit table ---------------- */
+
+/* The plan SQLite makes for @sql on @db, one detail a line. */
+static char *
+plan_of (sqlite3    *db,
+         const char *sql,
+         GPtrArray  *binds)
+{
+  g_autofree char *eqp = g_strconcat ("EXPLAIN QUERY PLAN ", sql, NULL);
+  GString *out = g_string_new (NULL);
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_cmpint (sqlite3_prepare_v2 (db, eqp, -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_true (_lumo_audit_query_bind (stmt, binds, NULL));
+  while (sqlite3_step (stmt) == SQLITE_ROW)
+    g_string_append_printf (out, "%s\n", (const char *) sqlite3_column_text (stmt, 3));
+  sqlite3_finalize (stmt);
+
+  return g_string_free (out, FALSE);
+}
+
+static void
+assert_plan (sqlite3              *db,
+             const LumoAuditQuery *q,
+             LumoAuditUse          use,
+             LumoAuditSortKey      key,
+             LumoAuditPart         part,
+             const char           *has,
+             const char           *has_not)
+{
+  LumoAuditPageSpec spec = { key, LUMO_AUDIT_SORT_DESCENDING, NULL, 0 };
+  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func ((GDestroyNotify) g_variant_unref);
+  g_autofree char *sql = NULL;
+  g_autofree char *plan = NULL;
+
+  g_assert_cmpint (_lumo_audit_query_first_part (q, use, key), ==, part);
+  if (use == LUMO_AUDIT_USE_COUNT)
+    sql = _lumo_audit_query_build_count_sql (q, part, 1, binds);
+  else
+    sql = _lumo_audit_query_build_page_sql (q, LUMO_AUDIT_ROW_COLUMNS, part, 1, &spec, 200, binds);
+  plan = plan_of (db, sql, binds);
+  if (strstr (plan, has) == NULL || (has_not != NULL && strstr (plan, has_not) != NULL))
+    g_error ("the plan of\n  %s\nis\n%swhich should have “%s”%s%s%s", sql, plan, has,
+             has_not != NULL ? " and not “" : "", has_not != NULL ? has_not : "",
+             has_not != NULL ? "”" : "");
+}
+
+/* Without the audit table's time index (schema 3), since: narrows
+ * through audit_order's, and the rows follow by rowid; a count of every
+ * row counts an index of audit_order and never reads the audit table; a
+ * page by time walks the time index without a sort; params: looks its
+ * hash up. (Each was once a scan of the whole table: 3.7 → 51.8 ms and
+ * 15 → 65–86 ms on a million rows, docs/PERFORMANCE.md.) */
+static void
+test_plans (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(LumoAuditQuery) since = parse_ok ("result:error since:1d");
+  g_autoptr(LumoAuditQuery) all = lumo_audit_query_new ();
+  g_autoptr(LumoAuditQuery) params = parse_ok ("params:" SHA_A);
+  sqlite3 *db = NULL;
+
+  {
+    g_autoptr(LumoAuditStore) store = audit_test_open (dir);
+
+    audit_test_append (store, "save_script");
+  }
+  g_assert_cmpint (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK);
+  g_assert_true (_lumo_audit_query_register_functions (db, NULL));
+
+  assert_plan (db, since, LUMO_AUDIT_USE_PAGE, LUMO_AUDIT_SORT_ID, LUMO_AUDIT_PART_ALL,
+               "SEARCH audit_order USING COVERING INDEX audit_order_time (time_us>?)", NULL);
+  assert_plan (db, since, LUMO_AUDIT_USE_PAGE, LUMO_AUDIT_SORT_ID, LUMO_AUDIT_PART_ALL,
+               "SEARCH a USING INTEGER PRIMARY KEY (rowid>?)", "SCAN a\n");
+  assert_plan (db, all, LUMO_AUDIT_USE_COUNT, LUMO_AUDIT_SORT_ID, LUMO_AUDIT_PART_ORDERED,
+               "SCAN audit_order USING COVERING INDEX", "SCAN a\n");
+  assert_plan (db, since, LUMO_AUDIT_USE_COUNT, LUMO_AUDIT_SORT_ID, LUMO_AUDIT_PART_ORDERED,
+               "o USING COVERING INDEX audit_order_time (time_us>?)", "SCAN");
+  assert_plan (db, since, LUMO_AUDIT_USE_PAGE, LUMO_AUDIT_SORT_TIME, LUMO_AUDIT_PART_ORDERED,
+               "o USING COVERING INDEX audit_order_time (time_us>?)", "TEMP B-TREE");
+  assert_plan (db, all, LUMO_AUDIT_USE_PAGE, LUMO_AUDIT_SORT_TIME, LUMO_AUDIT_PART_ORDERED,
+               "SCAN o USING COVERING INDEX audit_order_time", "TEMP B-TREE");
+  assert_plan (db, params, LUMO_AUDIT_USE_PAGE, LUMO_AUDIT_SORT_ID, LUMO_AUDIT_PART_ORDERED,
+               "INDEX audit_order_params (params_hmac=?)", "TEMP B-TREE");
+
+  sqlite3_close (db);
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -646,6 +737,7 @@ main (int   argc,
   g_test_add_func ("/audit-query/parse-filters", test_parse_filters);
   g_test_add_func ("/audit-query/parse-errors", test_parse_errors);
   g_test_add_func ("/audit-query/sql-binds-everything", test_sql_binds_everything);
+  g_test_add_func ("/audit-query/plans", test_plans);
 #define ADD(name, func) \
   g_test_add ("/audit-query/" name, SearchFixture, NULL, search_set_up, func, search_tear_down)
   ADD ("search-substring", test_search_substring);

@@ -10,16 +10,19 @@
  * every waiter.
  *
  * THE SEARCH INDEX CATCHES UP AFTERWARDS. An append's transaction holds
- * its row, the table's indexes and nothing else: the trigram index (most
- * of a commit's pages and CPU) is written by a second transaction, after
+ * its row and nothing else (the audit table has no index of its own since
+ * schema 3): the trigram index (most of a commit's pages and CPU) and
+ * audit_order (the sort keys, and the time and params indexes) are
+ * written by a second transaction, after
  * the waiters are awake, when no op has come for INDEX_IDLE_US or the
  * oldest unindexed row is INDEX_MAX_LAG_US old — so a busy writer indexes
  * in batches and a row is in the index within a second of its commit. The
  * watermark (audit_fts_state.indexed_to), which says which rows the index
  * holds, moves in the same transaction; a crash before it commits leaves
  * rows above it, and the next catch-up — at open, or after any commit of
- * any process — indexes every one. Searches scan the rows above the
- * watermark meanwhile (lumo-audit-store-pages.c), so they never miss one.
+ * any process — indexes every one. Searches, and every reader of time or
+ * params, scan the rows above the watermark meanwhile
+ * (lumo-audit-store-pages.c), so they never miss one.
  */
 #define G_LOG_DOMAIN "lumo-audit"
 
