@@ -154,6 +154,21 @@ audit_test_watermark (const char *path)
   return audit_test_query_int (path, "SELECT indexed_to FROM audit_fts_state");
 }
 
+/* audit_order holds every row up to the watermark, with the row's own
+ * time, params and tool, and none above it: one statement, so one
+ * snapshot even while a writer catches up. */
+static inline gboolean
+audit_test_order_sound (const char *path)
+{
+  return audit_test_query_int (path,
+                               "SELECT (SELECT count(*) FROM audit_order) = (SELECT count(*) FROM audit "
+                               "WHERE id <= (SELECT indexed_to FROM audit_fts_state)) "
+                               "AND NOT EXISTS (SELECT 1 FROM audit_order o LEFT JOIN audit a ON a.id = o.id "
+                               "WHERE a.id IS NULL OR o.time_us IS NOT a.time_us "
+                               "OR o.params_hmac IS NOT a.params_hmac OR o.tool IS NOT a.tool "
+                               "OR o.id > (SELECT indexed_to FROM audit_fts_state))") == 1;
+}
+
 typedef struct
 {
   const char *path;
