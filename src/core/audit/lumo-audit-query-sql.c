@@ -390,10 +390,8 @@ _lumo_audit_query_first_part (const LumoAuditQuery *self,
                                                                : LUMO_AUDIT_PART_ALL;
     case LUMO_AUDIT_USE_COUNT:
       /* Every row: audit_order's smallest index counts them. */
-      return narrows || (self->terms->len == 0 && self->providers->len == 0 &&
-                         self->decisions->len == 0 && self->outcomes->len == 0 &&
-                         self->kinds->len == 0 && self->grants->len == 0)
-             ? LUMO_AUDIT_PART_ORDERED : LUMO_AUDIT_PART_ALL;
+      return narrows || lumo_audit_query_is_empty (self) ? LUMO_AUDIT_PART_ORDERED
+                                                         : LUMO_AUDIT_PART_ALL;
     case LUMO_AUDIT_USE_STATS:
     default:
       return narrows ? LUMO_AUDIT_PART_ORDERED : LUMO_AUDIT_PART_ALL;
