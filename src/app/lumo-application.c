@@ -296,6 +296,16 @@ start_desktop_agents (LumoApplication *self)
   apply_desktop_agents (self);
 }
 
+static gboolean
+release_check_if_windowless (gpointer data)
+{
+  LumoApplication *self = data;
+
+  if (self->backend != NULL && gtk_application_get_windows (GTK_APPLICATION (self)) == NULL)
+    lumo_audit_store_release_check (lumo_backend_get_audit_store (self->backend));
+  return G_SOURCE_REMOVE;
+}
+
 static void
 lumo_application_startup (GApplication *app)
 {
@@ -307,14 +317,23 @@ lumo_application_startup (GApplication *app)
   g_application_set_inactivity_timeout (app, SERVICE_INACTIVITY_TIMEOUT_MS);
 
   /* A damaged store must not take the app down: the window says what is
-   * wrong, and every bridge session is told it is unavailable. */
-  if (!(self->backend = lumo_backend_new_for_data_dir (lumo_paths_get_data_dir (), &error)))
+   * wrong, and every bridge session is told it is unavailable. The audit
+   * log's integrity check (seconds of a core and the disk on a big log)
+   * waits for the window's first screen, or for the first write, which
+   * waits for the check (lumo_audit_store_new_with_flags()). */
+  if (!(self->backend = lumo_backend_new_for_data_dir (lumo_paths_get_data_dir (),
+                                                       LUMO_AUDIT_STORE_HOLD_CHECK, &error)))
     {
       g_warning ("Cannot open the data store in %s: %s",
                  lumo_paths_get_data_dir (), error->message);
       self->startup_error = g_steal_pointer (&error);
       return;
     }
+
+  /* Without a window (started as a service), nothing will draw a first
+   * screen: the check may start at once. activate, which runs right after
+   * startup when a window is wanted, makes one first. */
+  g_idle_add_full (G_PRIORITY_DEFAULT, release_check_if_windowless, g_object_ref (self), g_object_unref);
 
   /* A restart must not give any caller fresh write slots. A store that
    * cannot be read here fails every write anyway (audit_failed). */

@@ -453,9 +453,10 @@ on_model_changed_cb (LumoAuditPage *self)
   trim_when_settled (self);
 }
 
-/* The log's first rows first, the summary's scan of it after them: on a
- * big log the two would share the reader threads and the disk at the
- * moment the page first shows. Later searches are not held. */
+/* The log's first rows first, the summary's scan of it and the store's
+ * held integrity check after them: on a big log they would share the
+ * cores and the disk at the moment the page first shows. Later searches
+ * are not held. */
 static void on_summary_clock_after_paint_cb (LumoAuditPage *self);
 
 static void
@@ -468,6 +469,10 @@ release_summary (LumoAuditPage *self)
     }
   g_signal_handlers_disconnect_by_func (self, release_summary, self);
   lumo_audit_summary_set_held (self->summary, FALSE);
+  /* The first screen is drawn (or not shown): the check may have the
+   * core (LUMO_AUDIT_STORE_HOLD_CHECK). */
+  if (self->store != NULL)
+    lumo_audit_store_release_check (self->store);
 }
 
 /* Once the first screen is complete (its rows painted, counted, the

@@ -58,6 +58,7 @@ struct _LumoWindow
   LumoCallerModel      *pending;           /* the badge's callers, and the Requests page's */
   GSettings            *settings;
   gulong                first_frame_id;
+  gboolean              painted;        /* its first frame was drawn */
   gboolean              ready;             /* the backend is given: shown pages are built */
 };
 
@@ -218,26 +219,47 @@ save_size (LumoWindow *self)
 static void
 lumo_window_unrealize (GtkWidget *widget)
 {
-  save_size (LUMO_WINDOW (widget));
+  LumoWindow *self = LUMO_WINDOW (widget);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+
+  save_size (self);
+  /* The clock goes with the surface; the next map connects again. A
+   * window gone before its first frame holds the check no longer. */
+  if (self->first_frame_id != 0 && clock != NULL)
+    g_clear_signal_handler (&self->first_frame_id, clock);
+  if (!self->painted && self->backend != NULL)
+    lumo_audit_store_release_check (lumo_backend_get_audit_store (self->backend));
 
   GTK_WIDGET_CLASS (lumo_window_parent_class)->unrealize (widget);
 }
 
 /* After the first frame: LUMO_ACCESS_REPORT_FIRST_FRAME=1 prints its
  * monotonic time, so the benchmark can time a cold start of the real
- * binary; and the heap start-up freed goes back, unless the Audit page
- * is shown, which does that once its first rows are painted. */
+ * binary; and the heap start-up freed goes back and the audit log's
+ * integrity check may start (LUMO_AUDIT_STORE_HOLD_CHECK), unless the
+ * Audit page is shown, which does both once its first rows are painted. */
 static void
 on_after_paint_cb (GdkFrameClock *clock,
                    LumoWindow    *self)
 {
+  static gboolean first_frame_seen;
+  gboolean on_audit = g_strcmp0 (lumo_window_get_page (self), "audit") == 0;
+
   g_clear_signal_handler (&self->first_frame_id, clock);
+  self->painted = TRUE;
+  if (self->backend != NULL && !on_audit)
+    lumo_audit_store_release_check (lumo_backend_get_audit_store (self->backend));
+
+  /* The rest once per process: its first window's first frame. */
+  if (first_frame_seen)
+    return;
+  first_frame_seen = TRUE;
   if (g_getenv ("LUMO_ACCESS_REPORT_FIRST_FRAME") != NULL)
     {
       printf ("lumo-access: first-frame %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
       fflush (stdout);
     }
-  if (self->backend != NULL && g_strcmp0 (lumo_window_get_page (self), "audit") != 0)
+  if (self->backend != NULL && !on_audit)
     lumo_ui_trim_heap_once ();
 }
 
@@ -245,18 +267,13 @@ static void
 lumo_window_map (GtkWidget *widget)
 {
   LumoWindow *self = LUMO_WINDOW (widget);
-  static gboolean first_mapped;
+  GdkFrameClock *clock;
 
   GTK_WIDGET_CLASS (lumo_window_parent_class)->map (widget);
 
-  if (!first_mapped)
-    {
-      GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
-
-      first_mapped = TRUE;
-      if (clock != NULL)
-        self->first_frame_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), self);
-    }
+  clock = gtk_widget_get_frame_clock (widget);
+  if (!self->painted && self->first_frame_id == 0 && clock != NULL)
+    self->first_frame_id = g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint_cb), self);
 }
 
 /* ---- GObject ------------------------------------------------------------ */

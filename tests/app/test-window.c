@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app-test-util.h"
+#include "lumo-audit-page.h"
 #include "lumo-caller-row.h"
 #include "lumo-review-row.h"
 
@@ -465,6 +466,91 @@ test_no_store_says_why (void)
   g_object_unref (window);
 }
 
+static gboolean
+integrity_known (gpointer store)
+{
+  return lumo_audit_store_get_integrity (store) != LUMO_AUDIT_INTEGRITY_CHECKING;
+}
+
+/* The app holds the audit log's integrity check (seconds of a core and
+ * the disk on a big log) until its window's first screen is drawn: on the
+ * Requests page, until its first frame. */
+static void
+test_check_after_first_frame (void)
+{
+  AppFixture fixture = { 0 }, *f = &fixture;
+
+  app_fixture_setup_app_stores (f);
+  g_assert_true (lumo_audit_store_get_check_held (f->audit));
+
+  /* A window not shown yet draws nothing. */
+  app_fixture_setup_window (f, FALSE);
+  g_assert_true (lumo_audit_store_get_check_held (f->audit));
+  g_assert_cmpint (lumo_audit_store_get_integrity (f->audit), ==, LUMO_AUDIT_INTEGRITY_CHECKING);
+
+  gtk_window_present (GTK_WINDOW (f->window));
+  lumo_test_wait_until (integrity_known, f->audit, "the check after the first frame");
+  g_assert_cmpint (lumo_audit_store_get_integrity (f->audit), ==, LUMO_AUDIT_INTEGRITY_OK);
+
+  app_fixture_teardown (f, NULL);
+}
+
+/* Started as a service, with no window: nothing holds the check. */
+static void
+test_check_windowless (void)
+{
+  AppFixture fixture = { 0 }, *f = &fixture;
+
+  app_fixture_setup_app_stores (f);
+  g_assert_true (lumo_audit_store_get_check_held (f->audit));
+  lumo_test_wait_until (integrity_known, f->audit, "the check without a window");
+  g_assert_cmpint (lumo_audit_store_get_integrity (f->audit), ==, LUMO_AUDIT_INTEGRITY_OK);
+
+  /* The teardown destroys a window. */
+  app_fixture_setup_window (f, FALSE);
+  app_fixture_teardown (f, NULL);
+}
+
+static int first_rows_seen;
+
+static void
+on_loading_cb (LumoAuditModel *model,
+               GParamSpec     *pspec,
+               AppFixture     *f)
+{
+  if (lumo_audit_model_get_loading (model))
+    return;
+  g_signal_handlers_disconnect_by_func (model, on_loading_cb, f);
+  /* The first rows are in, not drawn yet: still held. */
+  g_assert_true (lumo_audit_store_get_check_held (f->audit));
+  first_rows_seen++;
+}
+
+/* On the Audit page: held through its first rows, until they are drawn. */
+static void
+test_check_after_first_rows (void)
+{
+  AppFixture fixture = { 0 }, *f = &fixture;
+  LumoAuditModel *model;
+
+  app_fixture_setup_app_stores (f);
+  g_assert_true (lumo_audit_store_get_check_held (f->audit));
+
+  g_setenv ("LUMO_ACCESS_PAGE", "audit", TRUE);
+  f->window = g_object_ref_sink (lumo_window_new (GTK_APPLICATION (f->app), f->backend, NULL));
+  g_unsetenv ("LUMO_ACCESS_PAGE");
+  model = lumo_audit_page_get_model (_lumo_window_get_audit_page (f->window));
+  g_assert_true (lumo_audit_model_get_loading (model));
+  g_signal_connect (model, "notify::loading", G_CALLBACK (on_loading_cb), f);
+  gtk_window_present (GTK_WINDOW (f->window));
+
+  lumo_test_wait_until (integrity_known, f->audit, "the check after the first rows");
+  g_assert_cmpint (first_rows_seen, ==, 1);
+  g_assert_cmpint (lumo_audit_store_get_integrity (f->audit), ==, LUMO_AUDIT_INTEGRITY_OK);
+
+  app_fixture_teardown (f, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -485,6 +571,9 @@ main (int   argc,
 #undef ADD
   g_test_add_func ("/window/no-store", test_no_store_says_why);
   g_test_add_func ("/window/pages-built-when-shown", test_pages_built_when_shown);
+  g_test_add_func ("/window/check-after-first-frame", test_check_after_first_frame);
+  g_test_add_func ("/window/check-after-first-rows", test_check_after_first_rows);
+  g_test_add_func ("/window/check-windowless", test_check_windowless);
 
   return g_test_run ();
 }

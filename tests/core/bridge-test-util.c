@@ -208,7 +208,7 @@ bridge_test_env_new (void)
   env->managed_dir = g_build_filename (env->dir, "policy.d", NULL);
   /* The policy takes its managed policy directory when it opens. */
   g_setenv ("LUMO_ACCESS_POLICY_DIR", env->managed_dir, TRUE);
-  env->backend = lumo_backend_new_for_data_dir (env->dir, &error);
+  env->backend = lumo_backend_new_for_data_dir (env->dir, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
   if (saved != NULL)
     g_setenv ("LUMO_ACCESS_POLICY_DIR", saved, TRUE);
   else

@@ -28,7 +28,7 @@ static LumoAuditStore *
 open_on_fault_vfs (const char *db_path)
 {
   g_autoptr(GError) error = NULL;
-  LumoAuditStore *store = _lumo_audit_store_new_full (db_path, NULL, NULL, FAULT_VFS, &error);
+  LumoAuditStore *store = _lumo_audit_store_new_full (db_path, NULL, NULL, FAULT_VFS, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
 
   g_assert_no_error (error);
   return store;

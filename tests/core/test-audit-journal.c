@@ -316,7 +316,7 @@ test_durable_only (void)
   fj = lumo_test_journal_new ();
   dir = audit_test_tmpdir ();
   db_path = g_build_filename (dir, "audit.db", NULL);
-  store = _lumo_audit_store_new_full (db_path, NULL, NULL, FAULT_VFS, &error);
+  store = _lumo_audit_store_new_full (db_path, NULL, NULL, FAULT_VFS, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
   g_assert_no_error (error);
   id = audit_test_append (store, "before_fault");
   lumo_audit_store_set_journal (store, TRUE);

@@ -259,6 +259,94 @@ test_close_during_check (void)
   lumo_test_dir_remove (dir);
 }
 
+static gboolean
+check_waiting (gpointer store)
+{
+  return _lumo_audit_store_is_check_waiting (store);
+}
+
+/* LUMO_AUDIT_STORE_HOLD_CHECK: the check waits for the release, serving
+ * reads meanwhile, and runs once released. */
+static void
+test_held_until_released (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditStore) store = NULL;
+  g_autoptr(GPtrArray) page = NULL;
+
+  fill (db_path);
+  store = lumo_audit_store_new_with_flags (db_path, LUMO_AUDIT_STORE_HOLD_CHECK, &error);
+  g_assert_no_error (error);
+
+  /* The writer is parked before the check, not past it. */
+  lumo_test_wait_until (check_waiting, store, "the writer to wait for the release");
+  page = lumo_audit_store_fetch_page (store, NULL, 0, 50, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (page->len, ==, 50);
+  lumo_test_drain ();
+  g_assert_cmpint (lumo_audit_store_get_integrity (store), ==, LUMO_AUDIT_INTEGRITY_CHECKING);
+  g_assert_true (_lumo_audit_store_is_check_waiting (store));
+
+  lumo_audit_store_release_check (store);
+  lumo_test_wait_until (check_done, store, "the released integrity check");
+  g_assert_cmpint (lumo_audit_store_get_integrity (store), ==, LUMO_AUDIT_INTEGRITY_OK);
+  g_assert_false (_lumo_audit_store_is_check_waiting (store));
+  /* Again, and on a store that never held: nothing happens. */
+  lumo_audit_store_release_check (store);
+
+  g_clear_object (&store);
+  lumo_test_dir_remove (dir);
+}
+
+/* A write never waits on the hold and never skips the check: on a damaged
+ * log, an unreleased store's first write starts the check and fails
+ * closed. */
+static void
+test_held_write_starts_check (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(LumoAuditStore) store = NULL;
+  LumoAuditRecord r = audit_test_record ("save_script");
+
+  fill (db_path);
+  damage_middle_page (db_path);
+  store = lumo_audit_store_new_with_flags (db_path, LUMO_AUDIT_STORE_HOLD_CHECK, &error);
+  g_assert_no_error (error);
+  lumo_test_wait_until (check_waiting, store, "the writer to wait for the release");
+
+  g_assert_cmpint (lumo_audit_store_append (store, &r, &error), ==, 0);
+  g_assert_error (error, LUMO_ERROR, LUMO_ERROR_DB_CORRUPT);
+  g_clear_error (&error);
+  lumo_test_wait_until (check_done, store, "the integrity check");
+  g_assert_cmpint (lumo_audit_store_get_integrity (store), ==, LUMO_AUDIT_INTEGRITY_FAILED);
+
+  g_clear_object (&store);
+  lumo_test_dir_remove (dir);
+}
+
+/* A held store dropped without a release neither hangs nor checks. */
+static void
+test_held_close (void)
+{
+  g_autofree char *dir = audit_test_tmpdir ();
+  g_autofree char *db_path = g_build_filename (dir, "audit.db", NULL);
+  g_autoptr(GError) error = NULL;
+  LumoAuditStore *store;
+
+  fill (db_path);
+  store = lumo_audit_store_new_with_flags (db_path, LUMO_AUDIT_STORE_HOLD_CHECK, &error);
+  g_assert_no_error (error);
+  lumo_test_wait_until (check_waiting, store, "the writer to wait for the release");
+  g_object_unref (store);
+  lumo_test_drain ();
+
+  lumo_test_dir_remove (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -268,6 +356,9 @@ main (int   argc,
   g_test_add_func ("/audit-open/damaged-fails-closed", test_damaged_fails_closed);
   g_test_add_func ("/audit-open/sound-store", test_sound_store);
   g_test_add_func ("/audit-open/close-during-check", test_close_during_check);
+  g_test_add_func ("/audit-open/held-until-released", test_held_until_released);
+  g_test_add_func ("/audit-open/held-write-starts-check", test_held_write_starts_check);
+  g_test_add_func ("/audit-open/held-close", test_held_close);
 
   return g_test_run ();
 }

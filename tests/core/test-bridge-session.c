@@ -412,7 +412,7 @@ test_rate_window_survives_restart (void)
   gint64 clock = G_GINT64_CONSTANT (5000) * G_USEC_PER_SEC;
 
   g_assert_no_error (error);
-  before = lumo_backend_new_for_data_dir (dir, &error);
+  before = lumo_backend_new_for_data_dir (dir, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
   g_assert_no_error (error);
   lumo_policy_add_provider (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_ORIGIN_UI, &error);
   lumo_policy_set_switch (lumo_backend_get_policy (before), TEST_PROVIDER_ID, LUMO_POLICY_SWITCH_WRITES, TRUE,
@@ -436,7 +436,7 @@ test_rate_window_survives_restart (void)
   lumo_test_drain ();
 
   /* The app starts again. */
-  after = lumo_backend_new_for_data_dir (dir, &error);
+  after = lumo_backend_new_for_data_dir (dir, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
   g_assert_no_error (error);
   lumo_backend_set_clock (after, restart_clock, &clock);
   g_assert_true (lumo_backend_restore_rate_windows (after, &error));
@@ -484,7 +484,7 @@ env_on_fault_vfs (void)
   audit_path = g_build_filename (env->dir, "audit.db", NULL);
   policy = lumo_policy_new (policy_path, &error);
   g_assert_no_error (error);
-  store = _lumo_audit_store_new_full (audit_path, NULL, NULL, FAULT_VFS, &error);
+  store = _lumo_audit_store_new_full (audit_path, NULL, NULL, FAULT_VFS, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
   g_assert_no_error (error);
   env->backend = lumo_backend_new (policy, store, queue);
   env->policy = lumo_backend_get_policy (env->backend);

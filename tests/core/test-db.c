@@ -471,7 +471,7 @@ test_data_dir_private (Fixture       *f,
   };
 
   g_assert_cmpint (g_mkdir (data_dir, 0755), ==, 0);
-  backend = lumo_backend_new_for_data_dir (data_dir, &error);
+  backend = lumo_backend_new_for_data_dir (data_dir, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
   g_assert_no_error (error);
   lumo_policy_add_provider (lumo_backend_get_policy (backend), record.provider_id,
                             LUMO_POLICY_ORIGIN_UI, &error);

@@ -150,7 +150,7 @@ setup_once (void)
   data_dir = lumo_test_dir_new ("fuzz");
   atexit (remove_data_dir);
 
-  backend = lumo_backend_new_for_data_dir (data_dir, &error);
+  backend = lumo_backend_new_for_data_dir (data_dir, LUMO_AUDIT_STORE_FLAGS_NONE, &error);
   g_assert_no_error (error);
   lumo_backend_set_clock (backend, fake_clock, NULL);
 

@@ -23,11 +23,15 @@ LumoAuditStore *_lumo_audit_store_new_full   (const char      *path,
                                               const char      *key_path,
                                               const char      *head_path,
                                               const char      *vfs_name,
+                                              LumoAuditStoreFlags flags,
                                               GError         **error);
 /* Benchmarks only, to show what the head checkpoint costs: FALSE stops
  * writing audit.head after commits (verify then sees it lag). */
 void            _lumo_audit_store_set_head_checkpoints (LumoAuditStore *self,
                                                         gboolean        enabled);
+/* Tests only: TRUE while the writer thread waits for a held check's
+ * release (LUMO_AUDIT_STORE_HOLD_CHECK). */
+gboolean        _lumo_audit_store_is_check_waiting     (LumoAuditStore *self);
 /* Tests only, to stand for a crash between a commit and the search
  * index's catch-up: FALSE stops the writer from indexing. */
 void            _lumo_audit_store_set_index_catch_up   (LumoAuditStore *self,
@@ -254,6 +258,8 @@ struct _LumoAuditStore
   gboolean      added_scheduled;
   GArray       *result_ids;
   gboolean      checking;           /* quick_check is running */
+  gboolean      check_held;         /* LUMO_AUDIT_STORE_HOLD_CHECK, not yet released */
+  gboolean      check_waiting;      /* the writer waits for that release */
   gboolean      changes_pending;    /* ::changed awaits the main context */
   gboolean      check_queued;       /* a CHECK_CHANGES op is queued */
   gboolean      new_integrity_set;  /* a new state awaits the main context */

@@ -9,7 +9,8 @@
  * ::result-set and notify::integrity. The idle holds only a weak
  * reference, so it never keeps the store alive nor drops its last
  * reference on the writer thread. The integrity check itself runs here
- * too, on the writer thread, before its first op.
+ * too, on the writer thread, before its first op — once released, when
+ * the store was opened with LUMO_AUDIT_STORE_HOLD_CHECK.
  *
  * OTHER WRITERS. Rows another process (the CLI, a second app) appends
  * reach the WAL file, whose GFileMonitor (inotify; no timer while nothing
@@ -266,6 +267,56 @@ prepare_reader (LumoAuditStore *self)
     _lumo_audit_store_release_reader (self, db);
 }
 
+/* TRUE when @self's queue holds an op a caller waits on: a row, a result,
+ * an import. Retention and the check for other processes' commits are
+ * housekeeping, and wait with the check. */
+static gboolean
+queue_wants_writer_locked (LumoAuditStore *self)
+{
+  for (GList *l = self->queue.head; l != NULL; l = l->next)
+    switch (((LumoAuditOp *)l->data)->kind)
+      {
+      case LUMO_AUDIT_OP_APPEND:
+      case LUMO_AUDIT_OP_RESULT:
+      case LUMO_AUDIT_OP_IMPORT:
+        return TRUE;
+      case LUMO_AUDIT_OP_RETENTION:
+      case LUMO_AUDIT_OP_CHECK_CHANGES:
+      default:
+        break;
+      }
+  return FALSE;
+}
+
+/* LUMO_AUDIT_STORE_HOLD_CHECK: until released, or until an op needs the
+ * writer. No timeout: a store nobody releases and nobody writes to waits
+ * without waking, its reads served meanwhile. */
+static void
+wait_for_release (LumoAuditStore *self)
+{
+  g_mutex_lock (&self->lock);
+  while (self->check_held && !self->stopping && !queue_wants_writer_locked (self))
+    {
+      self->check_waiting = TRUE;
+      g_cond_wait (&self->queue_cond, &self->lock);
+    }
+  self->check_held = FALSE;
+  self->check_waiting = FALSE;
+  g_mutex_unlock (&self->lock);
+}
+
+gboolean
+_lumo_audit_store_is_check_waiting (LumoAuditStore *self)
+{
+  gboolean waiting;
+
+  g_mutex_lock (&self->lock);
+  waiting = self->check_waiting;
+  g_mutex_unlock (&self->lock);
+
+  return waiting;
+}
+
 void
 _lumo_audit_store_check_integrity (LumoAuditStore *self)
 {
@@ -273,6 +324,7 @@ _lumo_audit_store_check_integrity (LumoAuditStore *self)
   gboolean ok, stopping;
 
   prepare_reader (self);
+  wait_for_release (self);
 
   g_mutex_lock (&self->lock);
   self->checking = !self->stopping;

@@ -249,6 +249,7 @@ _lumo_audit_store_new_full (const char  *path,
                             const char  *key_path,
                             const char  *head_path,
                             const char  *vfs_name,
+                            LumoAuditStoreFlags flags,
                             GError     **error)
 {
   g_autoptr(LumoAuditStore) self = NULL;
@@ -322,6 +323,7 @@ _lumo_audit_store_new_full (const char  *path,
   /* Where the file stands now: commits of others move it (see
    * lumo-audit-store-events.c). */
   self->data_version = _lumo_audit_writer_read_data_version (self);
+  self->check_held = (flags & LUMO_AUDIT_STORE_HOLD_CHECK) != 0;
   self->writer = g_thread_new ("lumo-audit-writer", _lumo_audit_writer_thread, self);
   _lumo_audit_store_watch_changes (self);
   _lumo_audit_store_queue_check (self);
@@ -333,7 +335,43 @@ LumoAuditStore *
 lumo_audit_store_new (const char  *path,
                       GError     **error)
 {
-  return _lumo_audit_store_new_full (path, NULL, NULL, NULL, error);
+  return _lumo_audit_store_new_full (path, NULL, NULL, NULL, LUMO_AUDIT_STORE_FLAGS_NONE, error);
+}
+
+LumoAuditStore *
+lumo_audit_store_new_with_flags (const char           *path,
+                                 LumoAuditStoreFlags   flags,
+                                 GError              **error)
+{
+  return _lumo_audit_store_new_full (path, NULL, NULL, NULL, flags, error);
+}
+
+gboolean
+lumo_audit_store_get_check_held (LumoAuditStore *self)
+{
+  gboolean held;
+
+  g_return_val_if_fail (LUMO_IS_AUDIT_STORE (self), FALSE);
+
+  g_mutex_lock (&self->lock);
+  held = self->check_held;
+  g_mutex_unlock (&self->lock);
+
+  return held;
+}
+
+void
+lumo_audit_store_release_check (LumoAuditStore *self)
+{
+  g_return_if_fail (LUMO_IS_AUDIT_STORE (self));
+
+  g_mutex_lock (&self->lock);
+  if (self->check_held)
+    {
+      self->check_held = FALSE;
+      g_cond_signal (&self->queue_cond);
+    }
+  g_mutex_unlock (&self->lock);
 }
 
 const char *

@@ -253,6 +253,28 @@ G_DECLARE_FINAL_TYPE (LumoAuditStore, lumo_audit_store, LUMO, AUDIT_STORE, GObje
  * damaged file (LUMO_ERROR_DB_CORRUPT), leaving either untouched. */
 LumoAuditStore *lumo_audit_store_new              (const char             *path,
                                                    GError                **error);
+
+/* LUMO_AUDIT_STORE_HOLD_CHECK: the quick_check at open (above) waits for
+ * lumo_audit_store_release_check() — or for the first write a caller
+ * waits on (a row, a result, an import), so a write never waits on the
+ * hold and never skips the check. Retention and the news of other
+ * processes' commits wait with the check. The app holds it while its
+ * window draws its first screen, which the check would share the CPU and
+ * the disk with. :integrity stays CHECKING until the check has run. */
+typedef enum
+{
+  LUMO_AUDIT_STORE_FLAGS_NONE = 0,
+  LUMO_AUDIT_STORE_HOLD_CHECK = 1 << 0,
+} LumoAuditStoreFlags;
+
+LumoAuditStore *lumo_audit_store_new_with_flags   (const char             *path,
+                                                   LumoAuditStoreFlags     flags,
+                                                   GError                **error);
+/* Lets a held check start (see LUMO_AUDIT_STORE_HOLD_CHECK). Any number of
+ * times, on any store: only the first call on a held one does anything. */
+void            lumo_audit_store_release_check    (LumoAuditStore         *self);
+/* TRUE while a held check waits for its release (or a write). */
+gboolean        lumo_audit_store_get_check_held   (LumoAuditStore         *self);
 const char     *lumo_audit_store_get_path         (LumoAuditStore         *self);
 
 /* Opens a collected log read-only (see lumo-audit-file.c): another

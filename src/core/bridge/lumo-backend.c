@@ -254,8 +254,9 @@ lumo_backend_new (LumoPolicy      *policy,
 }
 
 LumoBackend *
-lumo_backend_new_for_data_dir (const char  *data_dir,
-                               GError     **error)
+lumo_backend_new_for_data_dir (const char           *data_dir,
+                               LumoAuditStoreFlags   audit_flags,
+                               GError              **error)
 {
   g_autoptr(LumoPolicy) policy = NULL;
   g_autoptr(LumoAuditStore) audit_store = NULL;
@@ -272,7 +273,7 @@ lumo_backend_new_for_data_dir (const char  *data_dir,
   policy_path = g_build_filename (data_dir, "policy.db", NULL);
   audit_path = g_build_filename (data_dir, "audit.db", NULL);
   if (!(policy = lumo_policy_new (policy_path, error)) ||
-      !(audit_store = lumo_audit_store_new (audit_path, error)))
+      !(audit_store = lumo_audit_store_new_with_flags (audit_path, audit_flags, error)))
     return NULL;
 
   review_queue = lumo_review_queue_new ();

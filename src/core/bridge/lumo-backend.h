@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 
 #include "lumo-agent-port.h"
+#include "lumo-audit-store.h"
 #include "lumo-bridge-session.h"
 #include "lumo-managed-settings.h"
 #include "lumo-policy.h"
@@ -32,10 +33,12 @@ G_DECLARE_FINAL_TYPE (LumoBackend, lumo_backend, LUMO, BACKEND, GObject)
 LumoBackend      *lumo_backend_new                (LumoPolicy        *policy,
                                                    LumoAuditStore    *audit_store,
                                                    LumoReviewQueue   *review_queue);
-/* Opens policy.db and audit.db in @data_dir (NULL: lumo_paths_get_data_dir()),
- * with a new review queue. Fails if a store cannot be opened (corrupt, too
- * new, no secret): the caller shows the error and serves no session. */
+/* Opens policy.db and audit.db (with @audit_flags) in @data_dir (NULL:
+ * lumo_paths_get_data_dir()), with a new review queue. Fails if a store
+ * cannot be opened (corrupt, too new, no secret): the caller shows the
+ * error and serves no session. */
 LumoBackend      *lumo_backend_new_for_data_dir   (const char        *data_dir,
+                                                   LumoAuditStoreFlags audit_flags,
                                                    GError           **error);
 
 LumoPolicy       *lumo_backend_get_policy         (LumoBackend       *self);
