@@ -723,6 +723,21 @@ test_plans (void)
   assert_plan (db, params, LUMO_AUDIT_USE_PAGE, LUMO_AUDIT_SORT_ID, LUMO_AUDIT_PART_ORDERED,
                "INDEX audit_order_params (params_hmac=?)", "TEMP B-TREE");
 
+  /* Retention at every start: a walk from the oldest row, not the time
+   * index read whole. */
+  {
+    g_autofree char *eqp = g_strconcat ("EXPLAIN QUERY PLAN ", LUMO_AUDIT_FIRST_KEPT_SQL, NULL);
+    g_autoptr(GString) plan = g_string_new (NULL);
+    sqlite3_stmt *stmt = NULL;
+
+    g_assert_cmpint (sqlite3_prepare_v2 (db, eqp, -1, &stmt, NULL), ==, SQLITE_OK);
+    while (sqlite3_step (stmt) == SQLITE_ROW)
+      g_string_append_printf (plan, "%s\n", (const char *) sqlite3_column_text (stmt, 3));
+    sqlite3_finalize (stmt);
+    g_assert_nonnull (strstr (plan->str, "SCAN audit_order\n"));
+    g_assert_null (strstr (plan->str, "audit_order_time"));
+  }
+
   sqlite3_close (db);
   lumo_test_dir_remove (dir);
 }

@@ -110,6 +110,17 @@ gboolean  _lumo_audit_chain_verify           (sqlite3               *db,
  * one would stay in the app's memory until writes reuse it. */
 #define LUMO_AUDIT_CHECK_CACHE_SIZE  "-256"
 
+/* Retention's cutoff: the id of the first row not older than ?1. Among the
+ * indexed rows, a walk of audit_order from its oldest row that stops at
+ * the first one recent enough — one page when there is nothing to delete,
+ * as at every start. (Its time index gives the same id only by reading
+ * every entry of the rows kept: the whole index of a big log, 100+ ms and
+ * 16 MiB of the writer's cache.) Then the rows above the watermark. */
+#define LUMO_AUDIT_FIRST_KEPT_SQL \
+  "SELECT min (m) FROM (SELECT m FROM (SELECT id AS m FROM audit_order NOT INDEXED " \
+  "WHERE time_us >= ?1 ORDER BY id LIMIT 1) UNION ALL SELECT min (id) FROM audit " \
+  "WHERE id > (SELECT indexed_to FROM audit_fts_state) AND time_us >= ?1)"
+
 /* ---- shared by lumo-audit-store.c, -writer.c, -record.c, -store-read.c ---- */
 
 typedef enum

@@ -309,12 +309,8 @@ _lumo_audit_writer_apply_retention (LumoAuditStore  *self,
 
   op->count = 0;
 
-  /* The first row not older than the cutoff, through audit_order's time
-   * index up to the watermark (min (+id): see SINCE_BOUND_SQL in
-   * lumo-audit-query-sql.c) and the rows above it. */
-  if (!exec_int (self, "SELECT min (m) FROM (SELECT min (+id) AS m FROM audit_order "
-                       "WHERE time_us >= ?1 UNION ALL SELECT min (id) FROM audit "
-                       "WHERE id > (SELECT indexed_to FROM audit_fts_state) AND time_us >= ?1)",
+  /* The first row not older than the cutoff (LUMO_AUDIT_FIRST_KEPT_SQL). */
+  if (!exec_int (self, LUMO_AUDIT_FIRST_KEPT_SQL,
                  op->time_us, &none_newer, &first_newer, error) ||
       !exec_int (self, "SELECT min (id) FROM audit", 0, &empty, &first, error) ||
       !exec_int (self, "SELECT max (id) FROM audit", 0, &empty, &last, error))
