@@ -1002,9 +1002,6 @@ test_idle_reader_unmapped (void)
   g_assert_no_error (error);
   g_assert_cmpuint (page->len, ==, 50);
   g_assert_false (file_is_mapped (path));
-
-  g_clear_object (&store);
-  lumo_test_dir_remove (dir);
 }
 
 int
