@@ -955,55 +955,6 @@ test_migrate_v1 (void)
   lumo_test_dir_remove (dir);
 }
 
-/* A search reads the file through a mapping, and an idle reader gives it
- * back: between queries no page of the log is in the app's RSS. */
-static gboolean
-file_is_mapped (const char *path)
-{
-  g_autofree char *maps = NULL;
-  g_auto(GStrv) lines = NULL;
-
-  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
-  lines = g_strsplit (maps, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_suffix (lines[i], path))
-      return TRUE;
-  return FALSE;
-}
-
-static void
-test_idle_reader_unmapped (void)
-{
-  g_autofree char *dir = audit_test_tmpdir ();
-  g_autoptr(LumoAuditStore) store = audit_test_open (dir);
-  g_autofree char *path = g_build_filename (dir, "audit.db", NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(LumoAuditQuery) query = NULL;
-  g_autoptr(GPtrArray) page = NULL;
-  LumoAuditRecord r = audit_test_record ("userscripts.save_script");
-
-  for (guint i = 0; i < 50; i++)
-    {
-      lumo_audit_store_append (store, &r, &error);
-      g_assert_no_error (error);
-    }
-  /* The rows into the file itself: a page still in the WAL is read from
-   * there, and the file would not be mapped at all. */
-  {
-    sqlite3 *db = NULL;
-
-    g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
-    g_assert_cmpint (sqlite3_exec (db, "PRAGMA wal_checkpoint (TRUNCATE)", NULL, NULL, NULL), ==, SQLITE_OK);
-    sqlite3_close (db);
-  }
-  query = lumo_audit_query_parse ("\"save\"", 0, &error);
-  g_assert_no_error (error);
-  page = lumo_audit_store_fetch_page (store, query, 0, 200, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (page->len, ==, 50);
-  g_assert_false (file_is_mapped (path));
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -1012,7 +963,6 @@ main (int   argc,
 
   g_test_add_func ("/audit-store/column-list", test_column_list);
   g_test_add_func ("/audit-store/round-trip", test_round_trip);
-  g_test_add_func ("/audit-store/idle-reader-unmapped", test_idle_reader_unmapped);
   g_test_add_func ("/audit-store/truncation", test_truncation);
   g_test_add_func ("/audit-store/bad-input", test_bad_input);
   g_test_add_func ("/audit-store/hmac", test_hmac);

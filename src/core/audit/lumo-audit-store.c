@@ -21,9 +21,6 @@
 #include "lumo-protocol.h"
 
 #define MAX_IDLE_READERS      4
-/* What a reader maps of the file: SQLite's own cap (SQLITE_MAX_MMAP_SIZE,
- * just under 2 GiB); pages past it are read as before. */
-#define READER_MMAP_SIZE      "2147418112"
 
 
 
@@ -437,19 +434,10 @@ _lumo_audit_store_acquire_reader (LumoAuditStore  *self,
     db = g_ptr_array_steal_index (self->idle_readers, self->idle_readers->len - 1);
   g_mutex_unlock (&self->lock);
 
-  if (db == NULL)
-    db = _lumo_audit_store_open_reader (self, error);
+  if (db != NULL)
+    return db;
 
-  /* A query reads the file through a read-only mapping: a page it needs
-   * is a memory read instead of a pread() and a copy into SQLite's page
-   * cache, which was most of a short search's time (docs/PERFORMANCE.md,
-   * "Searches read the file mapped"). The mapping is the kernel's page
-   * cache, shared, and goes with the query (see
-   * _lumo_audit_store_release_reader()). */
-  if (db != NULL && !lumo_db_exec (db, "PRAGMA mmap_size = " READER_MMAP_SIZE, error))
-    g_clear_pointer (&db, lumo_db_close);
-
-  return db;
+  return _lumo_audit_store_open_reader (self, error);
 }
 
 sqlite3 *
@@ -482,12 +470,6 @@ _lumo_audit_store_release_reader (LumoAuditStore *self,
    * query reads its pages from the file system's cache, and the app does
    * not hold a few MiB of a big log per idle reader. */
   sqlite3_db_release_memory (db);
-  /* Nor the mapping: an idle app's RSS holds no pages of the log. A
-   * reader that cannot drop it is closed. */
-  if (!lumo_db_exec (db, "PRAGMA mmap_size = 0", NULL))
-    g_clear_pointer (&db, lumo_db_close);
-  if (db == NULL)
-    return;
 
   g_mutex_lock (&self->lock);
   if (self->idle_readers->len < MAX_IDLE_READERS)
