@@ -362,7 +362,9 @@ _lumo_audit_query_uses_index (const LumoAuditQuery *self)
  * that row's time, so the first half needs no bound of its own. min (+id),
  * not min (id): the latter lets SQLite walk audit_order in rowid order
  * from its oldest row until one is recent enough (most of the table for
- * since:1d) instead of the time index's range. */
+ * since:1d) instead of the time index's range. Retention wants the
+ * opposite (LUMO_AUDIT_FIRST_KEPT_SQL): its cutoff is old, so the walk
+ * stops at once where the range would be every row kept. */
 #define SINCE_BOUND_SQL \
   "(SELECT coalesce (min (m), 9223372036854775807) FROM (" \
   "SELECT min (+id) AS m FROM audit_order WHERE time_us >= ?" \

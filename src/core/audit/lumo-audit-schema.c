@@ -137,9 +137,9 @@ const LumoMigration lumo_audit_migrations[] = {
   },
   { 3,
     /* Added, not rebuilt: audit_order and its three indexes stay as they
-     * are, only the two new columns are written (7.4 s against 12.2 s for
-     * a rebuild on a million rows, sqlite3 on a copy). The defaults are
-     * never used: the catch-up names every column it writes. */
+     * are, only the two new columns are written (8.7–10.0 s against
+     * 11.8–12.3 s for a rebuild, a million rows, docs/PERFORMANCE.md). The
+     * defaults are never used: the catch-up names every column it writes. */
     "ALTER TABLE audit_order ADD COLUMN time_us INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE audit_order ADD COLUMN params_hmac BLOB NOT NULL DEFAULT x'';"
     "UPDATE audit_order SET time_us = a.time_us, params_hmac = a.params_hmac"
